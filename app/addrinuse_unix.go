@@ -1,0 +1,7 @@
+//go:build !windows
+
+package app
+
+import "syscall"
+
+var errAddrInUse error = syscall.EADDRINUSE

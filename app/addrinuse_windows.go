@@ -1,0 +1,6 @@
+package app
+
+import "syscall"
+
+// WSAEADDRINUSE
+var errAddrInUse error = syscall.Errno(10048)

@@ -1,0 +1,181 @@
+// Package app wires Chopin together: it loads the configuration, opens the
+// store, serves the HTTP API, the browser socket and the agent connection,
+// and translates between them. It is the only package that knows all the
+// others; they know nothing of each other.
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/chopin-desktop/chopin/store"
+)
+
+// Version is the build's version, set with -ldflags "-X .../app.Version=...".
+var Version = "dev"
+
+// App is one running Chopin: its store, its listener and its HTTP server.
+type App struct {
+	cfg      Config
+	log      *slog.Logger
+	store    *store.Store
+	instance *Instance
+	listener net.Listener
+	origin   string
+	echo     *echo.Echo
+	server   *http.Server
+
+	agentToken *agentToken
+	launches   launchTokens
+	sessions   sync.Map // cookie value -> struct{}: sessions seen valid
+
+	closeOnce sync.Once
+	closeErr  error
+}
+
+// New opens the data directory, binds the listener and builds the server,
+// but serves nothing until Run. A second process on the same data directory
+// gets an *AlreadyRunningError naming the running instance's origin.
+func New(cfg Config, logger *slog.Logger) (*App, error) {
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
+		return nil, fmt.Errorf("create data directory: %w", err)
+	}
+	inst, err := AcquireInstance(cfg.DataDir)
+	if err != nil {
+		return nil, err
+	}
+	a := &App{cfg: cfg, log: logger, instance: inst}
+	if err := a.open(); err != nil {
+		a.Close()
+		return nil, err
+	}
+	return a, nil
+}
+
+func (a *App) open() error {
+	ctx := context.Background()
+	var err error
+	a.store, err = store.Open(ctx, filepath.Join(a.cfg.DataDir, "chopin.db"))
+	if err != nil {
+		return err
+	}
+	for _, r := range a.cfg.Repositories {
+		if _, err := a.store.EnsureRepository(ctx, r.Name, r.Path); err != nil {
+			return fmt.Errorf("repository %s from the config: %w", r.Name, err)
+		}
+	}
+	a.agentToken, err = loadAgentToken(a.cfg.ConfigDir)
+	if err != nil {
+		return err
+	}
+	if err := a.listen(); err != nil {
+		return err
+	}
+	if err := a.instance.Record(a.origin); err != nil {
+		return err
+	}
+	a.echo = a.newEcho()
+	a.server = &http.Server{
+		Handler:           a.echo,
+		ReadHeaderTimeout: 10 * time.Second,
+		ErrorLog:          slog.NewLogLogger(a.log.Handler(), slog.LevelWarn),
+	}
+	return nil
+}
+
+// listen binds the configured loopback port. When another program holds it,
+// Chopin takes a free port instead and says so (unless APP_ORIGIN pins the
+// port, in which case starting elsewhere would break that origin).
+func (a *App) listen() error {
+	addr := net.JoinHostPort(a.cfg.ServerHost, strconv.Itoa(a.cfg.Port))
+	l, err := net.Listen("tcp", addr)
+	if err != nil && a.cfg.Port != 0 && a.cfg.AppOrigin == "" && errors.Is(err, errAddrInUse) {
+		l, err = net.Listen("tcp", net.JoinHostPort(a.cfg.ServerHost, "0"))
+		if err == nil {
+			a.log.Warn("port in use by another program; using a free port instead",
+				"wanted", a.cfg.Port, "port", l.Addr().(*net.TCPAddr).Port)
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", addr, err)
+	}
+	a.listener = l
+	a.origin = a.cfg.AppOrigin
+	if a.origin == "" {
+		host := a.cfg.ServerHost
+		port := strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
+		a.origin = "http://" + net.JoinHostPort(host, port)
+	}
+	return nil
+}
+
+// URL is the origin the app serves, such as http://127.0.0.1:8787.
+func (a *App) URL() string { return a.origin }
+
+// Store gives tests and commands access to the database.
+func (a *App) Store() *store.Store { return a.store }
+
+// Run serves until ctx is done, then shuts down: HTTP first, then the live
+// connections, then the store.
+func (a *App) Run(ctx context.Context) error {
+	errc := make(chan error, 1)
+	go func() { errc <- a.server.Serve(a.listener) }()
+	a.log.Info("chopin is serving", "origin", a.origin, "data", a.cfg.DataDir)
+	stopTokenWatch := a.watchAgentToken()
+	defer stopTokenWatch()
+
+	select {
+	case err := <-errc:
+		a.Close()
+		return fmt.Errorf("serve: %w", err)
+	case <-ctx.Done():
+	}
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := a.server.Shutdown(shutdownCtx); err != nil {
+		a.log.Warn("http shutdown", "err", err)
+	}
+	return a.Close()
+}
+
+// Close releases everything in reverse order of opening. It is safe to call
+// more than once and after Run.
+func (a *App) Close() error {
+	a.closeOnce.Do(func() {
+		var errs []error
+		if a.server != nil {
+			errs = append(errs, ignoreClosed(a.server.Close()))
+		} else if a.listener != nil {
+			errs = append(errs, ignoreClosed(a.listener.Close()))
+		}
+		if a.store != nil {
+			errs = append(errs, a.store.Close())
+		}
+		if a.instance != nil {
+			errs = append(errs, a.instance.Release())
+		}
+		a.closeErr = errors.Join(errs...)
+	})
+	return a.closeErr
+}
+
+func ignoreClosed(err error) error {
+	if errors.Is(err, net.ErrClosed) || errors.Is(err, http.ErrServerClosed) {
+		return nil
+	}
+	return err
+}

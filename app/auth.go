@@ -1,0 +1,268 @@
+package app
+
+import (
+	"crypto/rand"
+	"crypto/subtle"
+	"encoding/base64"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/labstack/echo/v4"
+)
+
+// The local account signs in to the browser through a one-time launch link
+// that the binary opens itself; the link sets a long-lived session cookie.
+// Agent clients and scripts present the local agent token as a bearer.
+
+const (
+	sessionCookie  = "chopin_session"
+	launchLifetime = 2 * time.Minute
+	// Browsers cap cookie lifetimes at 400 days; the session lives as long.
+	sessionLifetime = 400 * 24 * time.Hour
+)
+
+// launchTokens are the outstanding one-time launch links.
+type launchTokens struct {
+	mu     sync.Mutex
+	expiry map[string]time.Time
+}
+
+func (l *launchTokens) issue(now time.Time) string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.expiry == nil {
+		l.expiry = map[string]time.Time{}
+	}
+	for t, exp := range l.expiry {
+		if now.After(exp) {
+			delete(l.expiry, t)
+		}
+	}
+	token := randomToken()
+	l.expiry[token] = now.Add(launchLifetime)
+	return token
+}
+
+// redeem consumes a launch token; it works once, within its lifetime.
+func (l *launchTokens) redeem(token string, now time.Time) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	exp, ok := l.expiry[token]
+	delete(l.expiry, token)
+	return ok && !now.After(exp)
+}
+
+func randomToken() string {
+	b := make([]byte, 32)
+	rand.Read(b) // never fails on supported platforms
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+// NewLaunchURL returns a fresh one-time link that signs a browser in.
+func (a *App) NewLaunchURL() string {
+	return a.origin + "/launch?token=" + a.launches.issue(time.Now())
+}
+
+// agentToken is the local agent token, re-read from its file so that
+// `chopin token --rotate` in another process takes effect here.
+type agentToken struct {
+	dir   string
+	mu    sync.RWMutex
+	value string
+}
+
+func loadAgentToken(dir string) (*agentToken, error) {
+	v, err := LoadOrCreateAgentToken(dir)
+	if err != nil {
+		return nil, err
+	}
+	return &agentToken{dir: dir, value: v}, nil
+}
+
+func (t *agentToken) matches(bearer string) bool {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	return subtle.ConstantTimeCompare([]byte(bearer), []byte(t.value)) == 1
+}
+
+// reload re-reads the file and reports whether the token changed.
+func (t *agentToken) reload() (changed bool, err error) {
+	v, err := LoadOrCreateAgentToken(t.dir)
+	if err != nil {
+		return false, err
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	changed = v != t.value
+	t.value = v
+	return changed, nil
+}
+
+// watchAgentToken notices a rotation by another process within a second.
+func (a *App) watchAgentToken() (stop func()) {
+	done := make(chan struct{})
+	go func() {
+		tick := time.NewTicker(time.Second)
+		defer tick.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-tick.C:
+				changed, err := a.agentToken.reload()
+				if err != nil {
+					a.log.Warn("re-read agent token", "err", err)
+				} else if changed {
+					a.log.Info("agent token rotated")
+					a.agentTokenRotated()
+				}
+			}
+		}
+	}()
+	return func() { close(done) }
+}
+
+// bearer returns the token of an "Authorization: Bearer" header, or "".
+func bearer(r *http.Request) string {
+	scheme, token, ok := strings.Cut(r.Header.Get("Authorization"), " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return ""
+	}
+	return strings.TrimSpace(token)
+}
+
+// checkHost refuses requests whose Host is not this instance's own: a page
+// on another site that rebinds its DNS name to 127.0.0.1 must not reach us.
+func (a *App) checkHost(next echo.HandlerFunc) echo.HandlerFunc {
+	want := strings.TrimPrefix(strings.TrimPrefix(a.origin, "http://"), "https://")
+	return func(c echo.Context) error {
+		if !strings.EqualFold(c.Request().Host, want) {
+			return errForbiddenHost
+		}
+		return next(c)
+	}
+}
+
+// caller is who a request comes from.
+type caller int
+
+const (
+	anonymous caller = iota
+	browser          // holds the session cookie
+	script           // presents the agent token
+)
+
+func (a *App) callerOf(c echo.Context) caller {
+	r := c.Request()
+	if b := bearer(r); b != "" {
+		if a.agentToken.matches(b) {
+			return script
+		}
+		return anonymous
+	}
+	ck, err := r.Cookie(sessionCookie)
+	if err != nil || ck.Value == "" {
+		return anonymous
+	}
+	if _, ok := a.sessions.Load(ck.Value); ok {
+		return browser
+	}
+	ok, err := a.store.BrowserSession(r.Context(), ck.Value)
+	if err != nil {
+		a.log.Error("read browser session", "err", err)
+		return anonymous
+	}
+	if ok {
+		a.sessions.Store(ck.Value, struct{}{})
+		return browser
+	}
+	return anonymous
+}
+
+// requireAPIAccess admits the browser session or the agent token. A browser
+// changing state must also send this instance's exact Origin; a script may
+// omit Origin but may not send a foreign one.
+func (a *App) requireAPIAccess(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		who := a.callerOf(c)
+		if who == anonymous {
+			return errSignInRequired
+		}
+		if err := a.checkOrigin(c.Request(), who == script); err != nil {
+			return err
+		}
+		return next(c)
+	}
+}
+
+// checkOrigin enforces the exact-Origin rule on state-changing requests and
+// on WebSocket upgrades.
+func (a *App) checkOrigin(r *http.Request, originOptional bool) error {
+	if !isStateChanging(r) {
+		return nil
+	}
+	origin := r.Header.Get("Origin")
+	if origin == "" && originOptional {
+		return nil
+	}
+	if origin != a.origin {
+		return errForbiddenOrigin
+	}
+	return nil
+}
+
+func isStateChanging(r *http.Request) bool {
+	switch r.Method {
+	case http.MethodGet, http.MethodHead, http.MethodOptions:
+		return strings.EqualFold(r.Header.Get("Upgrade"), "websocket")
+	}
+	return true
+}
+
+// handleLaunch redeems a one-time launch link: it starts a browser session
+// and sends the browser on to the app.
+func (a *App) handleLaunch(c echo.Context) error {
+	if !a.launches.redeem(c.QueryParam("token"), time.Now()) {
+		return c.HTML(http.StatusForbidden, signInPage("This launch link has expired or was already used."))
+	}
+	token := randomToken()
+	if err := a.store.AddBrowserSession(c.Request().Context(), token); err != nil {
+		return err
+	}
+	a.sessions.Store(token, struct{}{})
+	c.SetCookie(&http.Cookie{
+		Name:     sessionCookie,
+		Value:    token,
+		Path:     "/",
+		MaxAge:   int(sessionLifetime / time.Second),
+		HttpOnly: true,
+		Secure:   strings.HasPrefix(a.origin, "https://"),
+		SameSite: http.SameSiteStrictMode,
+	})
+	next := c.QueryParam("next")
+	if !strings.HasPrefix(next, "/") || strings.HasPrefix(next, "//") {
+		next = "/"
+	}
+	return c.Redirect(http.StatusSeeOther, next)
+}
+
+// handleLaunchLinkCreate gives a fresh launch link to a process that holds
+// the agent token: this is how a second `chopin` opens the running one.
+func (a *App) handleLaunchLinkCreate(c echo.Context) error {
+	if b := bearer(c.Request()); b == "" || !a.agentToken.matches(b) {
+		return errSignInRequired
+	}
+	if err := a.checkOrigin(c.Request(), true); err != nil {
+		return err
+	}
+	return c.JSON(http.StatusCreated, map[string]string{"url": a.NewLaunchURL()})
+}
+
+func signInPage(reason string) string {
+	return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Chopin</title>
+<style>body{font:16px/1.5 system-ui,sans-serif;max-width:36rem;margin:4rem auto;padding:0 1rem}code{background:#f3f4f6;padding:.1em .3em;border-radius:4px}</style>
+</head><body><h1>Open Chopin from your computer</h1><p>` + reason + `</p>
+<p>Run <code>chopin open</code> (or start Chopin again) and it opens this page signed in.</p></body></html>`
+}

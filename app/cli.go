@@ -1,0 +1,441 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"runtime"
+	"strings"
+	"time"
+)
+
+// The chopin command line. main hands it the arguments; everything a command
+// does beyond parsing is in New/Run or the functions of this package.
+
+// CLI runs chopin's commands. Its fields are what a command touches of the
+// outside world, so tests can run commands in-process.
+type CLI struct {
+	Stdout, Stderr io.Writer
+	Getenv         func(string) string
+	// OpenURL opens a link in the person's browser; OpenBrowser if nil.
+	OpenURL func(url string) error
+}
+
+const (
+	exitOK    = 0
+	exitError = 1
+	exitUsage = 2
+
+	// How long a second process waits for a first one that is still
+	// starting to record its origin, and for it to answer.
+	startingWait  = 10 * time.Second
+	answerTimeout = 3 * time.Second
+)
+
+const usageText = `Chopin: write plans with an AI Planner, on your own computer.
+
+Usage:
+  chopin [flags]                  start Chopin, or find the one running, and open it in the browser
+  chopin serve [flags]            start Chopin without opening a browser
+  chopin open [--print-url]       open the running Chopin in the browser
+  chopin token [--rotate]         print, or replace, the local agent token
+  chopin version                  print the version
+
+Run "chopin COMMAND --help" for a command's own flags.
+` + globalFlagsText + environmentText
+
+const globalFlagsText = `
+Flags, for every command (they win over the environment and chopin.toml):
+  --config PATH    the config file (default: chopin.toml in the config directory)
+  --data-dir DIR   where the database is kept (CHOPIN_DATA_DIR)
+  --host HOST      127.0.0.1, ::1 or localhost (SERVER_HOST)
+  --port PORT      the port to serve on; 0 picks a free one (PORT)
+`
+
+const environmentText = `
+Environment (wins over chopin.toml; chopin.toml.example explains each):
+  AUTH_MODE                        local (the only mode)
+  HARNESS                          remote (the only harness)
+  AGENT                            on or off (default on)
+  SERVER_HOST                      127.0.0.1, ::1 or localhost (default 127.0.0.1)
+  PORT                             0 to 65535 (default 8787)
+  APP_ORIGIN                       loopback http(s) origin on PORT (default http://SERVER_HOST:PORT)
+  CHOPIN_DATA_DIR                  default $XDG_DATA_HOME/chopin
+  CHOPIN_CONFIG_DIR                chopin.toml and the agent token (default $XDG_CONFIG_HOME/chopin)
+  MODEL                            model named in every turn (default: the agent's choice)
+  PLANNER_ATTACH_GRACE_MS          0 to 3600000 (default 120000)
+  AGENT_CONNECTION_PING_MS         10 to 300000 (default 15000)
+  AGENT_CONNECTION_TIMEOUT_MS      10 to 3600000, above the ping interval (default 120000)
+  AGENT_CONNECTION_MAX_SILENCE_MS  10 to 3600000, above the ping interval (default 900000)
+  HANDOVER_PLANNER_WINDOW_MS       0 to 600000 (default 10000)
+  MAX_STORED_IMAGE_BYTES           1024 to 104857600 (default 10485760)
+  CHAT_ATTACHMENT_MAX_BYTES        1 to 1048576 (default 1048576)
+  CHAT_ATTACHMENT_MAX_TOTAL_BYTES  1 to 1048576 (default 1048576)
+  BROWSER                          the browser command to open links with
+`
+
+type command struct {
+	name, usage string
+	// setup registers the command's own flags and returns the command,
+	// which reads them once they are parsed.
+	setup func(fs *flag.FlagSet) (run func(ctx context.Context, c *CLI, flags Flags) int)
+}
+
+var commands = []command{
+	{
+		name: "serve",
+		usage: `Usage: chopin serve [flags]
+
+Starts Chopin and serves it until interrupted, without opening a browser.
+Run "chopin open" to open it. If Chopin is already running with the same
+data directory, says where and exits 1.
+
+  --no-browser     accepted for clarity; serve never opens a browser
+`,
+		setup: func(fs *flag.FlagSet) func(context.Context, *CLI, Flags) int {
+			fs.Bool("no-browser", true, "")
+			return func(ctx context.Context, c *CLI, flags Flags) int { return c.start(ctx, flags, false) }
+		},
+	},
+	{
+		name: "open",
+		usage: `Usage: chopin open [--print-url] [flags]
+
+Opens the running Chopin in the browser through a fresh sign-in link, and
+prints the link. The link works once, within 2 minutes. Exits 1 if Chopin
+is not running.
+
+  --print-url      print the link without opening a browser
+`,
+		setup: func(fs *flag.FlagSet) func(context.Context, *CLI, Flags) int {
+			printOnly := fs.Bool("print-url", false, "")
+			return func(ctx context.Context, c *CLI, flags Flags) int {
+				cfg, ok := c.loadConfig(flags)
+				if !ok {
+					return exitError
+				}
+				return c.openRunning(ctx, cfg, *printOnly)
+			}
+		},
+	},
+	{
+		name: "token",
+		usage: `Usage: chopin token [--rotate] [flags]
+
+Prints the local agent token, the bearer that agent clients and scripts
+present to Chopin, creating it if there is none yet. It is kept in the file
+agent-token in the config directory, readable only by you.
+
+  --rotate         replace the token with a new one and print it; a running
+                   Chopin closes the agent links attached with the old one
+`,
+		setup: func(fs *flag.FlagSet) func(context.Context, *CLI, Flags) int {
+			rotate := fs.Bool("rotate", false, "")
+			return func(_ context.Context, c *CLI, flags Flags) int { return c.token(flags, *rotate) }
+		},
+	},
+	{
+		name:  "version",
+		usage: "Usage: chopin version\n\nPrints the version of this chopin.\n",
+		setup: func(fs *flag.FlagSet) func(context.Context, *CLI, Flags) int {
+			return func(_ context.Context, c *CLI, _ Flags) int {
+				fmt.Fprintf(c.Stdout, "chopin %s (%s, %s/%s)\n", Version, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+				return exitOK
+			}
+		},
+	},
+}
+
+// Run runs the command in args (without the program name) and returns the
+// exit status: 0, 1 when the command failed, 2 for a usage mistake.
+func (c *CLI) Run(ctx context.Context, args []string) int {
+	var flags Flags
+	top := c.flagSet("chopin", &flags)
+	if code, done := c.parse(top, args, usageText, "chopin --help"); done {
+		return code
+	}
+	if top.NArg() == 0 {
+		return c.start(ctx, flags, true)
+	}
+	name, rest := top.Arg(0), top.Args()[1:]
+	if name == "help" {
+		return c.help(rest)
+	}
+	for _, cmd := range commands {
+		if cmd.name != name {
+			continue
+		}
+		fs := c.flagSet("chopin "+name, &flags)
+		run := cmd.setup(fs)
+		if code, done := c.parse(fs, rest, cmd.usage+globalFlagsText, "chopin "+name+" --help"); done {
+			return code
+		}
+		if fs.NArg() > 0 {
+			fmt.Fprintf(c.Stderr, "chopin %s: unexpected argument %q\nRun \"chopin %s --help\" for usage.\n", name, fs.Arg(0), name)
+			return exitUsage
+		}
+		return run(ctx, c, flags)
+	}
+	fmt.Fprintf(c.Stderr, "chopin: unknown command %q\nRun \"chopin --help\" for usage.\n", name)
+	return exitUsage
+}
+
+func (c *CLI) help(args []string) int {
+	if len(args) == 0 {
+		fmt.Fprint(c.Stdout, usageText)
+		return exitOK
+	}
+	for _, cmd := range commands {
+		if cmd.name == args[0] {
+			fmt.Fprint(c.Stdout, cmd.usage+globalFlagsText)
+			return exitOK
+		}
+	}
+	fmt.Fprintf(c.Stderr, "chopin help: unknown command %q\nRun \"chopin --help\" for usage.\n", args[0])
+	return exitUsage
+}
+
+// flagSet makes a flag set with the global flags, which every command
+// accepts before or after its name.
+func (c *CLI) flagSet(name string, flags *Flags) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard) // parse reports errors in its own words
+	text := func(dst *string) func(string) error {
+		return func(s string) error {
+			if s == "" {
+				return errors.New("needs a value")
+			}
+			*dst = s
+			return nil
+		}
+	}
+	fs.Func("config", "", text(&flags.ConfigFile))
+	fs.Func("data-dir", "", text(&flags.DataDir))
+	fs.Func("host", "", text(&flags.Host))
+	fs.Func("port", "", text(&flags.Port))
+	return fs
+}
+
+// parse parses args; done is true when the command should end with code.
+func (c *CLI) parse(fs *flag.FlagSet, args []string, usage, helpHint string) (code int, done bool) {
+	err := fs.Parse(args)
+	switch {
+	case err == nil:
+		return 0, false
+	case errors.Is(err, flag.ErrHelp):
+		fmt.Fprint(c.Stdout, usage)
+		return exitOK, true
+	default:
+		fmt.Fprintf(c.Stderr, "%s: %v\nRun \"%s\" for usage.\n", fs.Name(), err, helpHint)
+		return exitUsage, true
+	}
+}
+
+func (c *CLI) loadConfig(flags Flags) (Config, bool) {
+	getenv := c.Getenv
+	if getenv == nil {
+		getenv = func(string) string { return "" }
+	}
+	cfg, err := LoadConfig(flags, getenv)
+	var bad *ConfigError
+	if errors.As(err, &bad) {
+		fmt.Fprintln(c.Stderr, "chopin: cannot start, the configuration has problems:")
+		for _, p := range bad.Problems {
+			fmt.Fprintln(c.Stderr, "  "+p)
+		}
+		return Config{}, false
+	}
+	if err != nil {
+		fmt.Fprintf(c.Stderr, "chopin: %v\n", err)
+		return Config{}, false
+	}
+	return cfg, true
+}
+
+func (c *CLI) openURL(link string) error {
+	if c.OpenURL != nil {
+		return c.OpenURL(link)
+	}
+	return OpenBrowser(link)
+}
+
+// start serves Chopin until ctx ends. With browser set (plain "chopin", a
+// double-click) it opens the browser, and when Chopin already runs it opens
+// that one instead and exits.
+func (c *CLI) start(ctx context.Context, flags Flags, browser bool) int {
+	cfg, ok := c.loadConfig(flags)
+	if !ok {
+		return exitError
+	}
+	logger := slog.New(slog.NewTextHandler(c.Stderr, nil))
+	a, err := New(cfg, logger)
+	if errors.Is(err, ErrAlreadyRunning) {
+		if browser {
+			return c.openRunning(ctx, cfg, false)
+		}
+		var running *AlreadyRunningError
+		errors.As(err, &running)
+		fmt.Fprintf(c.Stderr, "chopin: %v.\nRun \"chopin open\" to open it in the browser.\n", running)
+		return exitError
+	}
+	if err != nil {
+		fmt.Fprintf(c.Stderr, "chopin: %v\n", err)
+		return exitError
+	}
+	defer a.Close()
+
+	fmt.Fprintf(c.Stdout, "Chopin is running at %s. Press Ctrl+C to stop it.\n", a.URL())
+	if browser {
+		link := a.NewLaunchURL()
+		go func() {
+			if err := c.openURL(link); err != nil {
+				logger.Warn("could not open a browser", "err", err)
+				fmt.Fprintf(c.Stdout, "Open this link in your browser to start (it works once, within 2 minutes):\n%s\nLater, run \"chopin open\" for a new one.\n", link)
+			}
+		}()
+	}
+	if err := a.Run(ctx); err != nil {
+		fmt.Fprintf(c.Stderr, "chopin: %v\n", err)
+		return exitError
+	}
+	return exitOK
+}
+
+// openRunning gets a fresh sign-in link from the Chopin running with cfg's
+// data directory, and opens it in the browser or, with printOnly, prints it.
+func (c *CLI) openRunning(ctx context.Context, cfg Config, printOnly bool) int {
+	rec, err := waitForOrigin(ctx, cfg.DataDir)
+	if errors.Is(err, ErrNotRunning) {
+		fmt.Fprintf(c.Stderr, "chopin: Chopin is not running (data directory %s).\nStart it with \"chopin\".\n", cfg.DataDir)
+		return exitError
+	}
+	if err != nil {
+		fmt.Fprintf(c.Stderr, "chopin: %v\n", err)
+		return exitError
+	}
+	link, err := requestLaunchURL(ctx, rec, cfg.ConfigDir)
+	if err != nil {
+		fmt.Fprintf(c.Stderr, "chopin: %v\n", err)
+		return exitError
+	}
+	if printOnly {
+		fmt.Fprintln(c.Stdout, link)
+		return exitOK
+	}
+	if err := c.openURL(link); err != nil {
+		fmt.Fprintf(c.Stderr, "chopin: could not open a browser: %v\n", err)
+	}
+	fmt.Fprintf(c.Stdout, "Chopin is running at %s. If the browser did not open, open this link (it works once, within 2 minutes):\n%s\n", rec.Origin, link)
+	return exitOK
+}
+
+// waitForOrigin finds the running instance, waiting a little for one that is
+// still starting to record where it serves.
+func waitForOrigin(ctx context.Context, dataDir string) (InstanceRecord, error) {
+	ctx, cancel := context.WithTimeout(ctx, startingWait)
+	defer cancel()
+	for {
+		rec, err := FindInstance(dataDir)
+		if err != nil || rec.Origin != "" {
+			return rec, err
+		}
+		select {
+		case <-ctx.Done():
+			return rec, fmt.Errorf("Chopin is running (process %d) but has not said where after %s; if it stays like this, end process %d and start Chopin again", rec.PID, startingWait, rec.PID)
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+// requestLaunchURL asks the running instance for a one-time sign-in link,
+// presenting the agent token of configDir.
+func requestLaunchURL(ctx context.Context, rec InstanceRecord, configDir string) (string, error) {
+	origin, err := url.Parse(rec.Origin)
+	if err != nil || (origin.Scheme != "http" && origin.Scheme != "https") || !isLoopbackName(origin.Hostname()) {
+		// Never send the token anywhere but this computer.
+		return "", fmt.Errorf("the running Chopin (process %d) recorded %q, which is not a loopback address; quit it and start Chopin again", rec.PID, rec.Origin)
+	}
+	token, err := ReadAgentToken(configDir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", fmt.Errorf("Chopin is running at %s, but there is no agent token in %s to ask it for a sign-in link; is it using another config directory (CHOPIN_CONFIG_DIR)?", rec.Origin, configDir)
+	}
+	if err != nil {
+		return "", err
+	}
+	client := &http.Client{
+		Transport: &http.Transport{Proxy: nil}, // loopback: never through a proxy
+		Timeout:   answerTimeout,
+		CheckRedirect: func(*http.Request, []*http.Request) error {
+			return http.ErrUseLastResponse
+		},
+	}
+	notAnswering := func(err error) error {
+		return fmt.Errorf("Chopin is running (process %d) but does not answer at %s: %v\nIf it stays like this, quit it (or end process %d) and start Chopin again", rec.PID, rec.Origin, err, rec.PID)
+	}
+
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, rec.Origin+"/healthz", nil)
+	resp, err := client.Do(req)
+	if err != nil {
+		return "", notAnswering(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return "", notAnswering(fmt.Errorf("/healthz answered %s", resp.Status))
+	}
+
+	req, _ = http.NewRequestWithContext(ctx, http.MethodPost, rec.Origin+"/api/launch-links", nil)
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err = client.Do(req)
+	if err != nil {
+		return "", notAnswering(err)
+	}
+	defer resp.Body.Close()
+	switch resp.StatusCode {
+	case http.StatusCreated:
+	case http.StatusUnauthorized:
+		return "", fmt.Errorf("Chopin at %s did not accept the agent token in %s; is it using another config directory (CHOPIN_CONFIG_DIR)?", rec.Origin, configDir)
+	default:
+		return "", fmt.Errorf("Chopin at %s answered %s when asked for a sign-in link", rec.Origin, resp.Status)
+	}
+	var body struct {
+		URL string `json:"url"`
+	}
+	if err := json.NewDecoder(io.LimitReader(resp.Body, 64<<10)).Decode(&body); err != nil {
+		return "", fmt.Errorf("Chopin at %s sent a sign-in link that could not be read: %v", rec.Origin, err)
+	}
+	if !strings.HasPrefix(body.URL, rec.Origin+"/launch?") {
+		return "", fmt.Errorf("Chopin at %s sent a sign-in link for somewhere else: %q", rec.Origin, body.URL)
+	}
+	return body.URL, nil
+}
+
+func (c *CLI) token(flags Flags, rotate bool) int {
+	cfg, ok := c.loadConfig(flags)
+	if !ok {
+		return exitError
+	}
+	if !rotate {
+		token, err := LoadOrCreateAgentToken(cfg.ConfigDir)
+		if err != nil {
+			fmt.Fprintf(c.Stderr, "chopin: %v\n", err)
+			return exitError
+		}
+		fmt.Fprintln(c.Stdout, token)
+		return exitOK
+	}
+	token, err := RotateAgentToken(cfg.ConfigDir)
+	if err != nil {
+		fmt.Fprintf(c.Stderr, "chopin: %v\n", err)
+		return exitError
+	}
+	fmt.Fprintln(c.Stdout, token)
+	fmt.Fprintln(c.Stderr, "The old agent token no longer works; a running Chopin closes the agent links that used it. Give your agents the new one.")
+	return exitOK
+}

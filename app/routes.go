@@ -1,0 +1,57 @@
+package app
+
+import (
+	"net/http"
+
+	"github.com/labstack/echo/v4"
+	"github.com/labstack/echo/v4/middleware"
+)
+
+// newEcho declares every route of the server in one place.
+func (a *App) newEcho() *echo.Echo {
+	e := echo.New()
+	e.HideBanner = true
+	e.HidePort = true
+	e.HTTPErrorHandler = a.handleError
+	e.Use(a.checkHost)
+	e.Use(middleware.BodyLimit("4M"))
+
+	e.GET("/healthz", a.handleHealth)
+	e.GET("/launch", a.handleLaunch)
+	e.POST("/api/launch-links", a.handleLaunchLinkCreate)
+
+	api := e.Group("/api", a.requireAPIAccess)
+	api.GET("/session", a.handleSession)
+
+	api.GET("/repositories", a.handleRepositoryList)
+	api.POST("/repositories", a.handleRepositoryCreate)
+	api.GET("/repositories/:owner/:repository/channels", a.handleChannelList)
+	api.POST("/repositories/:owner/:repository/channels", a.handleChannelCreate)
+	api.GET("/repositories/:owner/:repository/documents/:slug", a.handleChannelBySlug)
+
+	api.GET("/channels/:channelId", a.handleChannelGet)
+	api.PATCH("/channels/:channelId", a.handleChannelRename)
+	api.POST("/channels/:channelId/archive", a.handleChannelArchive)
+	api.POST("/channels/:channelId/restore", a.handleChannelRestore)
+	api.DELETE("/channels/:channelId", a.handleChannelDelete)
+	api.POST("/channels/:channelId/agent/reset", a.handlePlannerReset)
+
+	// Web research needs the network: the routes exist and say so.
+	api.POST("/channels/:channelId/research-workspaces", a.handleResearch)
+	api.GET("/channels/:channelId/research-workspaces/:workspaceId", a.handleResearch)
+	api.POST("/channels/:channelId/research-workspaces/:workspaceId/cancel", a.handleResearch)
+	api.POST("/channels/:channelId/research-workspaces/:workspaceId/retry", a.handleResearch)
+
+	// Unknown API paths are JSON 404s, never the page.
+	e.Any("/api/*", func(echo.Context) error { return errNotFound })
+
+	// Everything else is the web UI.
+	e.GET("/*", a.handleUI)
+	return e
+}
+
+func (a *App) handleHealth(c echo.Context) error {
+	return c.JSON(http.StatusOK, map[string]string{"status": "ok"})
+}
+
+func (a *App) handleResearch(echo.Context) error { return errResearch }

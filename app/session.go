@@ -1,0 +1,45 @@
+package app
+
+import (
+	"net/http"
+
+	"github.com/labstack/echo/v4"
+)
+
+// sessionJSON is what the UI learns about who it is and what this server
+// offers.
+type sessionJSON struct {
+	Login     string          `json:"login"`
+	Name      string          `json:"name"`
+	AuthMode  string          `json:"authMode"`
+	Origin    string          `json:"origin"`
+	AgentURL  string          `json:"agentUrl,omitempty"`
+	Version   string          `json:"version"`
+	Features  map[string]bool `json:"features"`
+	DataDir   string          `json:"dataDir"`
+	ConfigDir string          `json:"configDir"`
+}
+
+func (a *App) handleSession(c echo.Context) error {
+	s := sessionJSON{
+		Login:     a.cfg.Login,
+		Name:      a.cfg.DisplayName,
+		AuthMode:  a.cfg.AuthMode,
+		Origin:    a.origin,
+		Version:   Version,
+		Features:  map[string]bool{"agent": a.cfg.Agent, "research": false},
+		DataDir:   a.cfg.DataDir,
+		ConfigDir: a.cfg.ConfigDir,
+	}
+	if a.cfg.Agent {
+		s.AgentURL = "ws" + a.origin[len("http"):] + "/api/v1/agent"
+	}
+	return c.JSON(http.StatusOK, s)
+}
+
+// canWrite decides whether the caller may change a repository's documents.
+// The local account administers every repository; this is the one place a
+// future auth mode would decide otherwise.
+func (a *App) canWrite(c echo.Context) error {
+	return nil
+}

@@ -1,0 +1,21 @@
+// Command chopin is Chopin desktop: it serves the web UI on this computer and
+// keeps every document in one SQLite database. Run "chopin --help".
+package main
+
+import (
+	"context"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/chopin-desktop/chopin/app"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	cli := &app.CLI{Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv}
+	code := cli.Run(ctx, os.Args[1:])
+	stop()
+	os.Exit(code)
+}

@@ -1,0 +1,165 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/google/uuid"
+)
+
+// Repository is a registered owner/name with an optional local checkout. Its
+// NodeID, "local:" plus a random UUID given once, is the identity documents
+// hang off; owner and name may change without orphaning them.
+type Repository struct {
+	NodeID    string `json:"nodeId"`
+	Owner     string `json:"owner"`
+	Name      string `json:"name"`
+	Path      string `json:"path,omitempty"`
+	CreatedAt int64  `json:"-"`
+}
+
+// FullName is owner/name.
+func (r Repository) FullName() string { return r.Owner + "/" + r.Name }
+
+// ParseRepositoryName splits "owner/name" and checks both parts against
+// GitHub's rules, so a name registered here is one GitHub could also hold.
+func ParseRepositoryName(full string) (owner, name string, err error) {
+	owner, name, ok := strings.Cut(full, "/")
+	if !ok {
+		return "", "", invalid("invalid-repository", "%q is not owner/name", full)
+	}
+	if !validOwner(owner) {
+		return "", "", invalid("invalid-repository",
+			"owner %q must be 1 to 39 letters, digits or single hyphens, not starting or ending with a hyphen", owner)
+	}
+	if !validRepoName(name) {
+		return "", "", invalid("invalid-repository",
+			"repository name %q must be 1 to 100 letters, digits, '.', '_' or '-', and not '.' or '..'", name)
+	}
+	return owner, name, nil
+}
+
+func validOwner(s string) bool {
+	if len(s) < 1 || len(s) > 39 || s[0] == '-' || s[len(s)-1] == '-' || strings.Contains(s, "--") {
+		return false
+	}
+	for _, c := range []byte(s) {
+		if !isASCIIAlnum(c) && c != '-' {
+			return false
+		}
+	}
+	return true
+}
+
+func validRepoName(s string) bool {
+	if len(s) < 1 || len(s) > 100 || s == "." || s == ".." {
+		return false
+	}
+	for _, c := range []byte(s) {
+		if !isASCIIAlnum(c) && c != '-' && c != '_' && c != '.' {
+			return false
+		}
+	}
+	return true
+}
+
+func isASCIIAlnum(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
+}
+
+// AddRepository registers owner/name with an optional checkout path. A name
+// that is already registered (in any letter case) is a conflict.
+func (s *Store) AddRepository(ctx context.Context, fullName, path string) (Repository, error) {
+	owner, name, err := ParseRepositoryName(fullName)
+	if err != nil {
+		return Repository{}, err
+	}
+	r := Repository{NodeID: "local:" + uuid.NewString(), Owner: owner, Name: name, Path: path, CreatedAt: s.nowMS()}
+	err = s.inTx(ctx, func(tx *sql.Tx) error {
+		if _, err := repositoryByName(ctx, tx, owner, name); err == nil {
+			return conflict("repository-exists", "%s is already registered", r.FullName())
+		} else if !errors.Is(err, ErrNotFound) {
+			return err
+		}
+		_, err := tx.ExecContext(ctx, `INSERT INTO repositories (node_id, owner, name, full_key, path, created_at)
+			VALUES (?, ?, ?, ?, ?, ?)`, r.NodeID, owner, name, fullKey(owner, name), path, r.CreatedAt)
+		return err
+	})
+	return r, err
+}
+
+// EnsureRepository registers owner/name unless it is already there, and sets
+// its checkout path. The config file's repositories go through here at start.
+func (s *Store) EnsureRepository(ctx context.Context, fullName, path string) (Repository, error) {
+	owner, name, err := ParseRepositoryName(fullName)
+	if err != nil {
+		return Repository{}, err
+	}
+	var r Repository
+	err = s.inTx(ctx, func(tx *sql.Tx) error {
+		r, err = repositoryByName(ctx, tx, owner, name)
+		if errors.Is(err, ErrNotFound) {
+			r = Repository{NodeID: "local:" + uuid.NewString(), Owner: owner, Name: name, Path: path, CreatedAt: s.nowMS()}
+			_, err = tx.ExecContext(ctx, `INSERT INTO repositories (node_id, owner, name, full_key, path, created_at)
+				VALUES (?, ?, ?, ?, ?, ?)`, r.NodeID, owner, name, fullKey(owner, name), path, r.CreatedAt)
+			return err
+		}
+		if err != nil || r.Path == path {
+			return err
+		}
+		r.Path = path
+		_, err = tx.ExecContext(ctx, `UPDATE repositories SET path = ? WHERE node_id = ?`, path, r.NodeID)
+		return err
+	})
+	return r, err
+}
+
+// Repositories lists every registered repository by name.
+func (s *Store) Repositories(ctx context.Context) ([]Repository, error) {
+	rows, err := s.read.QueryContext(ctx, `SELECT `+repositoryColumns+` FROM repositories ORDER BY full_key`)
+	if err != nil {
+		return nil, fmt.Errorf("list repositories: %w", err)
+	}
+	defer rows.Close()
+	repos := []Repository{}
+	for rows.Next() {
+		r, err := scanRepository(rows)
+		if err != nil {
+			return nil, err
+		}
+		repos = append(repos, r)
+	}
+	return repos, rows.Err()
+}
+
+// RepositoryByName finds a registered repository by owner and name, in any
+// letter case.
+func (s *Store) RepositoryByName(ctx context.Context, owner, name string) (Repository, error) {
+	return repositoryByName(ctx, s.read, owner, name)
+}
+
+type querier interface {
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+const repositoryColumns = `node_id, owner, name, path, created_at`
+
+func repositoryByName(ctx context.Context, q querier, owner, name string) (Repository, error) {
+	r, err := scanRepository(q.QueryRowContext(ctx,
+		`SELECT `+repositoryColumns+` FROM repositories WHERE full_key = ?`, fullKey(owner, name)))
+	if errors.Is(err, sql.ErrNoRows) {
+		return Repository{}, notFound("repository-not-found", "repository %s/%s is not registered", owner, name)
+	}
+	return r, err
+}
+
+func scanRepository(row interface{ Scan(...any) error }) (Repository, error) {
+	var r Repository
+	err := row.Scan(&r.NodeID, &r.Owner, &r.Name, &r.Path, &r.CreatedAt)
+	return r, err
+}
+
+func fullKey(owner, name string) string { return strings.ToLower(owner + "/" + name) }

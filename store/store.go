@@ -1,0 +1,174 @@
+// Package store keeps everything Chopin knows in one SQLite database: the
+// repositories, the document catalog and, in later migrations, each
+// document's plan, chat and decisions.
+//
+// Every exported method is one use case and owns exactly one transaction;
+// unexported helpers take the *sql.Tx so they compose. Writes go through a
+// single connection with immediate transactions; reads use a small pool.
+// The package knows nothing of HTTP, WebSockets or rooms.
+package store
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	_ "modernc.org/sqlite" // registers the pure-Go "sqlite" driver
+)
+
+//go:embed migrations/*.sql
+var migrationFiles embed.FS
+
+// Store is the SQLite database of one Chopin data directory.
+type Store struct {
+	write *sql.DB // one connection: SQLite has one writer anyway
+	read  *sql.DB // a small pool of read-only connections
+	now   func() time.Time
+}
+
+// Open opens (creating if needed) the database at path and brings its schema
+// up to date. A database written by a newer Chopin is refused rather than
+// guessed at.
+func Open(ctx context.Context, path string) (*Store, error) {
+	write, err := openDB(path, "_txlock=immediate", 1)
+	if err != nil {
+		return nil, err
+	}
+	if err := migrate(ctx, write); err != nil {
+		write.Close()
+		return nil, err
+	}
+	read, err := openDB(path, "_pragma=query_only(1)", 4)
+	if err != nil {
+		write.Close()
+		return nil, err
+	}
+	return &Store{write: write, read: read, now: time.Now}, nil
+}
+
+func openDB(path, extra string, conns int) (*sql.DB, error) {
+	// busy_timeout comes first so that it already applies to the pragmas after it.
+	dsn := "file:" + (&url.URL{Path: path}).EscapedPath() + "?_pragma=busy_timeout(10000)" +
+		"&_pragma=journal_mode(WAL)&_pragma=synchronous(FULL)&_pragma=foreign_keys(1)&" + extra
+	db, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	db.SetMaxOpenConns(conns)
+	db.SetMaxIdleConns(conns)
+	db.SetConnMaxIdleTime(0)
+	if err := db.Ping(); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	return db, nil
+}
+
+// SetClock replaces the store's clock; tests use it to control timestamps.
+func (s *Store) SetClock(now func() time.Time) { s.now = now }
+
+// Close closes both pools.
+func (s *Store) Close() error {
+	return errors.Join(s.read.Close(), s.write.Close())
+}
+
+func (s *Store) nowMS() int64 { return s.now().UnixMilli() }
+
+// inTx runs fn in one immediate write transaction.
+func (s *Store) inTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	tx, err := s.write.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("begin: %w", err)
+	}
+	if err := fn(tx); err != nil {
+		tx.Rollback()
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("commit: %w", err)
+	}
+	return nil
+}
+
+// migration is one numbered .sql file.
+type migration struct {
+	version int
+	name    string
+	sql     string
+}
+
+func migrations() ([]migration, error) {
+	entries, err := fs.ReadDir(migrationFiles, "migrations")
+	if err != nil {
+		return nil, err
+	}
+	var ms []migration
+	for _, e := range entries {
+		num, _, ok := strings.Cut(e.Name(), "_")
+		v, err := strconv.Atoi(num)
+		if !ok || err != nil {
+			return nil, fmt.Errorf("migration %s: name must start with its number", e.Name())
+		}
+		body, err := fs.ReadFile(migrationFiles, "migrations/"+e.Name())
+		if err != nil {
+			return nil, err
+		}
+		ms = append(ms, migration{version: v, name: e.Name(), sql: string(body)})
+	}
+	sort.Slice(ms, func(i, j int) bool { return ms[i].version < ms[j].version })
+	for i, m := range ms {
+		if m.version != i+1 {
+			return nil, fmt.Errorf("migration %s: expected number %d", m.name, i+1)
+		}
+	}
+	return ms, nil
+}
+
+// ErrNewerSchema is returned by Open for a database that a newer Chopin wrote.
+var ErrNewerSchema = errors.New("database was written by a newer version of Chopin")
+
+func migrate(ctx context.Context, db *sql.DB) error {
+	ms, err := migrations()
+	if err != nil {
+		return err
+	}
+	if _, err := db.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
+		version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL) STRICT`); err != nil {
+		return fmt.Errorf("create schema_migrations: %w", err)
+	}
+	var current int
+	if err := db.QueryRowContext(ctx, `SELECT coalesce(max(version), 0) FROM schema_migrations`).Scan(&current); err != nil {
+		return fmt.Errorf("read schema version: %w", err)
+	}
+	if current > len(ms) {
+		return fmt.Errorf("%w (schema %d; this Chopin knows schema %d): install the newer Chopin, or point CHOPIN_DATA_DIR at another directory",
+			ErrNewerSchema, current, len(ms))
+	}
+	for _, m := range ms[current:] {
+		tx, err := db.BeginTx(ctx, nil)
+		if err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, m.sql); err != nil {
+			tx.Rollback()
+			return fmt.Errorf("migration %s: %w", m.name, err)
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)`,
+			m.version, m.name, time.Now().UnixMilli()); err != nil {
+			tx.Rollback()
+			return fmt.Errorf("migration %s: %w", m.name, err)
+		}
+		if err := tx.Commit(); err != nil {
+			return fmt.Errorf("migration %s: %w", m.name, err)
+		}
+	}
+	return nil
+}
