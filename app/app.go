@@ -17,8 +17,11 @@ import (
 	"sync"
 	"time"
 
+	"github.com/gorilla/websocket"
 	"github.com/labstack/echo/v4"
+	"github.com/olahol/melody"
 
+	"github.com/chopin-desktop/chopin/room"
 	"github.com/chopin-desktop/chopin/store"
 )
 
@@ -35,6 +38,8 @@ type App struct {
 	origin   string
 	echo     *echo.Echo
 	server   *http.Server
+	hub      *room.Hub
+	melody   *melody.Melody
 
 	agentToken *agentToken
 	launches   launchTokens
@@ -88,6 +93,8 @@ func (a *App) open() error {
 	if err := a.instance.Record(a.origin); err != nil {
 		return err
 	}
+	a.hub = room.NewHub(room.Options{Persister: roomStore{a.store}, Logger: a.log})
+	a.melody = a.newMelody()
 	a.echo = a.newEcho()
 	a.server = &http.Server{
 		Handler:           a.echo,
@@ -161,6 +168,12 @@ func (a *App) Close() error {
 			errs = append(errs, ignoreClosed(a.server.Close()))
 		} else if a.listener != nil {
 			errs = append(errs, ignoreClosed(a.listener.Close()))
+		}
+		if a.melody != nil {
+			a.melody.CloseWithMsg(websocket.FormatCloseMessage(websocket.CloseGoingAway, "Chopin is shutting down."))
+		}
+		if a.hub != nil {
+			a.hub.Close()
 		}
 		if a.store != nil {
 			errs = append(errs, a.store.Close())

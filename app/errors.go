@@ -7,6 +7,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/chopin-desktop/chopin/room"
 	"github.com/chopin-desktop/chopin/store"
 )
 
@@ -72,6 +73,10 @@ func (a *App) translate(err error, c echo.Context) *HTTPError {
 		}
 		return httpError(status, se.Code, se.Message)
 	}
+	var re *room.Error
+	if errors.As(err, &re) {
+		return httpError(roomErrorStatus(re.Code), re.Code, re.Message)
+	}
 	var ee *echo.HTTPError
 	if errors.As(err, &ee) {
 		switch ee.Code {
@@ -88,4 +93,22 @@ func (a *App) translate(err error, c echo.Context) *HTTPError {
 	}
 	a.log.Error("request failed", "method", c.Request().Method, "path", c.Request().URL.Path, "err", err)
 	return httpError(http.StatusInternalServerError, "internal", "Something went wrong inside Chopin; the log has the details.")
+}
+
+// roomErrorStatus is the HTTP status of a room's refusal.
+func roomErrorStatus(code string) int {
+	switch code {
+	case room.CodeNotFound:
+		return http.StatusNotFound
+	case room.CodeStaleRevision, room.CodeStaleVersion, room.CodeDocumentArchived, room.CodeDecisionClosed,
+		room.CodePlannerNotAttached:
+		return http.StatusConflict
+	case room.CodeMessageTooLarge, room.CodeDocumentTooLarge:
+		return http.StatusRequestEntityTooLarge
+	case room.CodeReadOnly:
+		return http.StatusForbidden
+	case room.CodeInternal:
+		return http.StatusInternalServerError
+	}
+	return http.StatusBadRequest
 }

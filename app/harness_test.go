@@ -4,12 +4,17 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"net/http/cookiejar"
+	"net/url"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/gorilla/websocket"
 )
 
 // testApp is the real app on port 0 with a real SQLite file, and a browser
@@ -157,4 +162,81 @@ func (ta *testApp) createDocument(repo, title string) channelJSON {
 	var ch channelJSON
 	r.json(ta.t, &ch)
 	return ch
+}
+
+// roomClient is a browser socket on a document's room.
+type roomClient struct {
+	t     testing.TB
+	conn  *websocket.Conn
+	hello map[string]any // the session:hello it was greeted with
+}
+
+func (ta *testApp) dialRoom(channelID string) *roomClient {
+	ta.t.Helper()
+	u, _ := url.Parse(ta.app.URL())
+	header := http.Header{"Origin": {ta.app.URL()}}
+	for _, c := range ta.browser.Jar.Cookies(u) {
+		header.Add("Cookie", c.Name+"="+c.Value)
+	}
+	conn, resp, err := websocket.DefaultDialer.Dial("ws"+strings.TrimPrefix(ta.app.URL(), "http")+"/ws?channel="+channelID, header)
+	if err != nil {
+		ta.t.Fatalf("dial room: %v (%v)", err, resp)
+	}
+	rc := &roomClient{t: ta.t, conn: conn}
+	ta.t.Cleanup(func() { conn.Close() })
+	// The join is complete once the snapshots have arrived.
+	rc.hello = rc.until("session:hello")
+	rc.until("decisions:snapshot")
+	return rc
+}
+
+func (rc *roomClient) send(v any) {
+	rc.t.Helper()
+	if err := rc.conn.WriteJSON(v); err != nil {
+		rc.t.Fatal(err)
+	}
+}
+
+// next reads the next frame as a generic object.
+func (rc *roomClient) next() map[string]any {
+	rc.t.Helper()
+	rc.conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+	var m map[string]any
+	if err := rc.conn.ReadJSON(&m); err != nil {
+		rc.t.Fatalf("read room frame: %v", err)
+	}
+	return m
+}
+
+// until reads frames until one has the type, and returns it.
+func (rc *roomClient) until(typ string) map[string]any {
+	rc.t.Helper()
+	for {
+		if m := rc.next(); m["type"] == typ {
+			return m
+		}
+	}
+}
+
+// closeCode reads until the socket closes and returns its close code and text.
+func (rc *roomClient) closeCode() (int, string) {
+	rc.t.Helper()
+	rc.conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+	for {
+		if _, _, err := rc.conn.ReadMessage(); err != nil {
+			var ce *websocket.CloseError
+			if errors.As(err, &ce) {
+				return ce.Code, ce.Text
+			}
+			rc.t.Fatalf("socket ended without a close frame: %v", err)
+		}
+	}
+}
+
+func mustURL(s string) *url.URL {
+	u, err := url.Parse(s)
+	if err != nil {
+		panic(err)
+	}
+	return u
 }

@@ -19,6 +19,7 @@ func (a *App) newEcho() *echo.Echo {
 	e.GET("/healthz", a.handleHealth)
 	e.GET("/launch", a.handleLaunch)
 	e.POST("/api/launch-links", a.handleLaunchLinkCreate)
+	e.GET("/ws", a.handleRoomSocket)
 
 	api := e.Group("/api", a.requireAPIAccess)
 	api.GET("/session", a.handleSession)
@@ -35,6 +36,14 @@ func (a *App) newEcho() *echo.Echo {
 	api.POST("/channels/:channelId/restore", a.handleChannelRestore)
 	api.DELETE("/channels/:channelId", a.handleChannelDelete)
 	api.POST("/channels/:channelId/agent/reset", a.handlePlannerReset)
+
+	api.GET("/channels/:channelId/plan", a.handlePlanGet)
+	api.PUT("/channels/:channelId/plan", a.handlePlanPut)
+	api.GET("/channels/:channelId/messages", a.handleMessageList)
+	api.POST("/channels/:channelId/messages", a.handleMessageCreate)
+	api.GET("/channels/:channelId/decisions", a.handleDecisionList)
+	api.POST("/channels/:channelId/decisions/:decisionId/answer", a.handleDecisionAnswer)
+	api.POST("/channels/:channelId/decisions/:decisionId/cancel", a.handleDecisionCancel)
 
 	// Web research needs the network: the routes exist and say so.
 	api.POST("/channels/:channelId/research-workspaces", a.handleResearch)

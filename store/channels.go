@@ -166,7 +166,7 @@ func (s *Store) CreateChannelIdempotent(ctx context.Context, repositoryNodeID, k
 
 type newChannel struct {
 	repositoryNodeID, id, title, source string
-	idempotencyKey, inputHash          string
+	idempotencyKey, inputHash           string
 }
 
 func createChannel(ctx context.Context, tx *sql.Tx, now int64, n newChannel) (Channel, error) {

@@ -1,0 +1,127 @@
+package app
+
+import (
+	"net/http"
+	"strconv"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/chopin-desktop/chopin/room"
+	"github.com/chopin-desktop/chopin/store"
+)
+
+// The HTTP equivalents of the room protocol: the same rooms, the same rules.
+
+// withRoom resolves the route's document and runs fn on its room.
+func (a *App) withRoom(c echo.Context, fn func(store.Channel, *room.Room) error) error {
+	ch, err := a.channel(c)
+	if err != nil {
+		return err
+	}
+	return a.hub.Do(c.Request().Context(), a.roomChannel(ch), func(r *room.Room) error { return fn(ch, r) })
+}
+
+func (a *App) handlePlanGet(c echo.Context) error {
+	return a.withRoom(c, func(_ store.Channel, r *room.Room) error {
+		return c.JSON(http.StatusOK, r.Plan())
+	})
+}
+
+func (a *App) handlePlanPut(c echo.Context) error {
+	var req struct {
+		Revision *int64  `json:"revision"`
+		Source   *string `json:"source"`
+	}
+	if err := bindStrict(c, &req); err != nil {
+		return err
+	}
+	if req.Revision == nil || req.Source == nil {
+		return badRequest("invalid-argument", `Send {"revision": <the revision you edited>, "source": "<the whole new plan>"}.`)
+	}
+	if err := a.canWrite(c); err != nil {
+		return err
+	}
+	return a.withRoom(c, func(_ store.Channel, r *room.Room) error {
+		if _, err := r.ReplaceText(c.Request().Context(), *req.Revision, *req.Source); err != nil {
+			return err
+		}
+		return c.JSON(http.StatusOK, r.Plan())
+	})
+}
+
+func (a *App) handleMessageList(c echo.Context) error {
+	ch, err := a.channel(c)
+	if err != nil {
+		return err
+	}
+	limit := 200
+	if s := c.QueryParam("limit"); s != "" {
+		if limit, err = strconv.Atoi(s); err != nil || limit < 1 || limit > 1000 {
+			return badRequest("invalid-limit", "limit must be a whole number from 1 to 1000")
+		}
+	}
+	ms, err := a.store.Messages(c.Request().Context(), ch.ID, limit)
+	if err != nil {
+		return err
+	}
+	out := make([]room.Message, len(ms))
+	for i, m := range ms {
+		out[i] = room.Message(m)
+	}
+	return c.JSON(http.StatusOK, map[string]any{"messages": out})
+}
+
+func (a *App) handleMessageCreate(c echo.Context) error {
+	var req struct {
+		Text string `json:"text"`
+	}
+	if err := bindStrict(c, &req); err != nil {
+		return err
+	}
+	if err := a.canWrite(c); err != nil {
+		return err
+	}
+	return a.withRoom(c, func(_ store.Channel, r *room.Room) error {
+		m, err := r.Say(c.Request().Context(), a.identity(), req.Text)
+		if err != nil {
+			return err
+		}
+		return c.JSON(http.StatusCreated, m)
+	})
+}
+
+func (a *App) handleDecisionList(c echo.Context) error {
+	return a.withRoom(c, func(_ store.Channel, r *room.Room) error {
+		return c.JSON(http.StatusOK, map[string]any{"decisions": r.Decisions()})
+	})
+}
+
+func (a *App) handleDecisionAnswer(c echo.Context) error {
+	var answer room.CardAnswer
+	if err := bindStrict(c, &answer); err != nil {
+		return err
+	}
+	if err := a.canWrite(c); err != nil {
+		return err
+	}
+	return a.withRoom(c, func(_ store.Channel, r *room.Room) error {
+		d, err := r.Answer(c.Request().Context(), a.identity(), c.Param("decisionId"), answer)
+		if err != nil {
+			return err
+		}
+		return c.JSON(http.StatusOK, d)
+	})
+}
+
+func (a *App) handleDecisionCancel(c echo.Context) error {
+	if err := a.canWrite(c); err != nil {
+		return err
+	}
+	return a.withRoom(c, func(_ store.Channel, r *room.Room) error {
+		d, err := r.CancelDecision(c.Request().Context(), a.identity(), c.Param("decisionId"))
+		if err != nil {
+			return err
+		}
+		return c.JSON(http.StatusOK, d)
+	})
+}

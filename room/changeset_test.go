@@ -1,0 +1,431 @@
+package room
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"strings"
+	"testing"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// changesetFixtures is room/testdata/changesets.json, written by
+// ui/scripts/changeset-fixtures.mjs from what @codemirror/state really does.
+type changesetFixtures struct {
+	CodemirrorState string `json:"codemirrorState"`
+	Apply           []struct {
+		Name  string `json:"name"`
+		Raw   string `json:"raw"` // as typed or imported, any line endings
+		Doc   string `json:"doc"` // Text.of(raw.split(/\r\n?|\n/)).toString()
+		Steps []struct {
+			Changes   string `json:"changes"` // JSON.stringify(changes.toJSON())
+			Length    int    `json:"length"`
+			NewLength int    `json:"newLength"`
+			Output    string `json:"output"` // changes.apply(doc).toString()
+		} `json:"steps"`
+	} `json:"apply"`
+	Diff []struct {
+		Before  string `json:"before"`
+		After   string `json:"after"`
+		Changes string `json:"changes"`
+	} `json:"diff"`
+	WrongLength []struct {
+		Doc     string `json:"doc"`
+		Changes string `json:"changes"`
+		Error   string `json:"error"`
+	} `json:"wrongLength"`
+	Invalid []string `json:"invalid"`
+}
+
+func loadChangesetFixtures(t testing.TB) changesetFixtures {
+	t.Helper()
+	data, err := os.ReadFile("testdata/changesets.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var f changesetFixtures
+	if err := json.Unmarshal(data, &f); err != nil {
+		t.Fatal(err)
+	}
+	// Guard against a truncated or mis-generated file passing vacuously.
+	if len(f.Apply) < 300 || len(f.Diff) < 50 || len(f.WrongLength) == 0 || len(f.Invalid) == 0 {
+		t.Fatalf("changesets.json holds too few fixtures: %d apply, %d diff, %d wrong length, %d invalid",
+			len(f.Apply), len(f.Diff), len(f.WrongLength), len(f.Invalid))
+	}
+	return f
+}
+
+func mustParseChangeSet(t testing.TB, js string) ChangeSet {
+	t.Helper()
+	c, err := ParseChangeSet([]byte(js))
+	if err != nil {
+		t.Fatalf("ParseChangeSet(%s): %v", js, err)
+	}
+	return c
+}
+
+func mustMarshalChangeSet(t testing.TB, c ChangeSet) string {
+	t.Helper()
+	b, err := c.MarshalJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func TestChangeSetFixtures(t *testing.T) {
+	f := loadChangesetFixtures(t)
+	t.Logf("fixtures from @codemirror/state %s", f.CodemirrorState)
+	for _, fx := range f.Apply {
+		t.Run(fx.Name, func(t *testing.T) {
+			if got := NormalizeLineEndings(fx.Raw); got != fx.Doc {
+				t.Fatalf("NormalizeLineEndings(%q) = %q, CodeMirror has %q", fx.Raw, got, fx.Doc)
+			}
+			doc := fx.Doc
+			for i, step := range fx.Steps {
+				c := mustParseChangeSet(t, step.Changes)
+				if got := mustMarshalChangeSet(t, c); got != step.Changes {
+					t.Errorf("step %d: MarshalJSON = %s, CodeMirror wrote %s", i, got, step.Changes)
+				}
+				if c.LenBase() != step.Length || c.LenAfter() != step.NewLength {
+					t.Errorf("step %d: lengths %d -> %d, CodeMirror has %d -> %d",
+						i, c.LenBase(), c.LenAfter(), step.Length, step.NewLength)
+				}
+				if n := UTF16Len(doc); n != step.Length {
+					t.Errorf("step %d: UTF16Len(doc) = %d, CodeMirror counts %d", i, n, step.Length)
+				}
+				got, err := c.Apply(doc)
+				if err != nil {
+					t.Fatalf("step %d: Apply(%q, %s): %v", i, doc, step.Changes, err)
+				}
+				if got != step.Output {
+					t.Fatalf("step %d: Apply(%q, %s)\n got %q\nwant %q", i, doc, step.Changes, got, step.Output)
+				}
+				doc = got
+			}
+		})
+	}
+}
+
+func TestDiffChangeSetFixtures(t *testing.T) {
+	for _, fx := range loadChangesetFixtures(t).Diff {
+		c := DiffChangeSet(fx.Before, fx.After)
+		// Same bytes as CodeMirror's ChangeSet.of for the same edit: it
+		// accepts them, and applying them gives After.
+		if got := mustMarshalChangeSet(t, c); got != fx.Changes {
+			t.Errorf("DiffChangeSet(%q, %q) = %s, want %s", fx.Before, fx.After, got, fx.Changes)
+		}
+		if got, err := c.Apply(fx.Before); err != nil || got != fx.After {
+			t.Errorf("DiffChangeSet(%q, %q).Apply = %q, %v", fx.Before, fx.After, got, err)
+		}
+	}
+}
+
+func TestChangeSetFixturesWrongLength(t *testing.T) {
+	for _, fx := range loadChangesetFixtures(t).WrongLength {
+		_, err := mustParseChangeSet(t, fx.Changes).Apply(fx.Doc)
+		if !errors.Is(err, ErrWrongDocLength) || !strings.HasPrefix(err.Error(), strings.ToLower(fx.Error[:1])+fx.Error[1:]) {
+			t.Errorf("Apply(%q, %s) = %v, CodeMirror throws %q", fx.Doc, fx.Changes, err, fx.Error)
+		}
+	}
+}
+
+func TestChangeSetFixturesInvalid(t *testing.T) {
+	for _, js := range loadChangesetFixtures(t).Invalid {
+		if _, err := ParseChangeSet([]byte(js)); !errors.Is(err, ErrInvalidChangeSet) {
+			t.Errorf("ParseChangeSet(%s) = %v, want ErrInvalidChangeSet like CodeMirror's fromJSON", js, err)
+		}
+	}
+}
+
+// JSON that CodeMirror's fromJSON accepts in a form its toJSON never writes.
+func TestParseChangeSetNormalises(t *testing.T) {
+	for _, tt := range []struct{ in, out string }{
+		{`[]`, `[]`},
+		{` [ 1 , [ 2 , "a" ] , [3] ] `, `[1,[2,"a"],[3]]`},
+		{`[1e3]`, `[1000]`},
+		{`[2.0]`, `[2]`},
+		{`[-0]`, `[0]`},
+		{`[1,2,0]`, `[1,2,0]`},                       // adjacent sections are not merged, as in fromJSON
+		{`[[0,""]]`, `[[0]]`},                        // an empty insertion is a deletion
+		{`[[0,"",""]]`, `[[0,"",""]]`},               // one line break
+		{`[[0,"\ud83d\ude00\u00e9"]]`, `[[0,"😀é"]]`}, // escaped pair
+		{`[[0,"\u003c\u2028\u0001\t"]]`, "[[0,\"<\u2028\\u0001\\t\"]]"}, // JSON.stringify's escaping
+	} {
+		if got := mustMarshalChangeSet(t, mustParseChangeSet(t, tt.in)); got != tt.out {
+			t.Errorf("ParseChangeSet(%s) marshals to %s, want %s", tt.in, got, tt.out)
+		}
+	}
+}
+
+func TestParseChangeSetErrors(t *testing.T) {
+	for _, tt := range []struct{ in, msg string }{
+		{``, "unexpected end of JSON input"},
+		{`[1,]`, "invalid character"},
+		{`[1] 2`, "invalid character"},
+		{`null`, "not an array"},
+		{`[null]`, "section 0: null is not a length"},
+		{`[1,"2"]`, `section 1: "2" is not a length`},
+		{`[[]]`, "section 0: empty array"},
+		{`[[1,2]]`, "section 0: inserted line 0 is not a string"},
+		{`[[1,"a",null]]`, "section 0: inserted line 1 is not a string"},
+		// Accepted by fromJSON, refused here.
+		{`[-1]`, "section 0: negative length -1"},
+		{`[[-2,"a"]]`, "section 0: negative length -2"},
+		{`[1.5]`, "section 0: length 1.5 is not an integer"},
+		{`[1e10]`, "section 0: length 1e10 is too large"},
+		{`[2147483647,1]`, "longer than 2147483647 code units"},
+		{`[[0,"a\nb"]]`, "section 0: inserted line 0 contains a line break"},
+		{`[[0,"a","\r"]]`, "section 0: inserted line 1 contains a line break"},
+		{`[[0,"\ud83d"]]`, "section 0: inserted line 0 holds half a surrogate pair"},
+		{`[[0,"\ude00x"]]`, "section 0: inserted line 0 holds half a surrogate pair"},
+		{`[[0,"\uD83D\u0041"]]`, "section 0: inserted line 0 holds half a surrogate pair"},
+		{`[[0,"x\\ud83d"], [0, "\ud83dx"]]`, "section 1: inserted line 0 holds half a surrogate pair"},
+	} {
+		_, err := ParseChangeSet([]byte(tt.in))
+		if !errors.Is(err, ErrInvalidChangeSet) || !strings.Contains(err.Error(), tt.msg) {
+			t.Errorf("ParseChangeSet(%s) = %v, want ErrInvalidChangeSet with %q", tt.in, err, tt.msg)
+		}
+	}
+}
+
+func TestChangeSetApplyErrors(t *testing.T) {
+	for _, tt := range []struct {
+		doc, changes string
+		err          error
+		msg          string
+	}{
+		{"abc", `[2]`, ErrWrongDocLength, "the change set is for 2 UTF-16 code units, the document has 3"},
+		{"ab", `[3]`, ErrWrongDocLength, "the change set is for 3 UTF-16 code units, the document has 2"},
+		{"😀", `[1]`, ErrWrongDocLength, "the document has 2"},
+		{"", `[[0,"x"],1]`, ErrWrongDocLength, "the document has 0"},
+		{"a😀", `[2,[1]]`, ErrSplitSurrogate, "at offset 2"},   // start of a change
+		{"a😀", `[1,[1],1]`, ErrSplitSurrogate, "at offset 2"}, // end of a change
+		{"😀😀", `[3,[0,"x"],1]`, ErrSplitSurrogate, "at offset 3"},
+		{"😀", `[3]`, ErrWrongDocLength, "the document has 2"}, // length is checked first, as in CodeMirror
+		{"a\xffb", `[1,[1,"x"],1]`, ErrInvalidUTF8, "byte 1"},
+	} {
+		_, err := mustParseChangeSet(t, tt.changes).Apply(tt.doc)
+		if !errors.Is(err, tt.err) || !strings.Contains(err.Error(), tt.msg) {
+			t.Errorf("Apply(%q, %s) = %v, want %v with %q", tt.doc, tt.changes, err, tt.err, tt.msg)
+		}
+	}
+}
+
+func TestChangeSetZeroValue(t *testing.T) {
+	var c ChangeSet
+	if got := mustMarshalChangeSet(t, c); got != "[]" {
+		t.Errorf("zero ChangeSet marshals to %s, want []", got)
+	}
+	if got, err := c.Apply(""); got != "" || err != nil {
+		t.Errorf("zero ChangeSet.Apply(\"\") = %q, %v", got, err)
+	}
+}
+
+// A ChangeSet is a field of the room's push message.
+func TestChangeSetInMessage(t *testing.T) {
+	var msg struct {
+		Version int       `json:"version"`
+		Changes ChangeSet `json:"changes"`
+	}
+	if err := json.Unmarshal([]byte(`{"version":7,"changes":[2,[0,"<b>"]]}`), &msg); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := msg.Changes.Apply("hi"); got != "hi<b>" || err != nil {
+		t.Errorf("Apply = %q, %v", got, err)
+	}
+	if err := json.Unmarshal([]byte(`{"changes":[-1]}`), &msg); !errors.Is(err, ErrInvalidChangeSet) {
+		t.Errorf("bad changes in a message: %v", err)
+	}
+}
+
+func TestChangeSetNormalizeLineEndings(t *testing.T) {
+	for _, tt := range []struct{ in, out string }{
+		{"", ""},
+		{"a\nb", "a\nb"},
+		{"a\r\nb", "a\nb"},
+		{"a\rb", "a\nb"},
+		{"\r\r\n\n\r", "\n\n\n\n"},
+		{"\n\r", "\n\n"},
+	} {
+		if got := NormalizeLineEndings(tt.in); got != tt.out {
+			t.Errorf("NormalizeLineEndings(%q) = %q, want %q", tt.in, got, tt.out)
+		}
+	}
+}
+
+func TestChangeSetUTF16Len(t *testing.T) {
+	for _, tt := range []struct {
+		s string
+		n int
+	}{
+		{"", 0},
+		{"abc", 3},
+		{"é", 1},
+		{"e\u0301", 2},
+		{"漢字", 2},
+		{"😀", 2},
+		{"𠜎", 2},
+		{"👩‍👩‍👧", 8},
+		{"a\xffb", 3}, // as encoding/json would send it: U+FFFD
+	} {
+		if got := UTF16Len(tt.s); got != tt.n {
+			t.Errorf("UTF16Len(%q) = %d, want %d", tt.s, got, tt.n)
+		}
+	}
+}
+
+// randomDiffText draws from characters that differ in UTF-8 and UTF-16 width and
+// share leading bytes (é and è, 😀 and 😁), where a diff is easiest to get wrong.
+func randomDiffText(r *rand.Rand, maxRunes int) string {
+	alphabet := []rune("ab \n<é\u00e8\u0301漢😀😁𠜎\u200d👩\u2028")
+	var b strings.Builder
+	for n := r.IntN(maxRunes + 1); n > 0; n-- {
+		b.WriteRune(alphabet[r.IntN(len(alphabet))])
+	}
+	return b.String()
+}
+
+func TestDiffChangeSetProperty(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	for i := range 20000 {
+		a := randomDiffText(r, 12)
+		b := randomDiffText(r, 12)
+		if i%2 == 0 { // mostly similar texts, as when the server edits a plan
+			ra := []rune(a)
+			from := r.IntN(len(ra) + 1)
+			to := min(len(ra), from+r.IntN(3))
+			b = string(ra[:from]) + b + string(ra[to:])
+		}
+		c := DiffChangeSet(a, b)
+		if got, err := c.Apply(a); got != b || err != nil {
+			t.Fatalf("DiffChangeSet(%q, %q).Apply = %q, %v", a, b, got, err)
+		}
+		if c.LenBase() != UTF16Len(a) || c.LenAfter() != UTF16Len(b) {
+			t.Fatalf("DiffChangeSet(%q, %q): lengths %d -> %d", a, b, c.LenBase(), c.LenAfter())
+		}
+		js := mustMarshalChangeSet(t, c)
+		if back := mustMarshalChangeSet(t, mustParseChangeSet(t, js)); back != js {
+			t.Fatalf("DiffChangeSet(%q, %q) = %s, which round-trips to %s", a, b, js, back)
+		}
+		// Minimal: one replacement, and its two sides neither start nor end
+		// with the same character, or the prefix or suffix could be longer.
+		var removed, inserted string
+		pos, changes := 0, 0
+		for _, s := range c.sections {
+			if !s.kept {
+				changes++
+				removed, inserted = utf16Substring(a, pos, pos+s.len), s.insert
+			}
+			pos += s.len
+		}
+		if changes > 1 || a != b && changes == 0 {
+			t.Fatalf("DiffChangeSet(%q, %q) = %s: %d replacements", a, b, js, changes)
+		}
+		if removed != "" && inserted != "" {
+			r1, _ := utf8.DecodeRuneInString(removed)
+			r2, _ := utf8.DecodeRuneInString(inserted)
+			e1, _ := utf8.DecodeLastRuneInString(removed)
+			e2, _ := utf8.DecodeLastRuneInString(inserted)
+			if r1 == r2 || e1 == e2 {
+				t.Fatalf("DiffChangeSet(%q, %q) = %s is not minimal", a, b, js)
+			}
+		}
+	}
+}
+
+// utf16Substring is s[from:to] in UTF-16 units, for checking the diff's sections.
+func utf16Substring(s string, from, to int) string {
+	i, err := advance(s, 0, from)
+	if err != nil {
+		panic(err)
+	}
+	j, err := advance(s, i, to-from)
+	if err != nil {
+		panic(err)
+	}
+	return s[i:j]
+}
+
+func FuzzChangeSet(f *testing.F) {
+	fx := loadChangesetFixtures(f)
+	for _, a := range fx.Apply[:40] {
+		f.Add([]byte(a.Steps[0].Changes), a.Doc)
+	}
+	for _, js := range fx.Invalid {
+		f.Add([]byte(js), "")
+	}
+	f.Add([]byte(`[1,[1,"\ud83d\ude00"],[0,"",""]]`), "a😀")
+	f.Fuzz(func(t *testing.T, data []byte, doc string) {
+		c, err := ParseChangeSet(data)
+		if err != nil {
+			if !errors.Is(err, ErrInvalidChangeSet) {
+				t.Fatalf("ParseChangeSet(%q) = %v, not ErrInvalidChangeSet", data, err)
+			}
+			return
+		}
+		js := mustMarshalChangeSet(t, c)
+		if again := mustMarshalChangeSet(t, mustParseChangeSet(t, js)); again != js {
+			t.Fatalf("%q marshals to %s, then to %s", data, js, again)
+		}
+		out, err := c.Apply(doc)
+		switch {
+		case err == nil:
+			if !utf8.ValidString(out) || UTF16Len(out) != c.LenAfter() {
+				t.Fatalf("Apply(%q, %s) = %q: %d units, LenAfter %d", doc, js, out, UTF16Len(out), c.LenAfter())
+			}
+		case !errors.Is(err, ErrWrongDocLength) && !errors.Is(err, ErrSplitSurrogate) && !errors.Is(err, ErrInvalidUTF8):
+			t.Fatalf("Apply(%q, %s) = unexpected error %v", doc, js, err)
+		}
+	})
+}
+
+// benchDoc is a plan of about size bytes: mostly ASCII Markdown with some
+// accents, CJK and emoji, so both paths of the scan are measured.
+func benchChangeSetDoc(size int) string {
+	const para = "## Step\n\nThe planner writes a plan, the person reviews it: café, 漢字, 👩‍👩‍👧 done.\n- item one\n- item two\n\n"
+	return strings.Repeat(para, size/len(para)+1)[:size-size%len(para)]
+}
+
+// benchChanges replaces one ASCII character every stride code units.
+func benchChangeSetEdits(doc string, stride int) ChangeSet {
+	var parts []string
+	last, unit := 0, 0
+	for _, r := range doc {
+		if r < utf8.RuneSelf && unit-last >= stride {
+			parts = append(parts, fmt.Sprint(unit-last), `[1,"edit"]`)
+			last = unit + 1
+		}
+		unit += utf16.RuneLen(r)
+	}
+	parts = append(parts, fmt.Sprint(unit-last))
+	c, err := ParseChangeSet([]byte("[" + strings.Join(parts, ",") + "]"))
+	if err != nil {
+		panic(err)
+	}
+	return c
+}
+
+func BenchmarkChangeSetApply(b *testing.B) {
+	for _, size := range []int{10_000, 256 << 10} {
+		doc := benchChangeSetDoc(size)
+		for _, shape := range []struct {
+			name  string
+			edits int
+		}{{"keystroke", 1}, {"64edits", 64}} {
+			c := benchChangeSetEdits(doc, UTF16Len(doc)/(shape.edits+1))
+			b.Run(fmt.Sprintf("%dB/%s", len(doc), shape.name), func(b *testing.B) {
+				b.SetBytes(int64(len(doc)))
+				b.ReportAllocs()
+				for b.Loop() {
+					if _, err := c.Apply(doc); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}

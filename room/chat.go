@@ -1,0 +1,124 @@
+package room
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strings"
+)
+
+// MaxMessageText bounds a person's Chat message, in bytes of UTF-8.
+const MaxMessageText = 64 * 1024
+
+// chatSnapshotSize is how many of the newest messages a joining member gets.
+const chatSnapshotSize = 200
+
+// Message roles.
+const (
+	RolePerson  = "person"
+	RolePlanner = "planner"
+	RoleSystem  = "system"
+)
+
+// Message is one entry of a document's Chat.
+type Message struct {
+	ID        string          `json:"id"`
+	ChannelID string          `json:"-"`
+	Seq       int64           `json:"seq"`
+	Role      string          `json:"role"`
+	Author    string          `json:"author,omitempty"` // the login of a person or of the Planner's owner
+	Text      string          `json:"text"`
+	Status    string          `json:"status,omitempty"` // a Planner reply: streaming, done, failed
+	CreatedAt int64           `json:"createdAt"`        // unix ms
+	UpdatedAt int64           `json:"updatedAt"`
+	Details   json.RawMessage `json:"details,omitempty"` // a Planner reply's reasoning, tool rows, runs
+}
+
+type chat struct {
+	nextSeq int64
+}
+
+func (c *chat) load(ctx context.Context, r *Room) error {
+	last, err := r.hub.persist.Messages(ctx, r.channelID, 1)
+	if err != nil {
+		return err
+	}
+	c.nextSeq = 1
+	if len(last) == 1 {
+		c.nextSeq = last[0].Seq + 1
+	}
+	return nil
+}
+
+var mention = regexp.MustCompile(`(?i)(^|[^\p{L}\p{N}_@])@chopin\b`)
+
+// MentionsPlanner reports whether text addresses the Planner: "@chopin" in
+// any letter case, at a word boundary.
+func MentionsPlanner(text string) bool { return mention.MatchString(text) }
+
+// Say posts a person's message. A message that mentions @chopin goes to the
+// Planner as a turn; when no Planner can take it the message is refused
+// with the reason and nothing is kept.
+func (r *Room) Say(ctx context.Context, who Identity, text string) (Message, error) {
+	if strings.TrimSpace(text) == "" {
+		return Message{}, errorf(CodeInvalidArgument, "A message needs some text.")
+	}
+	if len(text) > MaxMessageText {
+		return Message{}, errorf(CodeMessageTooLarge, "A message holds at most %d bytes of text; this one has %d.", MaxMessageText, len(text))
+	}
+	toPlanner := MentionsPlanner(text)
+	r.mu.Lock()
+	if err := r.writableLocked(); err != nil {
+		r.mu.Unlock()
+		return Message{}, err
+	}
+	if toPlanner {
+		if err := r.hub.planner.Available(r.channel); err != nil {
+			r.mu.Unlock()
+			return Message{}, err
+		}
+	}
+	m, err := r.postLocked(ctx, Message{Role: RolePerson, Author: who.Login, Text: text})
+	ch := r.channel
+	r.mu.Unlock()
+	if err != nil || !toPlanner {
+		return m, err
+	}
+	if err := r.hub.planner.Turn(ctx, ch, m); err != nil {
+		// The Planner went away between the check and the hand-over.
+		var re *Error
+		reason := "the Planner could not take it"
+		if asError(err, &re) {
+			reason = re.Message
+		}
+		r.Notice(ctx, fmt.Sprintf("Your message was not sent to the Planner: %s", reason))
+	}
+	return m, nil
+}
+
+// Notice posts a system line in Chat.
+func (r *Room) Notice(ctx context.Context, text string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if _, err := r.postLocked(ctx, Message{Role: RoleSystem, Text: text}); err != nil {
+		r.hub.logf(r).Error("post notice", "err", err)
+	}
+}
+
+// postLocked stores a new message and publishes it.
+func (r *Room) postLocked(ctx context.Context, m Message) (Message, error) {
+	now := r.hub.now().UnixMilli()
+	m.ID, m.ChannelID, m.Seq, m.CreatedAt, m.UpdatedAt = newID(), r.channelID, r.chat.nextSeq, now, now
+	if err := r.hub.persist.SaveMessage(ctx, m); err != nil {
+		return Message{}, fmt.Errorf("save message: %w", err)
+	}
+	r.chat.nextSeq++
+	r.broadcastLocked(msgChatMessage{Type: "chat:message", Message: m})
+	return m, nil
+}
+
+// Messages returns the newest Chat messages, oldest first.
+func (r *Room) Messages(ctx context.Context, limit int) ([]Message, error) {
+	return r.hub.persist.Messages(ctx, r.channelID, limit)
+}

@@ -1,0 +1,375 @@
+package room
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+)
+
+// Decision card statuses.
+const (
+	DecisionOpen      = "open"
+	DecisionAnswered  = "answered"
+	DecisionCancelled = "cancelled" // a member cancelled it
+	DecisionWithdrawn = "withdrawn" // the Planner withdrew it, its session ended, or another card of its call was cancelled
+)
+
+// Decision is one card: one question of a question call, placed in the plan
+// by a <Decision id="..." /> line that only the server writes.
+type Decision struct {
+	ID         string          `json:"id"`
+	ChannelID  string          `json:"-"`
+	Request    string          `json:"request"` // the question call the card belongs to
+	Index      int             `json:"index"`   // the question's position in its call
+	Call       json.RawMessage `json:"call"`    // the whole call, as asked
+	Status     string          `json:"status"`
+	Answer     *CardAnswer     `json:"answer,omitempty"`
+	AnsweredBy string          `json:"answeredBy,omitempty"`
+	Block      int             `json:"block"` // the block it follows, or -1 when placed at the end
+	CreatedAt  int64           `json:"createdAt"`
+	UpdatedAt  int64           `json:"updatedAt"`
+}
+
+// CardAnswer is what a member submits for one card:
+//
+//	questionnaire: {"labels": ["..."]} or {"text": "..."} (labels of offered or added options, or a written answer)
+//	confirm:       {"yes": true}
+//	select:        {"choice": "..."} or {"text": "..."} (a written answer instead of a choice)
+//	input, editor: {"text": "..."}
+type CardAnswer struct {
+	Labels []string `json:"labels,omitempty"`
+	Text   string   `json:"text,omitempty"`
+	Yes    *bool    `json:"yes,omitempty"`
+	Choice *string  `json:"choice,omitempty"`
+}
+
+// Settle receives a question call's outcome once, when it is answered,
+// cancelled or withdrawn.
+type Settle func(Outcome)
+
+type decisions struct {
+	cards   []Decision        // every card, oldest first
+	calls   map[string]askRec // open calls by request
+	waiters map[string]Settle
+}
+
+type askRec struct {
+	call QuestionCall
+	ids  []string
+}
+
+func (d *decisions) load(ctx context.Context, r *Room) error {
+	cards, err := r.hub.persist.Decisions(ctx, r.channelID)
+	if err != nil {
+		return err
+	}
+	d.cards = cards
+	d.calls = map[string]askRec{}
+	d.waiters = map[string]Settle{}
+	for _, c := range cards {
+		if c.Status != DecisionOpen {
+			continue
+		}
+		rec, ok := d.calls[c.Request]
+		if !ok {
+			call, err := ParseQuestionCall(c.Call)
+			if err != nil {
+				return fmt.Errorf("decision %s: %w", c.ID, err)
+			}
+			rec.call = call
+		}
+		rec.ids = append(rec.ids, c.ID)
+		d.calls[c.Request] = rec
+	}
+	return nil
+}
+
+// Ask puts a question call to the people as Decisions: a card per question,
+// placed after the named block (or at the end), stored together with the
+// plan change that places them. settle receives the outcome.
+func (r *Room) Ask(ctx context.Context, call QuestionCall, block *BlockRef, settle Settle) (string, error) {
+	if err := call.Validate(); err != nil {
+		return "", err
+	}
+	raw, err := call.MarshalJSON()
+	if err != nil {
+		return "", err
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if err := r.writableLocked(); err != nil {
+		return "", err
+	}
+	after := -1
+	if block != nil {
+		after = PlaceAfter(Blocks(r.plan.text), block.Index, block.Digest)
+	}
+	request := newID()
+	n := 1
+	if call.Method == MethodQuestionnaire {
+		n = len(call.Questions)
+	}
+	now := r.hub.now().UnixMilli()
+	cards := make([]Decision, n)
+	ids := make([]string, n)
+	for i := range cards {
+		ids[i] = "d" + newID()
+		cards[i] = Decision{ID: ids[i], ChannelID: r.channelID, Request: request, Index: i, Call: raw,
+			Status: DecisionOpen, Block: after, CreatedAt: now, UpdatedAt: now}
+	}
+	text := InsertDecisionMarks(r.plan.text, after, ids)
+	u, err := r.serverUpdateLocked(text)
+	if err != nil {
+		return "", err
+	}
+	if err := r.hub.persist.SaveDecisions(ctx, r.channelID, cards, []Update{u}); err != nil {
+		return "", fmt.Errorf("save decisions: %w", err)
+	}
+	r.cards.cards = append(r.cards.cards, cards...)
+	r.cards.calls[request] = askRec{call: call, ids: ids}
+	if settle != nil {
+		r.cards.waiters[request] = settle
+	}
+	r.plan.acceptLocked(ctx, r, []Update{u}, text)
+	for _, c := range cards {
+		r.broadcastLocked(msgDecision{Type: "decision:update", Decision: c})
+	}
+	return request, nil
+}
+
+// Answer records a member's answer to a card. The call settles as answered
+// once every card of it has an answer.
+func (r *Room) Answer(ctx context.Context, who Identity, id string, a CardAnswer) (Decision, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	card, rec, err := r.openCardLocked(id)
+	if err != nil {
+		return Decision{}, err
+	}
+	reply, err := checkCardAnswer(rec.call, card.Index, a)
+	if err != nil {
+		return Decision{}, err
+	}
+	card.Status, card.Answer, card.AnsweredBy = DecisionAnswered, &a, who.Login
+	changed := []Decision{card}
+
+	var outcome *Outcome
+	if picks, complete := r.cards.replyLocked(rec, card); complete {
+		reply.Picks = picks
+		o, err := rec.call.Answered(reply)
+		if err != nil {
+			return Decision{}, err
+		}
+		outcome = &o
+	}
+	if err := r.saveCardsLocked(ctx, changed); err != nil {
+		return Decision{}, err
+	}
+	if outcome != nil {
+		r.settleLocked(card.Request, *outcome)
+	}
+	return changed[0], nil
+}
+
+// CancelDecision is a member cancelling a card: its call settles as
+// cancelled, keeping a questionnaire's answered questions, and the call's
+// other open cards are withdrawn.
+func (r *Room) CancelDecision(ctx context.Context, who Identity, id string) (Decision, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	card, rec, err := r.openCardLocked(id)
+	if err != nil {
+		return Decision{}, err
+	}
+	card.Status, card.AnsweredBy = DecisionCancelled, who.Login
+	changed := append([]Decision{card}, r.cards.othersOpenLocked(rec, card.ID, DecisionWithdrawn)...)
+	answered := r.cards.answeredPicksLocked(rec)
+	outcome, err := rec.call.Cancelled(answered)
+	if err != nil {
+		return Decision{}, err
+	}
+	if err := r.saveCardsLocked(ctx, changed); err != nil {
+		return Decision{}, err
+	}
+	r.settleLocked(card.Request, outcome)
+	return changed[0], nil
+}
+
+// Withdraw closes a call's open cards without an answer: the Planner sent
+// input-cancel, its session ended or its connection closed. The call settles
+// as cancelled with the questionnaire answers given so far.
+func (r *Room) Withdraw(ctx context.Context, request string) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	rec, ok := r.cards.calls[request]
+	if !ok {
+		return nil // already settled
+	}
+	changed := r.cards.othersOpenLocked(rec, "", DecisionWithdrawn)
+	outcome, err := rec.call.Cancelled(r.cards.answeredPicksLocked(rec))
+	if err != nil {
+		return err
+	}
+	if err := r.saveCardsLocked(ctx, changed); err != nil {
+		return err
+	}
+	r.settleLocked(request, outcome)
+	return nil
+}
+
+// Decisions returns every card, oldest first.
+func (r *Room) Decisions() []Decision {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]Decision(nil), r.cards.cards...)
+}
+
+// OpenRequests lists the calls still waiting for an answer.
+func (r *Room) OpenRequests() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := make([]string, 0, len(r.cards.calls))
+	for req := range r.cards.calls {
+		out = append(out, req)
+	}
+	return out
+}
+
+func (r *Room) openCardLocked(id string) (Decision, askRec, error) {
+	if err := r.writableLocked(); err != nil {
+		return Decision{}, askRec{}, err
+	}
+	for _, c := range r.cards.cards {
+		if c.ID != id {
+			continue
+		}
+		rec, ok := r.cards.calls[c.Request]
+		if c.Status != DecisionOpen || !ok {
+			return Decision{}, askRec{}, errorf(CodeDecisionClosed, "This decision is already %s; it takes no more answers.", c.Status)
+		}
+		return c, rec, nil
+	}
+	return Decision{}, askRec{}, errorf(CodeNotFound, "This document has no decision %q.", id)
+}
+
+// saveCardsLocked stores changed cards, then publishes them.
+func (r *Room) saveCardsLocked(ctx context.Context, changed []Decision) error {
+	now := r.hub.now().UnixMilli()
+	for i := range changed {
+		changed[i].UpdatedAt = now
+	}
+	if err := r.hub.persist.SaveDecisions(ctx, r.channelID, changed, nil); err != nil {
+		return fmt.Errorf("save decisions: %w", err)
+	}
+	for _, c := range changed {
+		for i := range r.cards.cards {
+			if r.cards.cards[i].ID == c.ID {
+				r.cards.cards[i] = c
+			}
+		}
+		r.broadcastLocked(msgDecision{Type: "decision:update", Decision: c})
+	}
+	return nil
+}
+
+func (r *Room) settleLocked(request string, o Outcome) {
+	delete(r.cards.calls, request)
+	settle, ok := r.cards.waiters[request]
+	delete(r.cards.waiters, request)
+	if ok {
+		// The waiter may call back into the room: not under its lock.
+		go settle(o)
+	}
+}
+
+// replyLocked collects the picks of a call whose card was just answered,
+// and reports whether every card now has its answer.
+func (d *decisions) replyLocked(rec askRec, answered Decision) ([]Pick, bool) {
+	var picks []Pick
+	for _, id := range rec.ids {
+		c := answered
+		if id != answered.ID {
+			c = d.card(id)
+		}
+		if c.Status != DecisionAnswered {
+			return nil, false
+		}
+		if c.Answer != nil {
+			picks = append(picks, Pick{QuestionIndex: c.Index, Labels: c.Answer.Labels, Text: c.Answer.Text})
+		}
+	}
+	return picks, true
+}
+
+func (d *decisions) answeredPicksLocked(rec askRec) []Pick {
+	picks := []Pick{}
+	if rec.call.Method != MethodQuestionnaire {
+		return nil
+	}
+	for _, id := range rec.ids {
+		if c := d.card(id); c.Status == DecisionAnswered && c.Answer != nil {
+			picks = append(picks, Pick{QuestionIndex: c.Index, Labels: c.Answer.Labels, Text: c.Answer.Text})
+		}
+	}
+	return picks
+}
+
+func (d *decisions) othersOpenLocked(rec askRec, except, status string) []Decision {
+	var out []Decision
+	for _, id := range rec.ids {
+		if c := d.card(id); id != except && c.Status == DecisionOpen {
+			c.Status = status
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+func (d *decisions) card(id string) Decision {
+	for _, c := range d.cards {
+		if c.ID == id {
+			return c
+		}
+	}
+	return Decision{}
+}
+
+// checkCardAnswer checks a member's answer against the card's question and
+// returns the non-questionnaire part of the call's reply.
+func checkCardAnswer(call QuestionCall, index int, a CardAnswer) (Reply, error) {
+	switch call.Method {
+	case MethodQuestionnaire:
+		if (len(a.Labels) == 0) == (a.Text == "") || a.Yes != nil || a.Choice != nil {
+			return Reply{}, errorf(CodeInvalidAnswer, `Answer a question with {"labels": [...]} or {"text": "..."}.`)
+		}
+		q := call.Questions[index]
+		if !q.MultiSelect && len(a.Labels) > 1 {
+			return Reply{}, errorf(CodeInvalidAnswer, "This question takes one option.")
+		}
+		// Shaping the answer checks labels, previews and kinds.
+		if _, err := (QuestionCall{Method: MethodQuestionnaire, Questions: call.Questions}).answers(
+			[]Pick{{QuestionIndex: index, Labels: a.Labels, Text: a.Text}}); err != nil {
+			return Reply{}, err
+		}
+		return Reply{}, nil
+	case MethodConfirm:
+		if a.Yes == nil || len(a.Labels) > 0 || a.Text != "" || a.Choice != nil {
+			return Reply{}, errorf(CodeInvalidAnswer, `Answer a confirmation with {"yes": true} or {"yes": false}.`)
+		}
+		return Reply{Yes: *a.Yes}, nil
+	case MethodSelect:
+		if (a.Choice == nil) == (a.Text == "") || len(a.Labels) > 0 || a.Yes != nil {
+			return Reply{}, errorf(CodeInvalidAnswer, `Answer a choice with {"choice": "..."} or write one with {"text": "..."}.`)
+		}
+		if a.Choice != nil && !contains(call.Choices, *a.Choice) {
+			return Reply{}, errorf(CodeInvalidAnswer, "%q is not one of the choices.", *a.Choice)
+		}
+		return Reply{Choice: a.Choice}, nil
+	case MethodInput, MethodEditor:
+		if len(a.Labels) > 0 || a.Yes != nil || a.Choice != nil {
+			return Reply{}, errorf(CodeInvalidAnswer, `Answer with {"text": "..."}.`)
+		}
+		return Reply{Text: a.Text}, nil
+	}
+	return Reply{}, errorf(CodeInvalidQuestion, "method %q is not a question.", call.Method)
+}

@@ -1,0 +1,553 @@
+package room
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/extension"
+	east "github.com/yuin/goldmark/extension/ast"
+	"github.com/yuin/goldmark/parser"
+	"github.com/yuin/goldmark/text"
+	"github.com/yuin/goldmark/util"
+)
+
+// MaxSourceBytes is the most UTF-8 bytes a plan's source may hold. An edit
+// whose result is longer is refused with document-too-large.
+const MaxSourceBytes = 256 * 1024
+
+// Block types. They are the words the Planner reads in read_plan's outline and
+// edit_plan's results, so they are part of the host tools' contract.
+const (
+	BlockHeading       = "heading"
+	BlockParagraph     = "paragraph"
+	BlockList          = "list"
+	BlockQuote         = "blockquote"
+	BlockCode          = "code"
+	BlockThematicBreak = "thematic_break"
+	BlockHTML          = "html"
+	BlockTable         = "table"
+	BlockDefinition    = "definition" // a link reference definition: [label]: /url
+	BlockComponent     = "component"  // an MDX component: <Callout>, <Tabs>, ...
+	BlockDecision      = "decision"   // a reserved <Decision id="..." /> line
+)
+
+// A Block is one top-level block of a plan, as a CommonMark parser splits the
+// source. Its source is its lines, StartLine to EndLine, joined by "\n" and
+// without a final line break; Digest is "sha256:" and the lowercase hex
+// SHA-256 of that source, so a block keeps its digest wherever it moves.
+// Blank lines between blocks belong to no block.
+type Block struct {
+	Index     int    `json:"index"`
+	Type      string `json:"type"`
+	StartLine int    `json:"startLine"` // 1-based
+	EndLine   int    `json:"endLine"`   // 1-based, inclusive
+	Digest    string `json:"digest"`
+}
+
+// blockParser splits blocks only. Inline parsers are left out: Blocks never
+// looks inside a block, and inline parsing is most of goldmark's time (a
+// plan of MaxSourceBytes parses several times faster without it). It is safe
+// for concurrent use: goldmark keeps parse state in a per-call context.
+var blockParser = parser.NewParser(
+	parser.WithBlockParsers(parser.DefaultBlockParsers()...),
+	parser.WithParagraphTransformers(parser.DefaultParagraphTransformers()...),
+	parser.WithParagraphTransformers(util.Prioritized(extension.NewTableParagraphTransformer(), 200)),
+)
+
+// Blocks splits source into its top-level blocks.
+//
+// goldmark gives every block node its start offset but no end (container
+// nodes such as lists have no lines of their own, and a fenced code block's
+// lines leave out its fences). Every non-blank line belongs to the top-level
+// node that starts at or before it, so a block ends on the last non-blank line
+// before the next block starts. That also gives fences, closing HTML lines and
+// lazy continuation lines to the block they belong to.
+//
+// MDX components are then joined: CommonMark ends an HTML block at a blank
+// line, so "<Callout>", its Markdown body and "</Callout>" arrive as separate
+// blocks and are made one component block again.
+func Blocks(source string) []Block {
+	ls := splitLines(source)
+	doc := blockParser.Parse(text.NewReader([]byte(source)))
+
+	var spans []span
+	for n := doc.FirstChild(); n != nil; n = n.NextSibling() {
+		pos := startOffset(n)
+		if pos < 0 {
+			continue // a node with no text of its own; its lines join the block before
+		}
+		line := ls.lineAt(pos)
+		if len(spans) > 0 && spans[len(spans)-1].start >= line {
+			continue // starts on a line already claimed; never seen, but keep ranges disjoint
+		}
+		spans = append(spans, span{start: line, kind: n.Kind()})
+	}
+	for i := range spans {
+		end := ls.count()
+		if i+1 < len(spans) {
+			end = spans[i+1].start - 1
+		}
+		for end > spans[i].start && isBlank(ls.line(end)) {
+			end--
+		}
+		spans[i].end = end
+	}
+	spans = joinComponents(ls, spans)
+
+	blocks := make([]Block, len(spans))
+	for i, s := range spans {
+		src := ls.span(s.start, s.end)
+		blocks[i] = Block{
+			Index:     i,
+			Type:      blockType(s, src),
+			StartLine: s.start,
+			EndLine:   s.end,
+			Digest:    Digest(src),
+		}
+	}
+	return blocks
+}
+
+// Digest is a block digest: "sha256:" and the hex SHA-256 of the block's source.
+func Digest(blockSource string) string {
+	sum := sha256.Sum256([]byte(blockSource))
+	return "sha256:" + hex.EncodeToString(sum[:])
+}
+
+// BlockSource is the text of block b in source: its lines, without a final
+// line break.
+func BlockSource(source string, b Block) string {
+	return splitLines(source).span(b.StartLine, b.EndLine)
+}
+
+// span is a top-level block before it has an index and digest.
+type span struct {
+	start, end int // 1-based lines, inclusive
+	kind       ast.NodeKind
+	component  bool // joined from an MDX component's pieces
+}
+
+// startOffset is the byte offset where n starts, or -1.
+func startOffset(n ast.Node) int {
+	if p := n.Pos(); p >= 0 {
+		return p
+	}
+	for c := n.FirstChild(); c != nil; c = c.NextSibling() {
+		if p := startOffset(c); p >= 0 {
+			return p
+		}
+	}
+	return -1
+}
+
+func blockType(s span, src string) string {
+	if isDecisionMark(src) {
+		return BlockDecision
+	}
+	if s.component || (!isCode(s.kind) && componentName(src) != "") {
+		return BlockComponent
+	}
+	switch s.kind {
+	case ast.KindHeading:
+		return BlockHeading
+	case ast.KindParagraph, ast.KindTextBlock:
+		return BlockParagraph
+	case ast.KindList:
+		return BlockList
+	case ast.KindBlockquote:
+		return BlockQuote
+	case ast.KindFencedCodeBlock, ast.KindCodeBlock:
+		return BlockCode
+	case ast.KindThematicBreak:
+		return BlockThematicBreak
+	case ast.KindHTMLBlock:
+		return BlockHTML
+	case ast.KindLinkReferenceDefinition:
+		return BlockDefinition
+	case east.KindTable:
+		return BlockTable
+	}
+	return strings.ToLower(s.kind.String())
+}
+
+func isCode(k ast.NodeKind) bool {
+	return k == ast.KindFencedCodeBlock || k == ast.KindCodeBlock
+}
+
+// joinComponents makes one block of an MDX component whose closing tag is in a
+// later block. A component that is never closed stays as it was parsed.
+func joinComponents(ls lines, spans []span) []span {
+	out := spans[:0:0]
+	for i := 0; i < len(spans); i++ {
+		s := spans[i]
+		src := ls.span(s.start, s.end)
+		name := ""
+		if !isCode(s.kind) {
+			name = componentName(src)
+		}
+		if name == "" {
+			out = append(out, s)
+			continue
+		}
+		depth := tagDepth(src, name)
+		j := i
+		for depth > 0 && j+1 < len(spans) {
+			j++
+			if !isCode(spans[j].kind) { // a closing tag shown in a code sample closes nothing
+				depth += tagDepth(ls.span(spans[j].start, spans[j].end), name)
+			}
+		}
+		if depth > 0 {
+			out = append(out, s) // never closed: leave the pieces as CommonMark split them
+			continue
+		}
+		out = append(out, span{start: s.start, end: spans[j].end, kind: s.kind, component: true})
+		i = j
+	}
+	return out
+}
+
+// componentName is the name of the MDX component src opens with, such as
+// "Callout", or "". MDX components are capitalised; HTML elements are not.
+func componentName(src string) string {
+	s := strings.TrimLeft(src, " \t")
+	if len(s) < 2 || s[0] != '<' || s[1] < 'A' || s[1] > 'Z' {
+		return ""
+	}
+	n := 2
+	for n < len(s) && isNameByte(s[n]) {
+		n++
+	}
+	return s[1:n]
+}
+
+func isNameByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-' || c == '.'
+}
+
+// tagDepth counts the opening tags of component name in src, less its closing
+// tags; self-closing tags count nothing. Attribute values in quotes or braces
+// may hold '>' without ending the tag.
+func tagDepth(src, name string) int {
+	depth := 0
+	for i := 0; i < len(src); i++ {
+		if src[i] != '<' {
+			continue
+		}
+		closing := strings.HasPrefix(src[i+1:], "/")
+		at := i + 1
+		if closing {
+			at++
+		}
+		if !strings.HasPrefix(src[at:], name) {
+			continue
+		}
+		after := at + len(name)
+		if after < len(src) && isNameByte(src[after]) {
+			continue // <CalloutBox is not <Callout
+		}
+		end, selfClosing := tagEnd(src, after)
+		switch {
+		case closing:
+			depth--
+		case !selfClosing:
+			depth++
+		}
+		i = end
+	}
+	return depth
+}
+
+// tagEnd finds the '>' that ends a tag whose attributes start at i, and
+// whether the tag closes itself with "/>". An unterminated tag ends at the end
+// of src.
+func tagEnd(src string, i int) (end int, selfClosing bool) {
+	var quote byte
+	braces := 0
+	for ; i < len(src); i++ {
+		c := src[i]
+		switch {
+		case quote != 0:
+			if c == quote {
+				quote = 0
+			}
+		case c == '"' || c == '\'':
+			quote = c
+		case c == '{':
+			braces++
+		case c == '}' && braces > 0:
+			braces--
+		case c == '>' && braces == 0:
+			return i, strings.HasSuffix(strings.TrimRight(src[:i], " \t\n"), "/")
+		}
+	}
+	return len(src), false
+}
+
+// A DecisionMark is a <Decision id="..." /> line: where a decision card sits
+// in the plan.
+type DecisionMark struct {
+	ID   string `json:"id"`
+	Line int    `json:"line"` // 1-based
+}
+
+// decisionMark matches a whole line the server wrote with InsertDecisionMarks.
+var decisionMark = regexp.MustCompile(`^[ \t]*<Decision[ \t]+id="([A-Za-z0-9][A-Za-z0-9._:-]{0,127})"[ \t]*/>[ \t]*$`)
+
+// decisionTag finds any use of the reserved component, well-formed or not: in
+// MDX a component may also sit inside a line of text.
+var decisionTag = regexp.MustCompile(`<Decision(?:[\s/>]|$)`)
+
+var markID = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$`)
+
+func isDecisionMark(src string) bool {
+	return !strings.Contains(src, "\n") && decisionMark.MatchString(src)
+}
+
+// Decisions lists the decision marks in source, in order.
+func Decisions(source string) []DecisionMark {
+	var marks []DecisionMark
+	ls := splitLines(source)
+	for n := 1; n <= ls.count(); n++ {
+		if m := decisionMark.FindStringSubmatch(ls.line(n)); m != nil {
+			marks = append(marks, DecisionMark{ID: m[1], Line: n})
+		}
+	}
+	return marks
+}
+
+// CheckReserved refuses an edit by a person or the Planner that adds, removes,
+// duplicates, reorders or alters a line holding the reserved <Decision>
+// component; only the server writes those (InsertDecisionMarks). Every other
+// line may change, so text may move around a card but the cards stay as the
+// server wrote them. A <Decision in a code sample counts too: telling a sample
+// from a card is not worth a way to forge one.
+func CheckReserved(before, after string) error {
+	was, now := reservedLines(before), reservedLines(after)
+	if equalLines(was, now) {
+		return nil
+	}
+	return &Error{Code: CodeReservedComponent, Message: describeReservedChange(was, now)}
+}
+
+type reservedLine struct {
+	n    int // 1-based
+	text string
+}
+
+func reservedLines(source string) []reservedLine {
+	var out []reservedLine
+	ls := splitLines(source)
+	for n := 1; n <= ls.count(); n++ {
+		if l := ls.line(n); decisionTag.MatchString(l) {
+			out = append(out, reservedLine{n, l})
+		}
+	}
+	return out
+}
+
+func equalLines(a, b []reservedLine) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].text != b[i].text {
+			return false
+		}
+	}
+	return true
+}
+
+// describeReservedChange says in plain words what an edit did to the
+// decision cards' lines, naming the first line that differs.
+func describeReservedChange(was, now []reservedLine) string {
+	const advice = "Decision cards are placed by Chopin: leave every <Decision /> line exactly as it is and edit the text around it."
+	added, removed := unmatched(now, was), unmatched(was, now)
+	for _, l := range added {
+		verb := "add"
+		id := looseID(l.text)
+		switch {
+		case id != "" && hasID(removed, id):
+			verb = "alter"
+		case id != "" && hasID(was, id):
+			verb = "duplicate"
+		case len(removed) > 0:
+			verb = "alter"
+		}
+		return fmt.Sprintf("This edit would %s a decision card at line %d (%s). %s", verb, l.n, strings.TrimSpace(l.text), advice)
+	}
+	for _, l := range removed {
+		return fmt.Sprintf("This edit would remove the decision card on line %d (%s). %s", l.n, strings.TrimSpace(l.text), advice)
+	}
+	return "This edit would reorder the decision cards. " + advice
+}
+
+// unmatched is the lines of a whose text b does not have, counting repeats.
+func unmatched(a, b []reservedLine) []reservedLine {
+	count := map[string]int{}
+	for _, l := range b {
+		count[l.text]++
+	}
+	var out []reservedLine
+	for _, l := range a {
+		if count[l.text] > 0 {
+			count[l.text]--
+		} else {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// looseID reads an id attribute from a line that may not be a well-formed
+// mark, to tell an altered card from a new one.
+var looseIDAttr = regexp.MustCompile(`\bid\s*=\s*["']([^"']*)`)
+
+func looseID(line string) string {
+	if m := looseIDAttr.FindStringSubmatch(line); m != nil {
+		return m[1]
+	}
+	return ""
+}
+
+func hasID(ls []reservedLine, id string) bool {
+	for _, l := range ls {
+		if looseID(l.text) == id {
+			return true
+		}
+	}
+	return false
+}
+
+// InsertDecisionMarks writes a <Decision id="..." /> line for each id, in
+// order, directly after block afterBlock of source, or at the end when
+// afterBlock is -1 or names no block. Each mark is a block of its own, so it
+// gets blank lines around it. The ids are the server's own (UUIDs); an id that
+// could not be read back as a mark is a bug in the caller, and panics.
+func InsertDecisionMarks(source string, afterBlock int, ids []string) string {
+	if len(ids) == 0 {
+		return source
+	}
+	var marks []string
+	for i, id := range ids {
+		if !markID.MatchString(id) {
+			panic(fmt.Sprintf("room: invalid decision id %q", id))
+		}
+		if i > 0 {
+			marks = append(marks, "")
+		}
+		marks = append(marks, `<Decision id="`+id+`" />`)
+	}
+
+	ls := splitLines(source)
+	all := make([]string, ls.count())
+	for n := range all {
+		all[n] = ls.line(n + 1)
+	}
+	at := len(all) // insert before all[at]
+	if blocks := Blocks(source); afterBlock >= 0 && afterBlock < len(blocks) {
+		at = blocks[afterBlock].EndLine
+	}
+	if at > 0 && !isBlank(all[at-1]) {
+		marks = append([]string{""}, marks...)
+	}
+	if at < len(all) && !isBlank(all[at]) {
+		marks = append(marks, "")
+	}
+	out := append(append(append([]string{}, all[:at]...), marks...), all[at:]...)
+	joined := strings.Join(out, "\n")
+	if at == len(all) || strings.HasSuffix(source, "\n") {
+		joined += "\n"
+	}
+	return joined
+}
+
+// lines indexes the lines of a source: the text between "\n"s. A final "\n"
+// ends the last line rather than starting an empty one, as editors count.
+type lines struct {
+	src    string
+	starts []int // byte offset of each line's first byte
+}
+
+func splitLines(src string) lines {
+	ls := lines{src: src}
+	for i := 0; i < len(src); {
+		ls.starts = append(ls.starts, i)
+		nl := strings.IndexByte(src[i:], '\n')
+		if nl < 0 {
+			break
+		}
+		i += nl + 1
+	}
+	return ls
+}
+
+func (ls lines) count() int { return len(ls.starts) }
+
+// bounds is the byte range of line n (1-based) without its line break, and
+// where the next line starts.
+func (ls lines) bounds(n int) (start, end, next int) {
+	start = ls.starts[n-1]
+	if n < len(ls.starts) {
+		next = ls.starts[n]
+		return start, next - 1, next
+	}
+	end = len(ls.src)
+	if strings.HasSuffix(ls.src, "\n") {
+		end--
+	}
+	return start, end, len(ls.src)
+}
+
+func (ls lines) line(n int) string {
+	start, end, _ := ls.bounds(n)
+	return ls.src[start:end]
+}
+
+// span is lines first to last joined by "\n", without a final line break.
+func (ls lines) span(first, last int) string {
+	start, _, _ := ls.bounds(first)
+	_, end, _ := ls.bounds(last)
+	return ls.src[start:end]
+}
+
+// lineAt is the 1-based line holding byte offset.
+func (ls lines) lineAt(offset int) int {
+	return sort.Search(len(ls.starts), func(i int) bool { return ls.starts[i] > offset })
+}
+
+func isBlank(line string) bool {
+	return strings.Trim(line, " \t") == ""
+}
+
+// Error codes. They are stable: clients and tests match on them.
+const (
+	CodeStaleRevision     = "stale-revision"
+	CodeInvalidOperation  = "invalid-operation"
+	CodeInvalidArgument   = "invalid-argument"
+	CodeReservedComponent = "reserved-component"
+	CodeDocumentTooLarge  = "document-too-large"
+	CodeEmptyDocument     = "empty-document"
+	CodeInvalidQuestion   = "invalid-question"
+	CodeInvalidAnswer     = "invalid-answer"
+)
+
+// An Error is a refusal the caller shows as it is: Code is a stable
+// identifier, Message plain English saying what happened and what to do.
+// Stale is set only for stale-revision.
+type Error struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+	Stale   *Stale `json:"stale,omitempty"`
+}
+
+func (e *Error) Error() string { return e.Message }
+
+func errorf(code, format string, args ...any) *Error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+}

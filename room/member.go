@@ -1,0 +1,205 @@
+package room
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+)
+
+// MaxFrameBytes bounds one frame from a browser. A push carries at most a
+// whole plan (256 KiB of source), which JSON escaping can at most inflate a
+// few times over.
+const MaxFrameBytes = 2 << 20
+
+// Member is one browser socket in a room.
+type Member struct {
+	room    *Room
+	conn    Conn
+	who     Identity
+	release func()
+}
+
+// Join adds a socket to the document's room and sends it session:hello and
+// the current Chat and Decisions; the plan follows its plan:open.
+func (h *Hub) Join(ctx context.Context, ch Channel, who Identity, conn Conn) (*Member, error) {
+	r, release, err := h.Acquire(ctx, ch)
+	if err != nil {
+		return nil, err
+	}
+	msgs, err := r.Messages(ctx, chatSnapshotSize)
+	if err != nil {
+		release()
+		return nil, err
+	}
+	m := &Member{room: r, conn: conn, who: who, release: release}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.members[m] = struct{}{}
+	m.sendLocked(r, msgHello{Type: "session:hello", Identity: m.identityLocked(r), Channel: r.channel})
+	if msgs == nil {
+		msgs = []Message{}
+	}
+	m.sendLocked(r, msgChatSnapshot{Type: "chat:snapshot", Messages: msgs})
+	m.sendLocked(r, msgDecisionsSnapshot{Type: "decisions:snapshot", Decisions: append([]Decision{}, r.cards.cards...)})
+	r.broadcastLocked(msgPresence{Type: "session:presence", Members: len(r.members)})
+	return m, nil
+}
+
+// Leave removes the socket from its room.
+func (m *Member) Leave() {
+	r := m.room
+	r.mu.Lock()
+	_, ok := r.members[m]
+	delete(r.members, m)
+	if ok {
+		r.broadcastLocked(msgPresence{Type: "session:presence", Members: len(r.members)})
+	}
+	r.mu.Unlock()
+	if ok {
+		m.release()
+	}
+}
+
+func (m *Member) sendLocked(r *Room, v any) { m.conn.Send(encode(v)) }
+
+func (m *Member) canEditLocked(r *Room) bool { return m.who.CanEdit && !r.channel.Archived() }
+
+// identityLocked is the member's identity with edit capability as the
+// document's state allows: an archived document is read-only for everyone,
+// though a manager keeps canManage to restore or delete it.
+func (m *Member) identityLocked(r *Room) Identity {
+	id := m.who
+	id.CanEdit = m.canEditLocked(r)
+	return id
+}
+
+// Receive handles one frame from the member's socket. Every failure is
+// answered with an error message naming the request; nothing changes.
+func (m *Member) Receive(ctx context.Context, frame []byte) {
+	var env inEnvelope
+	if err := json.Unmarshal(frame, &env); err != nil || env.Type == "" {
+		m.reply(msgError{Type: "error", Code: CodeMalformed, Message: "Each frame must be a JSON object with a string type."})
+		return
+	}
+	reply, err := m.dispatch(ctx, env, frame)
+	if err != nil {
+		var re *Error
+		if !errors.As(err, &re) {
+			m.room.hub.logf(m.room).Error("room request failed", "type", env.Type, "err", err)
+		}
+		m.reply(errorReply(env.ID, err))
+		return
+	}
+	if reply != nil {
+		m.reply(reply)
+	}
+}
+
+func (m *Member) dispatch(ctx context.Context, env inEnvelope, frame []byte) (any, error) {
+	r := m.room
+	switch env.Type {
+	case "plan:open":
+		var in inPlanOpen
+		if err := decodeFrame(frame, &in); err != nil {
+			return nil, err
+		}
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		switch reply := r.plan.openLocked(in.Epoch, in.Version).(type) {
+		case msgPlanSnapshot:
+			reply.ID = in.ID
+			return reply, nil
+		case msgPlanUpdates:
+			reply.ID = in.ID
+			return reply, nil
+		}
+		return nil, errors.New("unreachable")
+	case "plan:push":
+		var in inPlanPush
+		if err := decodeFrame(frame, &in); err != nil {
+			return nil, err
+		}
+		if err := m.checkEdit(); err != nil {
+			return nil, err
+		}
+		for _, u := range in.Updates {
+			if u.ClientID == "" || len(u.ClientID) > 128 || u.ClientID == serverClientID {
+				return nil, errorf(CodeMalformed, "Every update needs a clientID of 1 to 128 characters other than %q.", serverClientID)
+			}
+		}
+		version, err := r.Push(ctx, in.Version, in.Updates)
+		if err != nil {
+			var re *Error
+			if errors.As(err, &re) && re.Code == CodeStaleVersion {
+				return msgError{Type: "error", ID: in.ID, Code: re.Code, Message: re.Message, Version: &version}, nil
+			}
+			return nil, err
+		}
+		return msgPlanAck{Type: "plan:ack", ID: in.ID, Version: version}, nil
+	case "chat:send":
+		var in inChatSend
+		if err := decodeFrame(frame, &in); err != nil {
+			return nil, err
+		}
+		if err := m.checkEdit(); err != nil {
+			return nil, err
+		}
+		if _, err := r.Say(ctx, m.who, in.Text); err != nil {
+			return nil, err
+		}
+		return msgOK{Type: "ok", ID: in.ID}, nil
+	case "decision:answer":
+		var in inDecisionAnswer
+		if err := decodeFrame(frame, &in); err != nil {
+			return nil, err
+		}
+		if err := m.checkEdit(); err != nil {
+			return nil, err
+		}
+		if _, err := r.Answer(ctx, m.who, in.Decision, in.Answer); err != nil {
+			return nil, err
+		}
+		return msgOK{Type: "ok", ID: in.ID}, nil
+	case "decision:cancel":
+		var in inDecisionCancel
+		if err := decodeFrame(frame, &in); err != nil {
+			return nil, err
+		}
+		if err := m.checkEdit(); err != nil {
+			return nil, err
+		}
+		if _, err := r.CancelDecision(ctx, m.who, in.Decision); err != nil {
+			return nil, err
+		}
+		return msgOK{Type: "ok", ID: in.ID}, nil
+	}
+	return nil, errorf(CodeUnknownType, "This server does not know the message type %q.", env.Type)
+}
+
+func (m *Member) checkEdit() error {
+	if !m.who.CanEdit {
+		return errorf(CodeReadOnly, "You can read this document but not change it.")
+	}
+	return nil
+}
+
+func (m *Member) reply(v any) { m.conn.Send(encode(v)) }
+
+// decodeFrame decodes strictly: an unknown field is refused.
+func decodeFrame(frame []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(frame))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return errorf(CodeMalformed, "This frame does not have the shape its type needs: %v.", err)
+	}
+	return nil
+}
+
+func errorReply(id string, err error) msgError {
+	var re *Error
+	if errors.As(err, &re) {
+		return msgError{Type: "error", ID: id, Code: re.Code, Message: re.Message}
+	}
+	return msgError{Type: "error", ID: id, Code: CodeInternal, Message: "Chopin could not do this because of an internal error; the log has the details."}
+}

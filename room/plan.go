@@ -1,0 +1,240 @@
+package room
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+)
+
+// checkpointEvery is how many accepted updates the journal may hold before
+// the room writes a full checkpoint and drops them. A client that fell
+// further behind than this reloads from a snapshot.
+const checkpointEvery = 200
+
+// serverClientID marks updates the server made itself (HTTP edits, the
+// Planner's edit_plan, decision placement), so no browser mistakes them
+// for its own.
+const serverClientID = "server"
+
+// plan is the room's copy of the document text and its history since the
+// last checkpoint. The version counts every accepted update (it is also the
+// plan revision the Planner and the HTTP API see).
+type plan struct {
+	epoch     string
+	version   int64
+	text      string
+	cpVersion int64    // version of the last checkpoint
+	tail      []Update // updates after cpVersion; tail[i].Version == cpVersion+i+1
+}
+
+func (p *plan) load(ctx context.Context, r *Room) error {
+	rec, err := r.hub.persist.LoadPlan(ctx, r.channelID)
+	if err != nil {
+		return err
+	}
+	if !rec.Exists {
+		// A browser-created document has no plan until it is first opened.
+		cp := Checkpoint{Epoch: newID(), Version: 0, Source: "# " + r.channel.Title + "\n"}
+		if err := r.hub.persist.CheckpointPlan(ctx, r.channelID, cp); err != nil {
+			return err
+		}
+		p.epoch, p.text = cp.Epoch, cp.Source
+		return nil
+	}
+	cp := rec.Checkpoint
+	p.epoch, p.version, p.text, p.cpVersion = cp.Epoch, cp.Version, cp.Source, cp.Version
+	for _, u := range rec.Journal {
+		text, err := applyUpdate(p.text, u)
+		if err == nil && u.Version != p.version+1 {
+			err = fmt.Errorf("version %d follows %d", u.Version, p.version)
+		}
+		if err != nil {
+			// The journal cannot be replayed past this entry. Keep what could
+			// be, and start a new history so that every client reloads it.
+			r.hub.logf(r).Error("plan journal is damaged; keeping the text up to the last good update",
+				"version", p.version, "err", err)
+			p.epoch = newID()
+			return p.checkpoint(ctx, r)
+		}
+		p.text, p.version = text, u.Version
+		p.tail = append(p.tail, u)
+	}
+	return nil
+}
+
+func applyUpdate(text string, u Update) (string, error) {
+	cs, err := ParseChangeSet(u.Changes)
+	if err != nil {
+		return "", err
+	}
+	return cs.Apply(text)
+}
+
+// checkpoint stores the full text and lets the journal go.
+func (p *plan) checkpoint(ctx context.Context, r *Room) error {
+	if p.cpVersion == p.version && len(p.tail) == 0 && p.epoch != "" {
+		return nil
+	}
+	cp := Checkpoint{Epoch: p.epoch, Version: p.version, Source: p.text}
+	if err := r.hub.persist.CheckpointPlan(ctx, r.channelID, cp); err != nil {
+		return err
+	}
+	p.cpVersion, p.tail = p.version, nil
+	return nil
+}
+
+// openLocked answers plan:open: the updates a client at (epoch, version)
+// missed while the journal still has them, otherwise the whole text.
+func (p *plan) openLocked(epoch string, version int64) any {
+	if epoch == p.epoch && version >= p.cpVersion && version <= p.version {
+		return msgPlanUpdates{Type: "plan:updates", Epoch: p.epoch, Version: version,
+			Updates: nonNil(p.tail[version-p.cpVersion:])}
+	}
+	return msgPlanSnapshot{Type: "plan:snapshot", Epoch: p.epoch, Version: p.version, Source: p.text}
+}
+
+func nonNil(u []Update) []Update {
+	if u == nil {
+		return []Update{}
+	}
+	return u
+}
+
+// prepareLocked checks updates against the current text and returns the text
+// they produce, stamping each with its version. Nothing changes yet.
+func (p *plan) prepareLocked(updates []Update) (string, error) {
+	text := p.text
+	for i := range updates {
+		u := &updates[i]
+		next, err := applyUpdate(text, *u)
+		if err != nil {
+			return "", errorf(CodeInvalidChanges, "Change %d of this edit does not fit the document at version %d: %v.", i+1, p.version, err)
+		}
+		text = next
+		u.Version = p.version + int64(i) + 1
+	}
+	if len(text) > MaxSourceBytes {
+		return "", errorf(CodeDocumentTooLarge, "The plan would be %d bytes; a plan holds at most %d bytes of source.", len(text), MaxSourceBytes)
+	}
+	if err := CheckReserved(p.text, text); err != nil {
+		return "", err
+	}
+	return text, nil
+}
+
+// acceptLocked makes stored updates current and publishes them.
+func (p *plan) acceptLocked(ctx context.Context, r *Room, updates []Update, text string) {
+	from := p.version
+	p.text = text
+	p.version = updates[len(updates)-1].Version
+	p.tail = append(p.tail, updates...)
+	r.broadcastLocked(msgPlanUpdates{Type: "plan:updates", Epoch: p.epoch, Version: from, Updates: updates})
+	if len(p.tail) >= checkpointEvery {
+		if err := p.checkpoint(ctx, r); err != nil {
+			// The journal still holds every update: nothing is lost, the
+			// next checkpoint tries again.
+			r.hub.logf(r).Error("checkpoint", "err", err)
+		}
+	}
+}
+
+// Push commits a client's updates made at version, then acknowledges and
+// publishes them. A push at any other version is refused as stale, with
+// the current version, so the client pulls, rebases and pushes again.
+func (r *Room) Push(ctx context.Context, version int64, updates []Update) (int64, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if err := r.writableLocked(); err != nil {
+		return r.plan.version, err
+	}
+	if version != r.plan.version {
+		return r.plan.version, &Error{Code: CodeStaleVersion,
+			Message: "The plan has moved on to version " + strconv.FormatInt(r.plan.version, 10) + "; pull the changes and push again."}
+	}
+	if len(updates) == 0 {
+		return r.plan.version, nil
+	}
+	text, err := r.plan.prepareLocked(updates)
+	if err != nil {
+		return r.plan.version, err
+	}
+	if err := r.hub.persist.CommitPlan(ctx, r.channelID, updates); err != nil {
+		return r.plan.version, fmt.Errorf("commit plan: %w", err)
+	}
+	r.plan.acceptLocked(ctx, r, updates, text)
+	return r.plan.version, nil
+}
+
+// ReplaceText makes the plan read text, as one server update. revision must
+// be the current version: an edit of an older one would undo what it missed. It is how an HTTP edit and the
+// Planner's edit_plan change the plan: open editors rebase onto it.
+func (r *Room) ReplaceText(ctx context.Context, revision int64, text string) (int64, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if err := r.writableLocked(); err != nil {
+		return r.plan.version, err
+	}
+	if revision != r.plan.version {
+		return r.plan.version, &Error{Code: CodeStaleRevision,
+			Message: "The plan is at revision " + strconv.FormatInt(r.plan.version, 10) + ", not " + strconv.FormatInt(revision, 10) + "; read it again and redo the edit."}
+	}
+	text = NormalizeLineEndings(text)
+	if text == r.plan.text {
+		return r.plan.version, nil
+	}
+	if err := CheckReserved(r.plan.text, text); err != nil {
+		return r.plan.version, err
+	}
+	return r.commitServerTextLocked(ctx, text)
+}
+
+// commitServerTextLocked stores and publishes a server-made change to text,
+// which the caller has already checked.
+func (r *Room) commitServerTextLocked(ctx context.Context, text string) (int64, error) {
+	u, err := r.serverUpdateLocked(text)
+	if err != nil {
+		return r.plan.version, err
+	}
+	if err := r.hub.persist.CommitPlan(ctx, r.channelID, []Update{u}); err != nil {
+		return r.plan.version, fmt.Errorf("commit plan: %w", err)
+	}
+	r.plan.acceptLocked(ctx, r, []Update{u}, text)
+	return r.plan.version, nil
+}
+
+// serverUpdateLocked builds the update that turns the current text into text.
+func (r *Room) serverUpdateLocked(text string) (Update, error) {
+	if len(text) > MaxSourceBytes {
+		return Update{}, errorf(CodeDocumentTooLarge, "The plan would be %d bytes; a plan holds at most %d bytes of source.", len(text), MaxSourceBytes)
+	}
+	changes, err := DiffChangeSet(r.plan.text, text).MarshalJSON()
+	if err != nil {
+		return Update{}, err
+	}
+	return Update{Version: r.plan.version + 1, ClientID: serverClientID, Changes: changes}, nil
+}
+
+// Plan is a consistent view of the plan.
+type Plan struct {
+	Epoch    string  `json:"epoch"`
+	Version  int64   `json:"version"`
+	Revision int64   `json:"revision"`
+	Source   string  `json:"source"`
+	Blocks   []Block `json:"blocks"`
+}
+
+// Plan returns the current plan with its blocks.
+func (r *Room) Plan() Plan {
+	r.mu.Lock()
+	p := Plan{Epoch: r.plan.epoch, Version: r.plan.version, Revision: r.plan.version, Source: r.plan.text}
+	r.mu.Unlock()
+	p.Blocks = Blocks(p.Source)
+	return p
+}
+
+// View is the plan as the Planner's read tools see it.
+func (r *Room) View() PlanView {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return PlanView{Title: r.channel.Title, URL: r.channel.URL, Revision: r.plan.version, Source: r.plan.text}
+}

@@ -1,0 +1,256 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+)
+
+// PlanCheckpoint is a plan's full text at a version, in an epoch.
+type PlanCheckpoint struct {
+	Epoch   string
+	Version int64
+	Source  string
+}
+
+// PlanUpdate is one accepted change (CodeMirror ChangeSet JSON).
+type PlanUpdate struct {
+	Version  int64
+	ClientID string
+	Changes  json.RawMessage
+}
+
+// PlanRecord is a stored plan: its checkpoint and the journal after it.
+type PlanRecord struct {
+	Exists     bool
+	Checkpoint PlanCheckpoint
+	Journal    []PlanUpdate
+}
+
+// LoadPlan reads a document's checkpoint and journal.
+func (s *Store) LoadPlan(ctx context.Context, channelID string) (PlanRecord, error) {
+	tx, err := s.read.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return PlanRecord{}, err
+	}
+	defer tx.Rollback()
+	var rec PlanRecord
+	cp := &rec.Checkpoint
+	err = tx.QueryRowContext(ctx, `SELECT epoch, checkpoint_version, checkpoint_source FROM plans WHERE channel_id = ?`,
+		channelID).Scan(&cp.Epoch, &cp.Version, &cp.Source)
+	if errors.Is(err, sql.ErrNoRows) {
+		return rec, nil
+	}
+	if err != nil {
+		return rec, fmt.Errorf("load plan: %w", err)
+	}
+	rec.Exists = true
+	rows, err := tx.QueryContext(ctx, `SELECT version, client_id, changes FROM plan_journal
+		WHERE channel_id = ? AND version > ? ORDER BY version`, channelID, cp.Version)
+	if err != nil {
+		return rec, fmt.Errorf("load journal: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var u PlanUpdate
+		var changes string
+		if err := rows.Scan(&u.Version, &u.ClientID, &changes); err != nil {
+			return rec, fmt.Errorf("load journal: %w", err)
+		}
+		u.Changes = json.RawMessage(changes)
+		rec.Journal = append(rec.Journal, u)
+	}
+	return rec, rows.Err()
+}
+
+// CommitPlan appends updates to the journal and advances the version, in
+// one transaction. It is fenced: the first update must follow the stored
+// version exactly, so two writers can never both extend the same version.
+func (s *Store) CommitPlan(ctx context.Context, channelID string, updates []PlanUpdate) error {
+	return s.inTx(ctx, func(tx *sql.Tx) error { return commitPlan(ctx, tx, s.nowMS(), channelID, updates) })
+}
+
+func commitPlan(ctx context.Context, tx *sql.Tx, now int64, channelID string, updates []PlanUpdate) error {
+	if len(updates) == 0 {
+		return nil
+	}
+	first, last := updates[0].Version, updates[len(updates)-1].Version
+	res, err := tx.ExecContext(ctx, `UPDATE plans SET version = ?, updated_at = ?
+		WHERE channel_id = ? AND version = ?`, last, now, channelID, first-1)
+	if err != nil {
+		return fmt.Errorf("advance plan version: %w", err)
+	}
+	if n, _ := res.RowsAffected(); n != 1 {
+		return conflict("plan-version-conflict", "the stored plan is not at version %d", first-1)
+	}
+	stmt, err := tx.PrepareContext(ctx, `INSERT INTO plan_journal (channel_id, version, client_id, changes) VALUES (?, ?, ?, ?)`)
+	if err != nil {
+		return err
+	}
+	defer stmt.Close()
+	for i, u := range updates {
+		if u.Version != first+int64(i) {
+			return fmt.Errorf("commit plan: update %d has version %d, want %d", i, u.Version, first+int64(i))
+		}
+		if _, err := stmt.ExecContext(ctx, channelID, u.Version, u.ClientID, string(u.Changes)); err != nil {
+			return fmt.Errorf("journal update %d: %w", u.Version, err)
+		}
+	}
+	return nil
+}
+
+// CheckpointPlan stores the full text at a version, creating the plan when
+// it has none yet, and drops the journal through that version.
+func (s *Store) CheckpointPlan(ctx context.Context, channelID string, cp PlanCheckpoint) error {
+	return s.inTx(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `INSERT INTO plans (channel_id, epoch, version, checkpoint_version, checkpoint_source, updated_at)
+			VALUES (?, ?, ?, ?, ?, ?)
+			ON CONFLICT (channel_id) DO UPDATE SET epoch = excluded.epoch,
+				version = max(plans.version, excluded.version),
+				checkpoint_version = excluded.checkpoint_version,
+				checkpoint_source = excluded.checkpoint_source, updated_at = excluded.updated_at`,
+			channelID, cp.Epoch, cp.Version, cp.Version, cp.Source, s.nowMS())
+		if isForeignKeyError(err) {
+			return notFound("channel-not-found", "no document has the ID %s", channelID)
+		}
+		if err != nil {
+			return fmt.Errorf("checkpoint plan: %w", err)
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM plan_journal WHERE channel_id = ? AND version <= ?`, channelID, cp.Version); err != nil {
+			return fmt.Errorf("trim journal: %w", err)
+		}
+		return nil
+	})
+}
+
+// Message is one Chat entry.
+type Message struct {
+	ID        string
+	ChannelID string
+	Seq       int64
+	Role      string
+	Author    string
+	Text      string
+	Status    string
+	CreatedAt int64
+	UpdatedAt int64
+	Details   json.RawMessage
+}
+
+// Messages reads the newest limit messages of a document, oldest first.
+func (s *Store) Messages(ctx context.Context, channelID string, limit int) ([]Message, error) {
+	rows, err := s.read.QueryContext(ctx, `SELECT * FROM (
+		SELECT id, channel_id, seq, role, author, text, status, created_at, updated_at, details
+		FROM messages WHERE channel_id = ? ORDER BY seq DESC LIMIT ?) ORDER BY seq`, channelID, limit)
+	if err != nil {
+		return nil, fmt.Errorf("read messages: %w", err)
+	}
+	defer rows.Close()
+	var out []Message
+	for rows.Next() {
+		var m Message
+		var details sql.NullString
+		if err := rows.Scan(&m.ID, &m.ChannelID, &m.Seq, &m.Role, &m.Author, &m.Text, &m.Status,
+			&m.CreatedAt, &m.UpdatedAt, &details); err != nil {
+			return nil, fmt.Errorf("read messages: %w", err)
+		}
+		if details.Valid {
+			m.Details = json.RawMessage(details.String)
+		}
+		out = append(out, m)
+	}
+	return out, rows.Err()
+}
+
+// SaveMessage inserts a message or replaces it by ID.
+func (s *Store) SaveMessage(ctx context.Context, m Message) error {
+	return s.inTx(ctx, func(tx *sql.Tx) error {
+		var details any
+		if len(m.Details) > 0 {
+			details = string(m.Details)
+		}
+		_, err := tx.ExecContext(ctx, `INSERT INTO messages (id, channel_id, seq, role, author, text, status, details, created_at, updated_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+			ON CONFLICT (id) DO UPDATE SET text = excluded.text, status = excluded.status,
+				details = excluded.details, updated_at = excluded.updated_at`,
+			m.ID, m.ChannelID, m.Seq, m.Role, m.Author, m.Text, m.Status, details, m.CreatedAt, m.UpdatedAt)
+		if isForeignKeyError(err) {
+			return notFound("channel-not-found", "no document has the ID %s", m.ChannelID)
+		}
+		if err != nil {
+			return fmt.Errorf("save message: %w", err)
+		}
+		return nil
+	})
+}
+
+// Decision is one decision card.
+type Decision struct {
+	ID         string
+	ChannelID  string
+	Request    string
+	Index      int
+	Call       json.RawMessage
+	Status     string
+	Answer     json.RawMessage
+	AnsweredBy string
+	Block      int
+	CreatedAt  int64
+	UpdatedAt  int64
+}
+
+// Decisions reads every card of a document, oldest first.
+func (s *Store) Decisions(ctx context.Context, channelID string) ([]Decision, error) {
+	rows, err := s.read.QueryContext(ctx, `SELECT id, channel_id, request, idx, call, status, answer, answered_by, block,
+		created_at, updated_at FROM decisions WHERE channel_id = ? ORDER BY created_at, request, idx`, channelID)
+	if err != nil {
+		return nil, fmt.Errorf("read decisions: %w", err)
+	}
+	defer rows.Close()
+	var out []Decision
+	for rows.Next() {
+		var d Decision
+		var call string
+		var answer sql.NullString
+		if err := rows.Scan(&d.ID, &d.ChannelID, &d.Request, &d.Index, &call, &d.Status, &answer, &d.AnsweredBy,
+			&d.Block, &d.CreatedAt, &d.UpdatedAt); err != nil {
+			return nil, fmt.Errorf("read decisions: %w", err)
+		}
+		d.Call = json.RawMessage(call)
+		if answer.Valid {
+			d.Answer = json.RawMessage(answer.String)
+		}
+		out = append(out, d)
+	}
+	return out, rows.Err()
+}
+
+// SaveDecisions inserts or replaces cards, and commits the plan updates that
+// place them, in one transaction.
+func (s *Store) SaveDecisions(ctx context.Context, channelID string, cards []Decision, placement []PlanUpdate) error {
+	return s.inTx(ctx, func(tx *sql.Tx) error {
+		if err := commitPlan(ctx, tx, s.nowMS(), channelID, placement); err != nil {
+			return err
+		}
+		for _, d := range cards {
+			var answer any
+			if len(d.Answer) > 0 {
+				answer = string(d.Answer)
+			}
+			_, err := tx.ExecContext(ctx, `INSERT INTO decisions (id, channel_id, request, idx, call, status, answer, answered_by,
+				block, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+				ON CONFLICT (id) DO UPDATE SET status = excluded.status, answer = excluded.answer,
+					answered_by = excluded.answered_by, updated_at = excluded.updated_at`,
+				d.ID, channelID, d.Request, d.Index, string(d.Call), d.Status, answer, d.AnsweredBy, d.Block, d.CreatedAt, d.UpdatedAt)
+			if isForeignKeyError(err) {
+				return notFound("channel-not-found", "no document has the ID %s", channelID)
+			}
+			if err != nil {
+				return fmt.Errorf("save decision %s: %w", d.ID, err)
+			}
+		}
+		return nil
+	})
+}
