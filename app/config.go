@@ -20,6 +20,8 @@ import (
 	"github.com/pelletier/go-toml/v2"
 	"github.com/pelletier/go-toml/v2/unstable"
 	"golang.org/x/text/unicode/norm"
+
+	"github.com/chopin-desktop/chopin/store"
 )
 
 // Config is the whole configuration of one Chopin process. It is built by
@@ -166,7 +168,10 @@ func LoadConfig(flags Flags, getenv func(string) string) (Config, error) {
 	r := &resolver{flags: flags, getenv: getenv}
 	var cfg Config
 
-	cfg.ConfigDir = r.dir("CHOPIN_CONFIG_DIR", "XDG_CONFIG_HOME", xdg.ConfigHome)
+	cfg.ConfigDir = r.xdgDir("XDG_CONFIG_HOME", xdg.ConfigHome)
+	if v := getenv("CHOPIN_CONFIG_DIR"); v != "" {
+		cfg.ConfigDir = r.abs("CHOPIN_CONFIG_DIR="+v, v)
+	}
 	cfg.ConfigFile = filepath.Join(cfg.ConfigDir, "chopin.toml")
 	if flags.ConfigFile != "" {
 		cfg.ConfigFile = r.abs("--config="+flags.ConfigFile, flags.ConfigFile)
@@ -453,7 +458,7 @@ func (r *resolver) appOrigin(s setting[string], port int) string {
 func (r *resolver) dataDir(file *string) string {
 	s := r.str(r.flags.DataDir, "CHOPIN_DATA_DIR", "data_dir", file, "")
 	if !s.set {
-		return filepath.Join(r.dir("", "XDG_DATA_HOME", xdg.DataHome), "chopin")
+		return r.xdgDir("XDG_DATA_HOME", xdg.DataHome)
 	}
 	path := s.value
 	if s.fromFile {
@@ -472,20 +477,12 @@ func (r *resolver) dataDir(file *string) string {
 	return dir
 }
 
-// dir is the directory named by override (an environment variable naming the
-// directory itself), else <xdgEnv or fallback>/chopin.
-func (r *resolver) dir(override, xdgEnv, fallback string) string {
-	if override != "" {
-		if v := r.getenv(override); v != "" {
-			return r.abs(override+"="+v, v)
-		}
-	}
+// xdgDir is <base>/chopin, where base is the XDG variable xdgEnv read
+// through getenv, or fallback (the xdg package's platform default).
+func (r *resolver) xdgDir(xdgEnv, fallback string) string {
 	base := fallback
 	if v := r.getenv(xdgEnv); v != "" && filepath.IsAbs(v) {
-		base = v // the XDG spec says a relative value is ignored
-	}
-	if override == "" {
-		return base
+		base = v // the XDG spec says a relative value is to be ignored
 	}
 	return filepath.Join(base, "chopin")
 }
@@ -600,18 +597,6 @@ func LoginFromUserName(username string) string {
 	return login
 }
 
-var (
-	ownerPattern    = regexp.MustCompile(`^[A-Za-z0-9]+(-[A-Za-z0-9]+)*$`)
-	repoNamePattern = regexp.MustCompile(`^[A-Za-z0-9._-]+$`)
-)
-
-// ValidRepositoryName reports whether s is owner/name by GitHub's rules.
-func ValidRepositoryName(s string) bool {
-	owner, name, ok := strings.Cut(s, "/")
-	return ok && len(owner) <= 39 && ownerPattern.MatchString(owner) &&
-		len(name) <= 100 && repoNamePattern.MatchString(name) && name != "." && name != ".."
-}
-
 func (r *resolver) repositories() []ConfigRepository {
 	var repos []ConfigRepository
 	seen := map[string]bool{}
@@ -622,8 +607,8 @@ func (r *resolver) repositories() []ConfigRepository {
 			continue
 		}
 		name := *entry.Name
-		if !ValidRepositoryName(name) {
-			r.problemf("%s: must be owner/name: an owner of 1 to 39 letters, digits or single hyphens, and a name of 1 to 100 letters, digits, '.', '_' or '-' (not \".\" or \"..\")", r.fileLabel(key+".name", name))
+		if _, _, err := store.ParseRepositoryName(name); err != nil {
+			r.problemf("%s: %v", r.fileLabel(key+".name", name), err)
 			continue
 		}
 		if seen[strings.ToLower(name)] {

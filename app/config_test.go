@@ -351,7 +351,7 @@ func TestConfigFileProblems(t *testing.T) {
 				"[[repository]]\nname = \"A/B\"\n" +
 				"[[repository]]\nname = \"c/d\"\npath = \"" + filepath.ToSlash(notDir) + "\"\n",
 			want: []string{
-				`PATH:2: name = "a/..": must be owner/name: an owner of 1 to 39 letters, digits or single hyphens, and a name of 1 to 100 letters, digits, '.', '_' or '-' (not "." or "..")`,
+				`PATH:2: name = "a/..": repository name ".." must be 1 to 100 letters, digits, '.', '_' or '-', and not '.' or '..'`,
 				`PATH:3: [[repository]] has no name; give it one, such as name = "owner/name"`,
 				`PATH:7: path = "/no/such/dir": no such directory`,
 				`PATH:9: name = "A/B": is listed twice`,
@@ -477,22 +477,6 @@ func TestConfigLoginFromUserName(t *testing.T) {
 		}
 		if got != "me" && !validLogin(got) {
 			t.Errorf("LoginFromUserName(%q) = %q, not a valid login", in, got)
-		}
-	}
-}
-
-func TestConfigRepositoryNames(t *testing.T) {
-	valid := []string{"a/b", "chopin-desktop/chopin", "x/.github", "o/a_b.c-d", strings.Repeat("o", 39) + "/" + strings.Repeat("n", 100)}
-	invalid := []string{"", "a", "a/", "/b", "a/b/c", "-a/b", "a-/b", "a--b/c", "a/.", "a/..", "a b/c", "a/b c",
-		strings.Repeat("o", 40) + "/n", "o/" + strings.Repeat("n", 101), "o_o/n"}
-	for _, s := range valid {
-		if !ValidRepositoryName(s) {
-			t.Errorf("ValidRepositoryName(%q) = false, want true", s)
-		}
-	}
-	for _, s := range invalid {
-		if ValidRepositoryName(s) {
-			t.Errorf("ValidRepositoryName(%q) = true, want false", s)
 		}
 	}
 }

@@ -195,7 +195,7 @@ func (e *edit) apply() (string, error) {
 			return normalizeContent(*op.Content) + "\n", nil
 		case OpMove:
 			gone[*op.Index], moved[*op.Index] = true, true
-			put(*op.To, piece{text: BlockSource(e.source, e.blocks[*op.Index]), block: -1, op: i})
+			put(*op.To, piece{text: e.blockSource(*op.Index), block: -1, op: i})
 		case OpDelete:
 			gone[*op.Index] = true
 		}
@@ -207,11 +207,11 @@ func (e *edit) apply() (string, error) {
 	}
 
 	e.pieces = append(e.pieces, first...)
-	for i, b := range e.blocks {
+	for i := range e.blocks {
 		if p, ok := replaced[i]; ok {
 			e.pieces = append(e.pieces, p)
 		} else if !gone[i] {
-			e.pieces = append(e.pieces, piece{text: BlockSource(e.source, b), block: i, op: -1})
+			e.pieces = append(e.pieces, piece{text: e.blockSource(i), block: i, op: -1})
 		}
 		e.pieces = append(e.pieces, after[i]...)
 	}
@@ -219,18 +219,20 @@ func (e *edit) apply() (string, error) {
 	return e.join(), nil
 }
 
+// operationFields says which fields each op needs; it takes no others.
+var operationFields = map[string]struct{ index, to, content bool }{
+	OpInsert:      {index: true, content: true},
+	OpInsertRoot:  {content: true},
+	OpReplace:     {index: true, content: true},
+	OpReplaceRoot: {content: true},
+	OpMove:        {index: true, to: true},
+	OpDelete:      {index: true},
+}
+
 // check refuses an operation that is malformed on its own.
 func (e *edit) check(i int, op Operation) error {
 	n := len(e.blocks)
-	needs := map[string]struct{ index, to, content bool }{
-		OpInsert:      {index: true, content: true},
-		OpInsertRoot:  {content: true},
-		OpReplace:     {index: true, content: true},
-		OpReplaceRoot: {content: true},
-		OpMove:        {index: true, to: true},
-		OpDelete:      {index: true},
-	}
-	want, ok := needs[op.Op]
+	want, ok := operationFields[op.Op]
 	if !ok {
 		return errorf(CodeInvalidOperation, "Operation %d has op %q; use insert, insert_root, replace, replace_root, move or delete.", i, op.Op)
 	}
@@ -280,7 +282,13 @@ func (e *edit) check(i int, op Operation) error {
 }
 
 func (e *edit) holdsReserved(i int) bool {
-	return decisionTag.MatchString(BlockSource(e.source, e.blocks[i]))
+	return decisionTag.MatchString(e.blockSource(i))
+}
+
+// blockSource is original block i's text. (BlockSource would split the
+// plan into lines again for every block.)
+func (e *edit) blockSource(i int) string {
+	return e.ls.span(e.blocks[i].StartLine, e.blocks[i].EndLine)
 }
 
 // join lays the pieces out with a blank line between them. Between two

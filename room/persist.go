@@ -9,14 +9,15 @@ import (
 // method is one transaction, and a room publishes a change only after the
 // method that stored it has returned.
 type Persister interface {
-	// LoadPlan reads the plan's checkpoint and the journal after it. A
-	// document whose plan was never opened has Exists false.
+	// LoadPlan reads the plan's checkpoint and its whole journal, oldest
+	// first (entries up to the checkpoint are kept history). A document
+	// whose plan was never opened has Exists false.
 	LoadPlan(ctx context.Context, channelID string) (PlanRecord, error)
 	// CommitPlan appends accepted updates to the journal and advances the
 	// plan's version. The first update's Version is the stored version plus one.
 	CommitPlan(ctx context.Context, channelID string, updates []Update) error
 	// CheckpointPlan stores the full text at a version (creating the plan
-	// when it does not exist yet) and drops the journal through that version.
+	// when it does not exist yet) and drops the journal through KeepAfter.
 	CheckpointPlan(ctx context.Context, channelID string, cp Checkpoint) error
 
 	// Messages reads the newest limit Chat messages, oldest first.
@@ -42,9 +43,10 @@ type PlanRecord struct {
 // names a history: it changes when the server replaces history, so clients
 // holding another epoch reload from a snapshot.
 type Checkpoint struct {
-	Epoch   string
-	Version int64
-	Source  string
+	Epoch     string
+	Version   int64
+	Source    string
+	KeepAfter int64 // journal entries after this version stay; older ones go
 }
 
 // Update is one accepted change: a CodeMirror ChangeSet in its JSON form,

@@ -3,13 +3,19 @@ package room
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 )
 
-// checkpointEvery is how many accepted updates the journal may hold before
-// the room writes a full checkpoint and drops them. A client that fell
-// further behind than this reloads from a snapshot.
+// checkpointEvery is how many updates may follow the last checkpoint
+// before the room writes a new one.
 const checkpointEvery = 200
+
+// keepUpdates is how many updates before a checkpoint the journal keeps.
+// They are not needed to rebuild the text; they let a tab that was away
+// (or had a push in flight when Chopin quit) catch up by rebasing instead
+// of reloading, so it can tell whether its own push was accepted.
+const keepUpdates = 200
 
 // serverClientID marks updates the server made itself (HTTP edits, the
 // Planner's edit_plan, decision placement), so no browser mistakes them
@@ -24,7 +30,8 @@ type plan struct {
 	version   int64
 	text      string
 	cpVersion int64    // version of the last checkpoint
-	tail      []Update // updates after cpVersion; tail[i].Version == cpVersion+i+1
+	base      int64    // the version tail starts from
+	tail      []Update // the updates after base; tail[i].Version == base+i+1
 }
 
 func (p *plan) load(ctx context.Context, r *Room) error {
@@ -43,7 +50,17 @@ func (p *plan) load(ctx context.Context, r *Room) error {
 	}
 	cp := rec.Checkpoint
 	p.epoch, p.version, p.text, p.cpVersion = cp.Epoch, cp.Version, cp.Source, cp.Version
-	for _, u := range rec.Journal {
+	// Kept updates up to the checkpoint are history only.
+	journal := rec.Journal
+	for len(journal) > 0 && journal[0].Version <= cp.Version {
+		journal = journal[1:]
+	}
+	p.base = cp.Version
+	if kept := rec.Journal[:len(rec.Journal)-len(journal)]; len(kept) > 0 && kept[len(kept)-1].Version == cp.Version &&
+		kept[len(kept)-1].Version-kept[0].Version == int64(len(kept)-1) {
+		p.base, p.tail = kept[0].Version-1, slices.Clone(kept)
+	}
+	for _, u := range journal {
 		text, err := applyUpdate(p.text, u)
 		if err == nil && u.Version != p.version+1 {
 			err = fmt.Errorf("version %d follows %d", u.Version, p.version)
@@ -53,7 +70,8 @@ func (p *plan) load(ctx context.Context, r *Room) error {
 			// be, and start a new history so that every client reloads it.
 			r.hub.logf(r).Error("plan journal is damaged; keeping the text up to the last good update",
 				"version", p.version, "err", err)
-			p.epoch = newID()
+			p.epoch, p.base, p.tail = newID(), p.version, nil
+			p.cpVersion = -1 // force the checkpoint
 			return p.checkpoint(ctx, r)
 		}
 		p.text, p.version = text, u.Version
@@ -70,25 +88,30 @@ func applyUpdate(text string, u Update) (string, error) {
 	return cs.Apply(text)
 }
 
-// checkpoint stores the full text and lets the journal go.
+// checkpoint stores the full text and lets the journal go, but for the
+// last keepUpdates updates.
 func (p *plan) checkpoint(ctx context.Context, r *Room) error {
-	if p.cpVersion == p.version && len(p.tail) == 0 && p.epoch != "" {
+	if p.cpVersion == p.version && p.epoch != "" {
 		return nil
 	}
-	cp := Checkpoint{Epoch: p.epoch, Version: p.version, Source: p.text}
+	if drop := len(p.tail) - keepUpdates; drop > 0 {
+		p.tail = slices.Clone(p.tail[drop:])
+		p.base += int64(drop)
+	}
+	cp := Checkpoint{Epoch: p.epoch, Version: p.version, Source: p.text, KeepAfter: p.base}
 	if err := r.hub.persist.CheckpointPlan(ctx, r.channelID, cp); err != nil {
 		return err
 	}
-	p.cpVersion, p.tail = p.version, nil
+	p.cpVersion = p.version
 	return nil
 }
 
 // openLocked answers plan:open: the updates a client at (epoch, version)
 // missed while the journal still has them, otherwise the whole text.
 func (p *plan) openLocked(epoch string, version int64) any {
-	if epoch == p.epoch && version >= p.cpVersion && version <= p.version {
+	if epoch == p.epoch && version >= p.base && version <= p.version {
 		return msgPlanUpdates{Type: "plan:updates", Epoch: p.epoch, Version: version,
-			Updates: nonNil(p.tail[version-p.cpVersion:])}
+			Updates: nonNil(p.tail[version-p.base:])}
 	}
 	return msgPlanSnapshot{Type: "plan:snapshot", Epoch: p.epoch, Version: p.version, Source: p.text}
 }
@@ -129,7 +152,7 @@ func (p *plan) acceptLocked(ctx context.Context, r *Room, updates []Update, text
 	p.version = updates[len(updates)-1].Version
 	p.tail = append(p.tail, updates...)
 	r.broadcastLocked(msgPlanUpdates{Type: "plan:updates", Epoch: p.epoch, Version: from, Updates: updates})
-	if len(p.tail) >= checkpointEvery {
+	if p.version-p.cpVersion >= checkpointEvery {
 		if err := p.checkpoint(ctx, r); err != nil {
 			// The journal still holds every update: nothing is lost, the
 			// next checkpoint tries again.

@@ -225,7 +225,7 @@ type limits struct{ err error }
 
 func (v *limits) check(field, s string, most int) {
 	if n := utf8.RuneCountInString(s); v.err == nil && n > most {
-		v.err = errorf(CodeInvalidQuestion, "The %s is %d characters; it may have at most %d.", field, n, most)
+		v.err = errorf(CodeInvalidQuestion, "%s is %d characters; it may have at most %d.", strings.ToUpper(field[:1])+field[1:], n, most)
 	}
 }
 

@@ -59,18 +59,18 @@ func TestParseQuestionCall(t *testing.T) {
 		{questionnaire(question("H", `{"label":"L","description":"D","image":"x"}`)), `The questionnaire call is malformed: json: unknown field "image".`},
 		{questionnaire(``), `A questionnaire has 1 to 16 questions; this one has 0.`},
 		{questionnaire(many(question("H", ""), 17)), `A questionnaire has 1 to 16 questions; this one has 17.`},
-		{questionnaire(question(long(129), "")), `The question 0's header is 129 characters; it may have at most 128.`},
+		{questionnaire(question(long(129), "")), `Question 0's header is 129 characters; it may have at most 128.`},
 		{questionnaire(question("H", many(option, 33))), `Question 0 has 33 options; a question offers at most 32.`},
-		{questionnaire(`{"question":"` + long(4001) + `","header":"","options":[]}`), `The question 0's text is 4001 characters; it may have at most 4000.`},
-		{questionnaire(question("H", `{"label":"`+long(4001)+`","description":""}`)), `The question 0, option 0's label is 4001 characters; it may have at most 4000.`},
-		{questionnaire(question("H", option+`,{"label":"L","description":"`+long(4001)+`"}`)), `The question 0, option 1's description is 4001 characters; it may have at most 4000.`},
-		{questionnaire(question("H", `{"label":"L","description":"","preview":"`+long(16001)+`"}`)), `The question 0, option 0's preview is 16001 characters; it may have at most 16000.`},
-		{`{"method":"confirm","title":"` + long(4001) + `","message":""}`, `The title is 4001 characters; it may have at most 4000.`},
-		{`{"method":"confirm","title":"","message":"` + long(4001) + `"}`, `The message is 4001 characters; it may have at most 4000.`},
+		{questionnaire(`{"question":"` + long(4001) + `","header":"","options":[]}`), `Question 0's text is 4001 characters; it may have at most 4000.`},
+		{questionnaire(question("H", `{"label":"`+long(4001)+`","description":""}`)), `Question 0, option 0's label is 4001 characters; it may have at most 4000.`},
+		{questionnaire(question("H", option+`,{"label":"L","description":"`+long(4001)+`"}`)), `Question 0, option 1's description is 4001 characters; it may have at most 4000.`},
+		{questionnaire(question("H", `{"label":"L","description":"","preview":"`+long(16001)+`"}`)), `Question 0, option 0's preview is 16001 characters; it may have at most 16000.`},
+		{`{"method":"confirm","title":"` + long(4001) + `","message":""}`, `Title is 4001 characters; it may have at most 4000.`},
+		{`{"method":"confirm","title":"","message":"` + long(4001) + `"}`, `Message is 4001 characters; it may have at most 4000.`},
 		{`{"method":"select","title":"T","choices":[` + many(`"c"`, 33) + `]}`, `A select offers at most 32 choices; this one has 33.`},
-		{`{"method":"select","title":"T","choices":["` + long(4001) + `"]}`, `The choice 0 is 4001 characters; it may have at most 4000.`},
-		{`{"method":"input","title":"T","placeholder":"` + long(4001) + `"}`, `The placeholder is 4001 characters; it may have at most 4000.`},
-		{`{"method":"editor","title":"T","initial":"` + long(4001) + `"}`, `The initial is 4001 characters; it may have at most 4000.`},
+		{`{"method":"select","title":"T","choices":["` + long(4001) + `"]}`, `Choice 0 is 4001 characters; it may have at most 4000.`},
+		{`{"method":"input","title":"T","placeholder":"` + long(4001) + `"}`, `Placeholder is 4001 characters; it may have at most 4000.`},
+		{`{"method":"editor","title":"T","initial":"` + long(4001) + `"}`, `Initial is 4001 characters; it may have at most 4000.`},
 	}
 	for _, tt := range tests {
 		_, err := ParseQuestionCall([]byte(tt.input))
@@ -81,10 +81,16 @@ func TestParseQuestionCall(t *testing.T) {
 	}
 
 	// Every limit is inclusive and counts characters, not bytes.
-	atLimits := questionnaire(many(`{"question":"`+long(4000)+`","header":"`+long(128)+`","options":[`+
-		many(`{"label":"`+long(4000)+`","description":"`+long(4000)+`","preview":"`+long(16000)+`"}`, 32)+`]}`, 16))
-	if _, err := ParseQuestionCall([]byte(atLimits)); err != nil {
-		t.Errorf("a questionnaire at every limit: %v", err)
+	atLimits := []string{
+		questionnaire(`{"question":"` + long(4000) + `","header":"` + long(128) + `","options":[` +
+			many(`{"label":"`+long(4000)+`","description":"`+long(4000)+`","preview":"`+long(16000)+`"}`, 32) + `]}`),
+		questionnaire(many(question("H", option), 16)),
+		`{"method":"select","title":"` + long(4000) + `","choices":[` + many(`"`+long(4000)+`"`, 32) + `]}`,
+	}
+	for _, input := range atLimits {
+		if _, err := ParseQuestionCall([]byte(input)); err != nil {
+			t.Errorf("a call at every limit: %v", err)
+		}
 	}
 }
 

@@ -21,6 +21,11 @@ type PlanView struct {
 	URL      string
 	Revision int64
 	Source   string
+
+	// Blocks, when not nil, must be Blocks(Source). A room keeps them per
+	// revision, so that paging through a large plan does not parse it again
+	// for every page; nil makes ReadPlan parse it.
+	Blocks []Block
 }
 
 // ReadPlanArgs are read_plan's arguments. Zero means absent.
@@ -84,25 +89,32 @@ const (
 // when it does not fit in a result of its own, and never inside a UTF-8
 // character. Columns count Unicode code points.
 //
-// The text (PlanPage.Text), for a document that fits one result:
+// The text (PlanPage.Text) for a plan that fits one result (digests
+// shortened here; each is "sha256:" and 64 hex digits):
 //
 //	document: Launch plan
 //	url: /documents/acme/rocket/launch-plan
 //	revision: 7
-//	size: 58 bytes, 5 lines, 3 blocks
-//	shown: lines 1-5 of 5
+//	size: 69 bytes, 8 lines, 4 blocks
+//	shown: lines 1-8 of 8
 //	next: none, this is the end of the document
-//	outline: blocks 0-2 of 3 (index type lines digest)
-//	0 heading 1-1 sha256:3f0c…
-//	1 paragraph 3-3 sha256:91aa…
-//	2 list 5-5 sha256:0b5e…
+//	outline: blocks 0-3 of 4 (index type lines digest)
+//	0 heading 1-1 sha256:74ab120d…
+//	1 paragraph 3-3 sha256:a94e0eef…
+//	2 list 5-6 sha256:0ecc89c3…
+//	3 decision 8-8 sha256:f6c5fb0a…
 //	text:
 //	# Launch plan
 //
 //	Ship the rocket.
 //
 //	- fuel
+//	- crew
 //
+//	<Decision id="d1" />
+//
+// The outline lists the blocks the shown lines overlap, so paging through
+// the plan shows every block with the page that holds its first line.
 // Every line after "text:" is the document's own, verbatim. A page that
 // stops early says why on a "stopped:" line after next:, and next: names the
 // call that continues, with the same limit:
@@ -120,7 +132,10 @@ const (
 // line keeps that line's break.
 func ReadPlan(view PlanView, args ReadPlanArgs) (PlanPage, error) {
 	ls := splitLines(view.Source)
-	blocks := Blocks(view.Source)
+	blocks := view.Blocks
+	if blocks == nil {
+		blocks = Blocks(view.Source)
+	}
 	page := PlanPage{
 		Document: oneLine(view.Title),
 		URL:      oneLine(view.URL),
@@ -186,7 +201,7 @@ func ReadPlan(view PlanView, args ReadPlanArgs) (PlanPage, error) {
 		to = cutAt(view.Source, to, to+room-cost)
 		page.Cut = true
 		page.LastLine = n
-		page.LastColumn = page.columnOf(ls, n, to) - 1
+		page.LastColumn = columnAt(ls, n, to) - 1
 		page.Stopped = stoppedByBudget
 		page.Source = view.Source[from:to]
 		page.Next = &ReadPlanArgs{Offset: n, Column: page.LastColumn + 1, Limit: args.Limit}
@@ -263,8 +278,8 @@ func cutAt(src string, start, limit int) int {
 	return end
 }
 
-// columnOf is the 1-based character at byte offset in line n.
-func (p *PlanPage) columnOf(ls lines, n, offset int) int {
+// columnAt is the 1-based character at byte offset in line n.
+func columnAt(ls lines, n, offset int) int {
 	start, _, _ := ls.bounds(n)
 	return utf8.RuneCountInString(ls.src[start:offset]) + 1
 }
@@ -395,4 +410,46 @@ func decodeStrict(input []byte, v any) error {
 		return fmt.Errorf("unexpected data after the arguments")
 	}
 	return nil
+}
+
+// MaxCurrentPlanBytes is the most bytes of JSON a current_plan holds with
+// its source and blocks; a larger plan is named without them.
+const MaxCurrentPlanBytes = 8000
+
+// CurrentPlan is the current_plan the ask and open_decisions results carry:
+// JSON, unlike read_plan, with the source and outline while they fit
+// MaxCurrentPlanBytes, and otherwise source_omitted saying why and what to
+// read instead.
+//
+//	{ "document": "", "url": "", "revision": 7, "bytes": 69, "source": "", "blocks": [Block...] }
+//	{ "document": "", "url": "", "revision": 7, "bytes": 91234, "source_omitted": "..." }
+type CurrentPlan struct {
+	Document string `json:"document"`
+	URL      string `json:"url"`
+	Revision int64  `json:"revision"`
+	Bytes    int    `json:"bytes"`
+	*PlanContent
+	SourceOmitted string `json:"source_omitted,omitempty"`
+}
+
+// PlanContent is a plan's text and outline; nil in CurrentPlan leaves both out.
+type PlanContent struct {
+	Source string  `json:"source"`
+	Blocks []Block `json:"blocks"`
+}
+
+// NewCurrentPlan makes the current_plan view of a plan.
+func NewCurrentPlan(view PlanView) CurrentPlan {
+	blocks := view.Blocks
+	if blocks == nil {
+		blocks = Blocks(view.Source)
+	}
+	c := CurrentPlan{Document: view.Title, URL: view.URL, Revision: view.Revision, Bytes: len(view.Source),
+		PlanContent: &PlanContent{Source: view.Source, Blocks: append([]Block{}, blocks...)}}
+	if full, err := json.Marshal(c); err == nil && len(full) <= MaxCurrentPlanBytes {
+		return c
+	}
+	c.PlanContent = nil
+	c.SourceOmitted = fmt.Sprintf("The plan is too long to include here (over %d bytes as JSON); read it with read_plan.", MaxCurrentPlanBytes)
+	return c
 }

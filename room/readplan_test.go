@@ -200,9 +200,13 @@ func TestReadPlanPagesEveryCharacterOnce(t *testing.T) {
 	for i, source := range sources {
 		view := PlanView{Title: strings.Repeat("Title\n", 60), URL: "/documents/o/r/s", Revision: int64(i), Source: source}
 		ls, blocks := splitLines(source), Blocks(source)
+		if i%2 == 1 {
+			view.Blocks = blocks // as a room passes them; the even ones parse on every page
+		}
 		starts := []ReadPlanArgs{{}, {Limit: 1 + r.IntN(5)}}
 		if len(source) > MaxSourceBytes/2 {
-			starts = starts[:1] // every page parses the whole plan: keep the big ones to one pass
+			starts = starts[:1] // keep the big ones to one pass
+			view.Blocks = blocks
 		} else if ls.count() > 0 {
 			starts = append(starts, ReadPlanArgs{Offset: 1 + r.IntN(ls.count())})
 		}
@@ -239,7 +243,7 @@ func checkPage(t *testing.T, p PlanPage, ls lines, blocks []Block, args ReadPlan
 	if !strings.HasSuffix(text, "\ntext:\n"+p.Source) {
 		t.Fatalf("ReadPlan(%+v) does not end with its source", args)
 	}
-	if !utf8.ValidString(p.Source) && utf8.ValidString(ls.src) {
+	if !utf8.ValidString(p.Source) { // every test plan is valid UTF-8
 		t.Fatalf("ReadPlan(%+v) splits a character", args)
 	}
 	if ls.count() > 0 && p.Source == "" {
@@ -312,9 +316,48 @@ func TestReadPlanHeaderValuesStayOnOneLine(t *testing.T) {
 func BenchmarkReadPlan(b *testing.B) {
 	view := PlanView{Title: "Bench", URL: "/documents/o/r/bench", Source: largePlan(MaxSourceBytes)}
 	args := ReadPlanArgs{Offset: splitLines(view.Source).count() / 2}
-	for b.Loop() {
-		if _, err := ReadPlan(view, args); err != nil {
-			b.Fatal(err)
+	b.Run("parse", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := ReadPlan(view, args); err != nil {
+				b.Fatal(err)
+			}
 		}
+	})
+	view.Blocks = Blocks(view.Source)
+	b.Run("kept-blocks", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := ReadPlan(view, args); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+func TestNewCurrentPlan(t *testing.T) {
+	got := mustJSON(NewCurrentPlan(PlanView{Title: "T", URL: "/u", Revision: 2, Source: "# A\n"}))
+	want := `{"document":"T","url":"/u","revision":2,"bytes":4,"source":"# A\n","blocks":[{"index":0,"type":"heading","startLine":1,"endLine":1,"digest":"` + Digest("# A") + `"}]}`
+	if got != want {
+		t.Errorf("small plan\n got %s\nwant %s", got, want)
+	}
+	if got, want := mustJSON(NewCurrentPlan(PlanView{Title: "T", URL: "/u"})), `{"document":"T","url":"/u","revision":0,"bytes":0,"source":"","blocks":[]}`; got != want {
+		t.Errorf("empty plan\n got %s\nwant %s", got, want)
+	}
+
+	// The limit is on the whole JSON view: find the longest source that fits.
+	fits := 0
+	for n := 7000; n < 8000; n++ {
+		view := NewCurrentPlan(PlanView{Title: "T", URL: "/u", Source: strings.Repeat("x", n)})
+		if view.PlanContent == nil {
+			break
+		}
+		if len(mustJSON(view)) > MaxCurrentPlanBytes {
+			t.Fatalf("a %d-byte source gives %d bytes of JSON", n, len(mustJSON(view)))
+		}
+		fits = n
+	}
+	over := mustJSON(NewCurrentPlan(PlanView{Title: "T", URL: "/u", Source: strings.Repeat("x", fits+1)}))
+	wantOver := fmt.Sprintf(`{"document":"T","url":"/u","revision":0,"bytes":%d,"source_omitted":"The plan is too long to include here (over 8000 bytes as JSON); read it with read_plan."}`, fits+1)
+	if fits == 0 || over != wantOver {
+		t.Errorf("over the limit (%d bytes)\n got %s\nwant %s", fits+1, over, wantOver)
 	}
 }

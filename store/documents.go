@@ -10,9 +10,10 @@ import (
 
 // PlanCheckpoint is a plan's full text at a version, in an epoch.
 type PlanCheckpoint struct {
-	Epoch   string
-	Version int64
-	Source  string
+	Epoch     string
+	Version   int64
+	Source    string
+	KeepAfter int64 // journal entries after this version stay
 }
 
 // PlanUpdate is one accepted change (CodeMirror ChangeSet JSON).
@@ -22,7 +23,7 @@ type PlanUpdate struct {
 	Changes  json.RawMessage
 }
 
-// PlanRecord is a stored plan: its checkpoint and the journal after it.
+// PlanRecord is a stored plan: its checkpoint and its journal.
 type PlanRecord struct {
 	Exists     bool
 	Checkpoint PlanCheckpoint
@@ -48,7 +49,7 @@ func (s *Store) LoadPlan(ctx context.Context, channelID string) (PlanRecord, err
 	}
 	rec.Exists = true
 	rows, err := tx.QueryContext(ctx, `SELECT version, client_id, changes FROM plan_journal
-		WHERE channel_id = ? AND version > ? ORDER BY version`, channelID, cp.Version)
+		WHERE channel_id = ? ORDER BY version`, channelID)
 	if err != nil {
 		return rec, fmt.Errorf("load journal: %w", err)
 	}
@@ -85,16 +86,12 @@ func commitPlan(ctx context.Context, tx *sql.Tx, now int64, channelID string, up
 	if n, _ := res.RowsAffected(); n != 1 {
 		return conflict("plan-version-conflict", "the stored plan is not at version %d", first-1)
 	}
-	stmt, err := tx.PrepareContext(ctx, `INSERT INTO plan_journal (channel_id, version, client_id, changes) VALUES (?, ?, ?, ?)`)
-	if err != nil {
-		return err
-	}
-	defer stmt.Close()
 	for i, u := range updates {
 		if u.Version != first+int64(i) {
 			return fmt.Errorf("commit plan: update %d has version %d, want %d", i, u.Version, first+int64(i))
 		}
-		if _, err := stmt.ExecContext(ctx, channelID, u.Version, u.ClientID, string(u.Changes)); err != nil {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO plan_journal (channel_id, version, client_id, changes) VALUES (?, ?, ?, ?)`,
+			channelID, u.Version, u.ClientID, string(u.Changes)); err != nil {
 			return fmt.Errorf("journal update %d: %w", u.Version, err)
 		}
 	}
@@ -102,7 +99,7 @@ func commitPlan(ctx context.Context, tx *sql.Tx, now int64, channelID string, up
 }
 
 // CheckpointPlan stores the full text at a version, creating the plan when
-// it has none yet, and drops the journal through that version.
+// it has none yet, and drops the journal through cp.KeepAfter.
 func (s *Store) CheckpointPlan(ctx context.Context, channelID string, cp PlanCheckpoint) error {
 	return s.inTx(ctx, func(tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, `INSERT INTO plans (channel_id, epoch, version, checkpoint_version, checkpoint_source, updated_at)
@@ -118,7 +115,7 @@ func (s *Store) CheckpointPlan(ctx context.Context, channelID string, cp PlanChe
 		if err != nil {
 			return fmt.Errorf("checkpoint plan: %w", err)
 		}
-		if _, err := tx.ExecContext(ctx, `DELETE FROM plan_journal WHERE channel_id = ? AND version <= ?`, channelID, cp.Version); err != nil {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM plan_journal WHERE channel_id = ? AND version <= ?`, channelID, min(cp.KeepAfter, cp.Version)); err != nil {
 			return fmt.Errorf("trim journal: %w", err)
 		}
 		return nil

@@ -91,6 +91,22 @@ func TestChannelID(t *testing.T) {
 	}
 }
 
+func TestParseRepositoryName(t *testing.T) {
+	valid := []string{"a/b", "chopin-desktop/chopin", "x/.github", "o/a_b.c-d", strings.Repeat("o", 39) + "/" + strings.Repeat("n", 100)}
+	invalid := []string{"", "a", "a/", "/b", "a/b/c", "-a/b", "a-/b", "a--b/c", "a/.", "a/..", "a b/c", "a/b c",
+		strings.Repeat("o", 40) + "/n", "o/" + strings.Repeat("n", 101), "o_o/n"}
+	for _, s := range valid {
+		if _, _, err := ParseRepositoryName(s); err != nil {
+			t.Errorf("ParseRepositoryName(%q): %v", s, err)
+		}
+	}
+	for _, s := range invalid {
+		if _, _, err := ParseRepositoryName(s); errCode(err) != "invalid-repository" {
+			t.Errorf("ParseRepositoryName(%q) = %v, want invalid-repository", s, err)
+		}
+	}
+}
+
 func TestRepositoryNames(t *testing.T) {
 	s := openTest(t)
 	ctx := context.Background()

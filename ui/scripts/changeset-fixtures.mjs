@@ -1,8 +1,10 @@
-// Writes room/testdata/changesets.json: what the real @codemirror/state does
-// with change sets, for room/changeset_test.go to replay against the Go
-// implementation byte for byte. Deterministic: the same library version gives
-// the same file. Run with `npm run fixtures` (or `node ui/scripts/changeset-fixtures.mjs`
-// from the repository root) after upgrading @codemirror/state.
+// Writes room/testdata/changesets.json and room/testdata/changeset-map.json:
+// what the real @codemirror/state does with change sets (apply, toJSON, and
+// compose and map), for room/changeset_test.go and room/changeset_map_test.go
+// to replay against the Go implementation byte for byte. Deterministic: the
+// same library version gives the same files. Run with `npm run fixtures` (or
+// `node ui/scripts/changeset-fixtures.mjs` from the repository root) after
+// upgrading @codemirror/state.
 
 import { readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";

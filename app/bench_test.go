@@ -1,0 +1,150 @@
+package app
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chopin-desktop/chopin/room"
+	"github.com/chopin-desktop/chopin/store"
+)
+
+// BenchmarkEditAck measures how long a browser waits from sending a plan
+// push to its acknowledgement, which comes only after the update is on disk,
+// and, in the same run on the same disk, a bare SQLite commit with the same
+// settings (WAL, synchronous=FULL) of a similar row. The ratio is the cost of
+// everything Chopin adds around the commit.
+func BenchmarkEditAck(b *testing.B) {
+	ta := startApp(b)
+	ta.addRepository("octo/plans")
+	ch := ta.createDocument("octo/plans", "Bench")
+	c := ta.dialRoom(ch.ID)
+	c.send(map[string]any{"type": "plan:open", "epoch": "", "version": 0})
+	length := len(c.until("plan:snapshot")["source"].(string))
+
+	bare := openBareSQLite(b, filepath.Join(filepath.Dir(ta.app.cfg.DataDir), "bare.db"))
+	defer bare.Close()
+
+	n := b.N
+	app := make([]time.Duration, 0, n)
+	raw := make([]time.Duration, 0, n)
+	b.ResetTimer()
+	for i := range n {
+		start := time.Now()
+		c.send(map[string]any{"type": "plan:push", "id": "p", "version": i,
+			"updates": []any{map[string]any{"clientID": "bench", "changes": insertAt(0, length, "a")}}})
+		if ack := c.until("plan:ack"); ack["version"] != float64(i+1) {
+			b.Fatalf("ack %v", ack)
+		}
+		app = append(app, time.Since(start))
+		length++
+
+		start = time.Now()
+		bareCommit(b, bare, i)
+		raw = append(raw, time.Since(start))
+	}
+	b.StopTimer()
+	p50, p99 := percentile(app, 50), percentile(app, 99)
+	b50, b99 := percentile(raw, 50), percentile(raw, 99)
+	b.ReportMetric(ms(p50), "ack-p50-ms")
+	b.ReportMetric(ms(p99), "ack-p99-ms")
+	b.ReportMetric(ms(b50), "sqlite-p50-ms")
+	b.ReportMetric(ms(b99), "sqlite-p99-ms")
+	b.ReportMetric(float64(p50)/float64(b50), "ratio-p50")
+	b.ReportMetric(float64(p99)/float64(b99), "ratio-p99")
+}
+
+func openBareSQLite(b *testing.B, path string) *sql.DB {
+	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(FULL)&_txlock=immediate")
+	if err != nil {
+		b.Fatal(err)
+	}
+	db.SetMaxOpenConns(1)
+	if _, err := db.Exec(`CREATE TABLE journal (v INTEGER PRIMARY KEY, client TEXT, changes TEXT);
+		CREATE TABLE counter (id INTEGER PRIMARY KEY, v INTEGER); INSERT INTO counter VALUES (1, 0)`); err != nil {
+		b.Fatal(err)
+	}
+	return db
+}
+
+// bareCommit is what an accepted push costs SQLite alone: a journal row and
+// the counter, in one transaction.
+func bareCommit(b *testing.B, db *sql.DB, i int) {
+	tx, err := db.Begin()
+	if err != nil {
+		b.Fatal(err)
+	}
+	tx.Exec(`INSERT INTO journal VALUES (?, 'bench', '[[0,"a"],120]')`, i+1)
+	tx.Exec(`UPDATE counter SET v = ? WHERE id = 1`, i+1)
+	if err := tx.Commit(); err != nil {
+		b.Fatal(err)
+	}
+}
+
+func percentile(ds []time.Duration, p int) time.Duration {
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	return s[(len(s)-1)*p/100]
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// BenchmarkOpenRooms measures the memory 1,000 open rooms hold, each a
+// document with a 10 KB plan, Chat and Decisions loaded: the heap after a
+// collection, less the heap before they opened.
+func BenchmarkOpenRooms(b *testing.B) {
+	const rooms = 1000
+	ta := startApp(b)
+	ta.addRepository("octo/plans")
+	ctx := context.Background()
+	repo, _ := ta.app.store.RepositoryByName(ctx, "octo", "plans")
+	paragraph := strings.Repeat("We plan the rollout in small, reversible steps. ", 4) + "\n\n"
+	source := "# Plan\n\n" + strings.Repeat(paragraph, 10_000/len(paragraph))
+	var channels []store.Channel
+	for i := range rooms {
+		ch, err := ta.app.store.CreateChannel(ctx, repo.NodeID, fmt.Sprintf("Plan %04d", i))
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := ta.app.store.CheckpointPlan(ctx, ch.ID, store.PlanCheckpoint{Epoch: "e", Source: source}); err != nil {
+			b.Fatal(err)
+		}
+		channels = append(channels, ch)
+	}
+	b.ResetTimer()
+	for range b.N {
+		before := heapInUse()
+		var releases []func()
+		for _, ch := range channels {
+			_, release, err := ta.app.hub.Acquire(ctx, ta.app.roomChannel(ch))
+			if err != nil {
+				b.Fatal(err)
+			}
+			releases = append(releases, release)
+		}
+		after := heapInUse()
+		b.ReportMetric(float64(after-before)/(1<<20), "MB/1000-rooms")
+		if ta.app.hub.OpenRooms() != rooms {
+			b.Fatalf("%d rooms open", ta.app.hub.OpenRooms())
+		}
+		for _, release := range releases {
+			release()
+		}
+	}
+}
+
+func heapInUse() uint64 {
+	runtime.GC()
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return m.HeapInuse
+}
+
+var _ = room.MaxFrameBytes

@@ -1,0 +1,52 @@
+package app
+
+import (
+	"os/exec"
+	"path"
+	"strings"
+	"testing"
+)
+
+// TestImportGraph enforces the layout: main -> app -> {store, room,
+// agentconn, assets}. store, room and agentconn never import each other, app,
+// echo or melody; they say what they need in interfaces of their own.
+func TestImportGraph(t *testing.T) {
+	const module = "github.com/chopin-desktop/chopin"
+	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}}{{range .Imports}} {{.}}{{end}}`, module+"/...").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, out)
+	}
+	forbidden := map[string][]string{
+		"store":            {"app", "room", "agentconn", "assets", "github.com/labstack/echo", "github.com/olahol/melody"},
+		"room":             {"app", "store", "agentconn", "assets", "github.com/labstack/echo", "github.com/olahol/melody", "database/sql", "modernc.org/sqlite"},
+		"agentconn":        {"app", "store", "room", "assets", "github.com/labstack/echo", "github.com/olahol/melody", "database/sql", "modernc.org/sqlite"},
+		"agentconn/client": {"app", "store", "room", "assets", "github.com/labstack/echo", "github.com/olahol/melody"},
+		"assets":           {"app", "store", "room", "agentconn"},
+		"":                 {"store", "room", "agentconn", "assets"}, // main reaches them only through app
+	}
+	seen := 0
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		fields := strings.Fields(line)
+		pkg := strings.TrimPrefix(strings.TrimPrefix(fields[0], module), "/")
+		switch path.Base(pkg) {
+		case "util", "utils", "common", "types", "models", "helpers":
+			t.Errorf("package %s: name a package for what it is", fields[0])
+		}
+		rules, ok := forbidden[pkg]
+		if !ok {
+			continue
+		}
+		seen++
+		for _, imp := range fields[1:] {
+			own := strings.TrimPrefix(strings.TrimPrefix(imp, module), "/")
+			for _, f := range rules {
+				if own == f || strings.HasPrefix(own, f+"/") || imp == f || strings.HasPrefix(imp, f+"/") {
+					t.Errorf("%s imports %s, which the layout forbids", fields[0], imp)
+				}
+			}
+		}
+	}
+	if seen < 4 {
+		t.Errorf("found only %d of the layout's packages; is the module path %s?", seen, module)
+	}
+}
