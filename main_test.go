@@ -47,14 +47,14 @@ func TestMain(m *testing.M) {
 // home is one person's computer: their config and data directories, and a
 // browser that only writes down the links it is asked to open.
 type home struct {
-	t          *testing.T
+	t          testing.TB
 	configDir  string
 	dataDir    string
 	browserLog string
 	env        []string
 }
 
-func newHome(t *testing.T) *home {
+func newHome(t testing.TB) *home {
 	t.Helper()
 	if runtime.GOOS == "windows" {
 		t.Skip("the fake browser is a shell script")
@@ -113,13 +113,19 @@ func (h *home) run(args ...string) (stdout, stderr string, code int) {
 // serve starts "chopin serve" and returns its origin once it answers.
 func (h *home) serve() string {
 	h.t.Helper()
-	origin, _ := h.start("serve")
-	return origin
+	return h.start("serve").origin
 }
 
-// start starts a chopin command that serves, and returns its origin once it
-// answers. The process is killed at the end of the test.
-func (h *home) start(args ...string) (string, *exec.Cmd) {
+// server is a running "chopin serve".
+type server struct {
+	origin string
+	cmd    *exec.Cmd
+	done   chan struct{} // closed when the process has exited
+}
+
+// start starts a chopin command that serves and waits until its /healthz
+// answers 200. The process is killed when the test ends, if it still runs.
+func (h *home) start(args ...string) *server {
 	h.t.Helper()
 	cmd := exec.Command(chopinBin, args...)
 	cmd.Env = h.env
@@ -132,13 +138,7 @@ func (h *home) start(args ...string) (string, *exec.Cmd) {
 	if err := cmd.Start(); err != nil {
 		h.t.Fatal(err)
 	}
-	h.t.Cleanup(func() {
-		cmd.Process.Kill()
-		cmd.Wait()
-		if h.t.Failed() {
-			h.t.Logf("chopin %s's log:\n%s", strings.Join(args, " "), &stderr)
-		}
-	})
+	srv := &server{cmd: cmd, done: make(chan struct{})}
 	first := make(chan string, 1)
 	go func() {
 		s := bufio.NewScanner(stdout)
@@ -146,32 +146,49 @@ func (h *home) start(args ...string) (string, *exec.Cmd) {
 		first <- s.Text()
 		for s.Scan() {
 		}
+		cmd.Wait()
+		close(srv.done)
 	}()
-	var origin string
+	h.t.Cleanup(func() {
+		cmd.Process.Kill()
+		<-srv.done
+		if h.t.Failed() {
+			h.t.Logf("chopin %s's log:\n%s", strings.Join(args, " "), &stderr)
+		}
+	})
 	select {
 	case line := <-first:
 		m := regexp.MustCompile(`^Chopin is running at (http://127\.0\.0\.1:\d+)\.`).FindStringSubmatch(line)
 		if m == nil {
 			h.t.Fatalf("chopin %s said %q", strings.Join(args, " "), line)
 		}
-		origin = m[1]
+		srv.origin = m[1]
 	case <-time.After(15 * time.Second):
 		h.t.Fatalf("chopin %s did not start within 15s", strings.Join(args, " "))
 	}
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		resp, err := http.Get(origin + "/healthz")
+		resp, err := http.Get(srv.origin + "/healthz")
 		if err == nil {
 			resp.Body.Close()
 			if resp.StatusCode == http.StatusOK {
-				return origin, cmd
+				return srv
 			}
 		}
 		if time.Now().After(deadline) {
-			h.t.Fatalf("%s/healthz did not answer 200 within 10s: %v", origin, err)
+			h.t.Fatalf("%s/healthz did not answer 200 within 10s: %v", srv.origin, err)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+}
+
+// kill9 kills the process as a crash would: no shutdown, no final checkpoint.
+func (s *server) kill9(t testing.TB) {
+	t.Helper()
+	if err := s.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	<-s.done
 }
 
 // browserOpened returns the links the fake browser was asked to open.
@@ -213,7 +230,7 @@ func checkLaunchLink(t *testing.T, origin, link string) {
 
 func TestFirstChopinOpensTheBrowser(t *testing.T) {
 	h := newHome(t)
-	origin, _ := h.start()
+	origin := h.start().origin
 	deadline := time.Now().Add(10 * time.Second)
 	for len(h.browserOpened()) == 0 && time.Now().Before(deadline) {
 		time.Sleep(20 * time.Millisecond)
@@ -227,16 +244,14 @@ func TestFirstChopinOpensTheBrowser(t *testing.T) {
 
 func TestServeStopsCleanlyOnSIGTERM(t *testing.T) {
 	h := newHome(t)
-	_, cmd := h.start("serve")
-	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+	srv := h.start("serve")
+	if err := srv.cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
 	select {
-	case err := <-done:
-		if err != nil {
-			t.Errorf("chopin serve after SIGTERM: %v, want exit 0", err)
+	case <-srv.done:
+		if !srv.cmd.ProcessState.Success() {
+			t.Errorf("chopin serve after SIGTERM: %v, want exit 0", srv.cmd.ProcessState)
 		}
 	case <-time.After(15 * time.Second):
 		t.Fatal("chopin serve did not stop within 15s of SIGTERM")

@@ -102,7 +102,7 @@ func (r *Room) Ask(ctx context.Context, call QuestionCall, block *BlockRef, sett
 	}
 	after := -1
 	if block != nil {
-		after = PlaceAfter(Blocks(r.plan.text), block.Index, block.Digest)
+		after = PlaceAfter(r.plan.blocksLocked(), block.Index, block.Digest)
 	}
 	request := newID()
 	n := 1

@@ -32,6 +32,20 @@ type plan struct {
 	cpVersion int64    // version of the last checkpoint
 	base      int64    // the version tail starts from
 	tail      []Update // the updates after base; tail[i].Version == base+i+1
+
+	// The outline of the text, computed when first asked for at a version:
+	// parsing a large plan costs far more than any single edit.
+	blocks        []Block
+	blocksVersion int64
+	blocksEpoch   string
+}
+
+// blocksLocked returns the outline of the current text.
+func (p *plan) blocksLocked() []Block {
+	if p.blocks == nil || p.blocksVersion != p.version || p.blocksEpoch != p.epoch {
+		p.blocks, p.blocksVersion, p.blocksEpoch = Blocks(p.text), p.version, p.epoch
+	}
+	return p.blocks
 }
 
 func (p *plan) load(ctx context.Context, r *Room) error {
@@ -249,15 +263,15 @@ type Plan struct {
 // Plan returns the current plan with its blocks.
 func (r *Room) Plan() Plan {
 	r.mu.Lock()
-	p := Plan{Epoch: r.plan.epoch, Version: r.plan.version, Revision: r.plan.version, Source: r.plan.text}
-	r.mu.Unlock()
-	p.Blocks = Blocks(p.Source)
-	return p
+	defer r.mu.Unlock()
+	return Plan{Epoch: r.plan.epoch, Version: r.plan.version, Revision: r.plan.version, Source: r.plan.text,
+		Blocks: r.plan.blocksLocked()}
 }
 
 // View is the plan as the Planner's read tools see it.
 func (r *Room) View() PlanView {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return PlanView{Title: r.channel.Title, URL: r.channel.URL, Revision: r.plan.version, Source: r.plan.text}
+	return PlanView{Title: r.channel.Title, URL: r.channel.URL, Revision: r.plan.version, Source: r.plan.text,
+		Blocks: r.plan.blocksLocked()}
 }

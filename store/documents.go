@@ -70,16 +70,15 @@ func (s *Store) LoadPlan(ctx context.Context, channelID string) (PlanRecord, err
 // one transaction. It is fenced: the first update must follow the stored
 // version exactly, so two writers can never both extend the same version.
 func (s *Store) CommitPlan(ctx context.Context, channelID string, updates []PlanUpdate) error {
-	return s.inTx(ctx, func(tx *sql.Tx) error { return commitPlan(ctx, tx, s.nowMS(), channelID, updates) })
+	return s.inTx(ctx, func(tx *sql.Tx) error { return s.commitPlan(ctx, tx, channelID, updates) })
 }
 
-func commitPlan(ctx context.Context, tx *sql.Tx, now int64, channelID string, updates []PlanUpdate) error {
+func (s *Store) commitPlan(ctx context.Context, tx *sql.Tx, channelID string, updates []PlanUpdate) error {
 	if len(updates) == 0 {
 		return nil
 	}
 	first, last := updates[0].Version, updates[len(updates)-1].Version
-	res, err := tx.ExecContext(ctx, `UPDATE plans SET version = ?, updated_at = ?
-		WHERE channel_id = ? AND version = ?`, last, now, channelID, first-1)
+	res, err := tx.StmtContext(ctx, s.advancePlan).ExecContext(ctx, last, s.nowMS(), channelID, first-1)
 	if err != nil {
 		return fmt.Errorf("advance plan version: %w", err)
 	}
@@ -90,8 +89,7 @@ func commitPlan(ctx context.Context, tx *sql.Tx, now int64, channelID string, up
 		if u.Version != first+int64(i) {
 			return fmt.Errorf("commit plan: update %d has version %d, want %d", i, u.Version, first+int64(i))
 		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO plan_journal (channel_id, version, client_id, changes) VALUES (?, ?, ?, ?)`,
-			channelID, u.Version, u.ClientID, string(u.Changes)); err != nil {
+		if _, err := tx.StmtContext(ctx, s.journalPlan).ExecContext(ctx, channelID, u.Version, u.ClientID, string(u.Changes)); err != nil {
 			return fmt.Errorf("journal update %d: %w", u.Version, err)
 		}
 	}
@@ -228,7 +226,7 @@ func (s *Store) Decisions(ctx context.Context, channelID string) ([]Decision, er
 // place them, in one transaction.
 func (s *Store) SaveDecisions(ctx context.Context, channelID string, cards []Decision, placement []PlanUpdate) error {
 	return s.inTx(ctx, func(tx *sql.Tx) error {
-		if err := commitPlan(ctx, tx, s.nowMS(), channelID, placement); err != nil {
+		if err := s.commitPlan(ctx, tx, channelID, placement); err != nil {
 			return err
 		}
 		for _, d := range cards {

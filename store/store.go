@@ -32,6 +32,11 @@ type Store struct {
 	write *sql.DB // one connection: SQLite has one writer anyway
 	read  *sql.DB // a small pool of read-only connections
 	now   func() time.Time
+
+	// Statements on the hot path of every edit, prepared once: preparing
+	// them anew would cost more than the rest of the transaction's CPU.
+	advancePlan *sql.Stmt
+	journalPlan *sql.Stmt
 }
 
 // Open opens (creating if needed) the database at path and brings its schema
@@ -51,7 +56,25 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		write.Close()
 		return nil, err
 	}
-	return &Store{write: write, read: read, now: time.Now}, nil
+	s := &Store{write: write, read: read, now: time.Now}
+	if err := s.prepare(ctx); err != nil {
+		s.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+func (s *Store) prepare(ctx context.Context) error {
+	var err error
+	if s.advancePlan, err = s.write.PrepareContext(ctx,
+		`UPDATE plans SET version = ?, updated_at = ? WHERE channel_id = ? AND version = ?`); err != nil {
+		return fmt.Errorf("prepare: %w", err)
+	}
+	if s.journalPlan, err = s.write.PrepareContext(ctx,
+		`INSERT INTO plan_journal (channel_id, version, client_id, changes) VALUES (?, ?, ?, ?)`); err != nil {
+		return fmt.Errorf("prepare: %w", err)
+	}
+	return nil
 }
 
 func openDB(path, extra string, conns int) (*sql.DB, error) {
@@ -77,6 +100,11 @@ func (s *Store) SetClock(now func() time.Time) { s.now = now }
 
 // Close closes both pools.
 func (s *Store) Close() error {
+	for _, st := range []*sql.Stmt{s.advancePlan, s.journalPlan} {
+		if st != nil {
+			st.Close()
+		}
+	}
 	return errors.Join(s.read.Close(), s.write.Close())
 }
 

@@ -1,0 +1,148 @@
+package main
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/chopin-desktop/chopin/store"
+)
+
+// BenchmarkStartup measures a double-click: from starting the process to
+// its first 200 from /healthz, on an empty database and on one with 10,000
+// documents. It also reports the process's resident memory once idle and
+// the size of the static binary.
+func BenchmarkStartup(b *testing.B) {
+	for _, docs := range []int{0, 10_000} {
+		b.Run(fmt.Sprintf("documents=%d", docs), func(b *testing.B) {
+			h := newHome(b)
+			if docs > 0 {
+				seedDocuments(b, filepath.Join(h.dataDir, "chopin.db"), docs)
+			}
+			var starts []time.Duration
+			var rss float64
+			for range b.N {
+				d, r := startOnce(b, h)
+				starts = append(starts, d)
+				rss = max(rss, r)
+			}
+			slices.Sort(starts)
+			b.ReportMetric(float64(starts[len(starts)/2])/float64(time.Millisecond), "median-start-ms")
+			b.ReportMetric(rss, "idle-RSS-MB")
+			if st, err := os.Stat(chopinBin); err == nil {
+				b.ReportMetric(float64(st.Size())/(1<<20), "binary-MB")
+			}
+		})
+	}
+}
+
+// startOnce starts chopin serve on a free port, polls /healthz until it
+// answers 200, reads the idle resident memory, and stops it.
+func startOnce(b *testing.B, h *home) (time.Duration, float64) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	port := l.Addr().(*net.TCPAddr).Port
+	l.Close()
+	cmd := exec.Command(chopinBin, "serve")
+	cmd.Env = append(h.env, "PORT="+strconv.Itoa(port))
+	health := fmt.Sprintf("http://127.0.0.1:%d/healthz", port)
+	client := &http.Client{Timeout: time.Second}
+
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	for {
+		resp, err := client.Get(health)
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				break
+			}
+		}
+		if time.Since(start) > 20*time.Second {
+			cmd.Process.Kill()
+			cmd.Wait()
+			b.Fatalf("no /healthz within 20s: %v", err)
+		}
+		time.Sleep(time.Millisecond)
+	}
+	elapsed := time.Since(start)
+
+	time.Sleep(500 * time.Millisecond) // let start-up garbage settle
+	rss := residentMB(b, cmd.Process.Pid)
+	cmd.Process.Signal(os.Interrupt)
+	cmd.Wait()
+	return elapsed, rss
+}
+
+func residentMB(b *testing.B, pid int) float64 {
+	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0 // not Linux: no reading
+	}
+	for _, line := range strings.Split(string(status), "\n") {
+		if rest, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+			kb, _ := strconv.Atoi(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")))
+			return float64(kb) / 1024
+		}
+	}
+	return 0
+}
+
+// seedDocuments creates a database with n documents in one repository. It
+// writes the rows directly in one transaction, which is what makes 10,000
+// documents take seconds instead of minutes of per-document fsyncs.
+func seedDocuments(b *testing.B, path string, n int) {
+	ctx := context.Background()
+	os.MkdirAll(filepath.Dir(path), 0o700)
+	s, err := store.Open(ctx, path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	repo, err := s.AddRepository(ctx, "octo/plans", "")
+	s.Close()
+	if err != nil {
+		b.Fatal(err)
+	}
+	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=foreign_keys(1)")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	tx, err := db.Begin()
+	if err != nil {
+		b.Fatal(err)
+	}
+	now := time.Now().UnixMilli()
+	for i := range n {
+		id := store.ChannelID(repo.NodeID, uuid.NewString())
+		title := fmt.Sprintf("Implementation plan %05d", i)
+		slug := store.Slug(title)
+		if _, err := tx.Exec(`INSERT INTO channels (id, repository_node_id, title, title_key, slug, search_text,
+			created_at, updated_at, creation_source) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'browser')`,
+			id, repo.NodeID, title, strings.ToLower(title), slug, strings.ToLower(title), now+int64(i), now+int64(i)); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := tx.Exec(`INSERT INTO channel_slugs VALUES (?, ?, ?, ?)`, repo.NodeID, slug, id, now); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		b.Fatal(err)
+	}
+}
