@@ -100,81 +100,74 @@ func (m *Member) dispatch(ctx context.Context, env inEnvelope, frame []byte) (an
 	r := m.room
 	switch env.Type {
 	case "plan:open":
-		var in inPlanOpen
-		if err := decodeFrame(frame, &in); err != nil {
-			return nil, err
-		}
-		r.mu.Lock()
-		defer r.mu.Unlock()
-		switch reply := r.plan.openLocked(in.Epoch, in.Version).(type) {
-		case msgPlanSnapshot:
-			reply.ID = in.ID
-			return reply, nil
-		case msgPlanUpdates:
-			reply.ID = in.ID
-			return reply, nil
-		}
-		return nil, errors.New("unreachable")
-	case "plan:push":
-		var in inPlanPush
-		if err := decodeFrame(frame, &in); err != nil {
-			return nil, err
-		}
-		if err := m.checkEdit(); err != nil {
-			return nil, err
-		}
-		for _, u := range in.Updates {
-			if u.ClientID == "" || len(u.ClientID) > 128 || u.ClientID == serverClientID {
-				return nil, errorf(CodeMalformed, "Every update needs a clientID of 1 to 128 characters other than %q.", serverClientID)
+		return decoded(frame, func(in inPlanOpen) (any, error) {
+			r.mu.Lock()
+			defer r.mu.Unlock()
+			switch reply := r.plan.openLocked(in.Epoch, in.Version).(type) {
+			case msgPlanSnapshot:
+				reply.ID = in.ID
+				return reply, nil
+			case msgPlanUpdates:
+				reply.ID = in.ID
+				return reply, nil
 			}
-		}
-		version, err := r.Push(ctx, in.Version, in.Updates)
-		if err != nil {
+			panic("plan:open answers with a snapshot or updates")
+		})
+	case "plan:push":
+		return editing(m, frame, func(in inPlanPush) (any, error) {
+			for _, u := range in.Updates {
+				if u.ClientID == "" || len(u.ClientID) > 128 || u.ClientID == serverClientID {
+					return nil, errorf(CodeMalformed, "Every update needs a clientID of 1 to 128 characters other than %q.", serverClientID)
+				}
+			}
+			version, err := r.Push(ctx, in.Version, in.Updates)
 			var re *Error
 			if errors.As(err, &re) && re.Code == CodeStaleVersion {
 				return msgError{Type: "error", ID: in.ID, Code: re.Code, Message: re.Message, Version: &version}, nil
 			}
-			return nil, err
-		}
-		return msgPlanAck{Type: "plan:ack", ID: in.ID, Version: version}, nil
+			return msgPlanAck{Type: "plan:ack", ID: in.ID, Version: version}, err
+		})
 	case "chat:send":
-		var in inChatSend
-		if err := decodeFrame(frame, &in); err != nil {
-			return nil, err
-		}
-		if err := m.checkEdit(); err != nil {
-			return nil, err
-		}
-		if _, err := r.Say(ctx, m.who, in.Text); err != nil {
-			return nil, err
-		}
-		return msgOK{Type: "ok", ID: in.ID}, nil
+		return editing(m, frame, func(in inChatSend) (any, error) {
+			_, err := r.Say(ctx, m.who, in.Text)
+			return msgOK{Type: "ok", ID: in.ID}, err
+		})
 	case "decision:answer":
-		var in inDecisionAnswer
-		if err := decodeFrame(frame, &in); err != nil {
-			return nil, err
-		}
-		if err := m.checkEdit(); err != nil {
-			return nil, err
-		}
-		if _, err := r.Answer(ctx, m.who, in.Decision, in.Answer); err != nil {
-			return nil, err
-		}
-		return msgOK{Type: "ok", ID: in.ID}, nil
+		return editing(m, frame, func(in inDecisionAnswer) (any, error) {
+			_, err := r.Answer(ctx, m.who, in.Decision, in.Answer)
+			return msgOK{Type: "ok", ID: in.ID}, err
+		})
 	case "decision:cancel":
-		var in inDecisionCancel
-		if err := decodeFrame(frame, &in); err != nil {
-			return nil, err
-		}
-		if err := m.checkEdit(); err != nil {
-			return nil, err
-		}
-		if _, err := r.CancelDecision(ctx, m.who, in.Decision); err != nil {
-			return nil, err
-		}
-		return msgOK{Type: "ok", ID: in.ID}, nil
+		return editing(m, frame, func(in inDecisionCancel) (any, error) {
+			_, err := r.CancelDecision(ctx, m.who, in.Decision)
+			return msgOK{Type: "ok", ID: in.ID}, err
+		})
 	}
 	return nil, errorf(CodeUnknownType, "This server does not know the message type %q.", env.Type)
+}
+
+// decoded decodes a frame strictly into T and hands it to fn.
+func decoded[T any](frame []byte, fn func(T) (any, error)) (any, error) {
+	var in T
+	if err := decodeFrame(frame, &in); err != nil {
+		return nil, err
+	}
+	return fn(in)
+}
+
+// editing is decoded for a request that changes the document: the member must
+// be allowed to edit, and fn's reply is sent only when it succeeded.
+func editing[T any](m *Member, frame []byte, fn func(T) (any, error)) (any, error) {
+	return decoded(frame, func(in T) (any, error) {
+		if err := m.checkEdit(); err != nil {
+			return nil, err
+		}
+		reply, err := fn(in)
+		if err != nil {
+			return nil, err
+		}
+		return reply, nil
+	})
 }
 
 func (m *Member) checkEdit() error {
