@@ -7,6 +7,8 @@ import (
 	"io/fs"
 )
 
+//go:generate go run ./build
+
 //go:embed dist
 var dist embed.FS
 

@@ -1,0 +1,73 @@
+// The web UI's entry: the session, the routes, and the pages.
+
+import { render } from "preact";
+import { useEffect, useState } from "preact/hooks";
+import "./styles.css";
+import { api, pathOf, type Channel, type Session } from "./api";
+import { canonicalize, parse, usePath } from "./router";
+import { RepositoriesPage } from "./pages/repositories";
+import { DocumentsPage } from "./pages/documents";
+import { Workspace } from "./workspace/workspace";
+import { Shell, Problem } from "./pages/shell";
+
+function App() {
+  const path = usePath();
+  const [session, setSession] = useState<Session | null>(null);
+  const [error, setError] = useState<string>("");
+  useEffect(() => {
+    api<Session>("GET", "/api/session").then(setSession, (e) => setError(e.message));
+  }, []);
+  if (error) return <Shell><Problem title="Chopin could not start this page">{error}</Problem></Shell>;
+  if (!session) return null;
+  const route = parse(path);
+  switch (route.name) {
+    case "repositories":
+      if (location.pathname !== "/") canonicalize("/");
+      return <RepositoriesPage />;
+    case "documents": {
+      const canonical = `/documents/${encodeURIComponent(route.owner)}/${encodeURIComponent(route.repository)}`;
+      if (location.pathname !== canonical) canonicalize(canonical);
+      return <DocumentsPage owner={route.owner} repository={route.repository} />;
+    }
+    case "document":
+      return <ResolveDocument key={path} route={route} session={session} />;
+    case "legacy-channel":
+      return <LegacyChannel key={route.id} id={route.id} />;
+    default:
+      return <Shell><Problem title="Nothing here">This address is not a page of Chopin. <a href="/">See your repositories.</a></Problem></Shell>;
+  }
+}
+
+// ResolveDocument finds the document of a slug (current or historical) and
+// replaces the address with its canonical route.
+function ResolveDocument({ route, session }: { route: { owner: string; repository: string; slug: string }; session: Session }) {
+  const [channel, setChannel] = useState<Channel | null>(null);
+  const [error, setError] = useState("");
+  useEffect(() => {
+    const p = `/api/repositories/${encodeURIComponent(route.owner)}/${encodeURIComponent(route.repository)}/documents/${encodeURIComponent(route.slug)}`;
+    api<Channel>("GET", p).then(
+      (ch) => {
+        setChannel(ch);
+        canonicalize(pathOf(ch.url));
+      },
+      (e) => setError(e.message),
+    );
+  }, []);
+  if (error) return <Shell><Problem title="This document could not be opened">{error}</Problem></Shell>;
+  if (!channel) return null;
+  return <Workspace key={channel.id} initial={channel} session={session} />;
+}
+
+function LegacyChannel({ id }: { id: string }) {
+  const [error, setError] = useState("");
+  useEffect(() => {
+    api<Channel>("GET", `/api/channels/${encodeURIComponent(id)}`).then(
+      (ch) => canonicalize(pathOf(ch.url)),
+      (e) => setError(e.message),
+    );
+  }, []);
+  if (error) return <Shell><Problem title="This document could not be opened">{error}</Problem></Shell>;
+  return null;
+}
+
+render(<App />, document.getElementById("app")!);

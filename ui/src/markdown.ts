@@ -1,0 +1,168 @@
+// Markdown for the Plan, Chat and Decision cards: marked with raw HTML
+// escaped (never rendered), then DOMPurify. The Plan's MDX components
+// (<Callout>, <Tabs>/<Tab>, the server's <Decision id="..." />) are parsed by
+// marked extensions into our own markup; nothing else that looks like a tag
+// is ever a tag. Mermaid fences become placeholders that mermaid.ts draws.
+
+import { Marked, type Tokens, type TokenizerExtension, type RendererExtension } from "marked";
+import DOMPurify from "dompurify";
+
+const escapeMap: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
+export const escapeHTML = (s: string) => s.replace(/[&<>"']/g, (c) => escapeMap[c]);
+
+const calloutTypes = new Set(["note", "tip", "important", "warning", "danger"]);
+
+// findClose finds the closing tag of a component that may nest.
+function findClose(src: string, open: RegExp, close: string, from: number): number {
+  let depth = 1;
+  const re = new RegExp(`${open.source}|${close.replace(/[/]/g, "\\/")}`, "g");
+  re.lastIndex = from;
+  for (let m = re.exec(src); m; m = re.exec(src)) {
+    if (m[0].startsWith(close)) {
+      if (--depth === 0) return m.index;
+    } else depth++;
+  }
+  return -1;
+}
+
+const decision: TokenizerExtension & RendererExtension = {
+  name: "decision",
+  level: "block",
+  start: (src) => src.match(/^<Decision /m)?.index,
+  tokenizer(src) {
+    const m = /^<Decision id="([^"]*)" \/>[ \t]*(?:\n|$)/.exec(src);
+    if (m) return { type: "decision", raw: m[0], id: m[1] };
+  },
+  renderer: (t) => `<div class="decision-slot" data-decision="${escapeHTML((t as any).id)}"></div>`,
+};
+
+const callout: TokenizerExtension & RendererExtension = {
+  name: "callout",
+  level: "block",
+  start: (src) => src.match(/^<Callout/m)?.index,
+  tokenizer(src) {
+    const m = /^<Callout(?:\s+type="([a-z]+)")?\s*>[ \t]*\n?/.exec(src);
+    if (!m) return;
+    const end = findClose(src, /<Callout(?:\s+type="[a-z]+")?\s*>/, "</Callout>", m[0].length);
+    if (end < 0) return;
+    const after = /^<\/Callout>[ \t]*(?:\n|$)/.exec(src.slice(end));
+    const raw = src.slice(0, end + (after ? after[0].length : "</Callout>".length));
+    const tok = { type: "callout", raw, kind: calloutTypes.has(m[1]) ? m[1] : "note", tokens: [] as any[] };
+    this.lexer.blockTokens(src.slice(m[0].length, end), tok.tokens);
+    return tok;
+  },
+  renderer(t) {
+    const kind = (t as any).kind;
+    return `<aside class="callout callout-${kind}"><div class="callout-label">${kind}</div>${this.parser.parse((t as any).tokens)}</aside>`;
+  },
+};
+
+const tabs: TokenizerExtension & RendererExtension = {
+  name: "tabs",
+  level: "block",
+  start: (src) => src.match(/^<Tabs>/m)?.index,
+  tokenizer(src) {
+    const m = /^<Tabs>[ \t]*\n?/.exec(src);
+    if (!m) return;
+    const end = findClose(src, /<Tabs>/, "</Tabs>", m[0].length);
+    if (end < 0) return;
+    const after = /^<\/Tabs>[ \t]*(?:\n|$)/.exec(src.slice(end));
+    const raw = src.slice(0, end + (after ? after[0].length : "</Tabs>".length));
+    const inner = src.slice(m[0].length, end);
+    const panes: { title: string; tokens: any[] }[] = [];
+    const re = /<Tab\s+title="([^"]*)"\s*>[ \t]*\n?([\s\S]*?)<\/Tab>/g;
+    for (let t = re.exec(inner); t; t = re.exec(inner)) {
+      const tokens: any[] = [];
+      this.lexer.blockTokens(t[2], tokens);
+      panes.push({ title: t[1], tokens });
+    }
+    return { type: "tabs", raw, panes, tokens: [] };
+  },
+  childTokens: [],
+  renderer(t) {
+    const panes = (t as any).panes as { title: string; tokens: any[] }[];
+    const head = panes
+      .map((p, i) => `<button type="button" class="tab${i === 0 ? " selected" : ""}" data-tab="${i}">${escapeHTML(p.title)}</button>`)
+      .join("");
+    const body = panes
+      .map((p, i) => `<div class="tab-pane${i === 0 ? " selected" : ""}" data-pane="${i}">${this.parser.parse(p.tokens)}</div>`)
+      .join("");
+    return `<div class="tabs"><div class="tab-list">${head}</div>${body}</div>`;
+  },
+};
+
+function makeMarked(breaks: boolean, components: boolean): Marked {
+  const m = new Marked({ gfm: true, breaks });
+  if (components) m.use({ extensions: [decision, callout, tabs] });
+  m.use({
+    renderer: {
+      html: ({ text }: Tokens.HTML | Tokens.Tag) => escapeHTML(text),
+      code({ text, lang }: Tokens.Code) {
+        const language = (lang || "").trim().split(/\s+/)[0];
+        if (language === "mermaid")
+          return `<div class="mermaid-block"><pre class="mermaid-source"><code>${escapeHTML(text)}</code></pre></div>`;
+        const cls = language ? ` class="language-${escapeHTML(language)}"` : "";
+        return `<pre><code${cls}>${escapeHTML(text)}</code></pre>`;
+      },
+      image({ href, text, title }: Tokens.Image) {
+        // Only the document's own uploads show; any other image shows its alt text.
+        if (/^\/images\/[0-9a-f]{64}\.[a-z]+$/.test(href) && text)
+          return `<img src="${escapeHTML(href)}" alt="${escapeHTML(text)}"${title ? ` title="${escapeHTML(title)}"` : ""}>`;
+        return `<span class="image-alt">${escapeHTML(text || "image")}</span>`;
+      },
+      link({ href, title, tokens }: Tokens.Link) {
+        const inner = this.parser.parseInline(tokens);
+        const external = /^https?:/i.test(href);
+        return `<a href="${escapeHTML(href)}"${title ? ` title="${escapeHTML(title)}"` : ""}${external ? ' target="_blank" rel="noopener noreferrer"' : ""}>${inner}</a>`;
+      },
+    },
+  });
+  return m;
+}
+
+const planMarked = makeMarked(false, true);
+const chatMarked = makeMarked(true, false);
+
+DOMPurify.addHook("afterSanitizeAttributes", (node) => {
+  if (node.tagName === "A" && node.getAttribute("target") === "_blank") node.setAttribute("rel", "noopener noreferrer");
+});
+
+export const sanitize = (html: string) => DOMPurify.sanitize(html, { ADD_ATTR: ["target"], FORBID_TAGS: ["style", "form", "input"] });
+
+export type PlanSegment = { kind: "html"; html: string } | { kind: "decision"; id: string };
+
+// renderPlan splits the plan at its top-level <Decision> lines, so the cards
+// can be live components between sanitised HTML chunks.
+export function renderPlan(source: string): PlanSegment[] {
+  const tokens = planMarked.lexer(source);
+  const out: PlanSegment[] = [];
+  let run: any[] = [];
+  const flush = () => {
+    if (!run.length) return;
+    const list = Object.assign(run, { links: (tokens as any).links });
+    out.push({ kind: "html", html: sanitize(planMarked.parser(list)) });
+    run = [];
+  };
+  for (const t of tokens) {
+    if (t.type === "decision") {
+      flush();
+      out.push({ kind: "decision", id: (t as any).id });
+    } else run.push(t);
+  }
+  flush();
+  return out;
+}
+
+// renderChat is the Markdown Chat renders: a line break is a line break.
+export const renderChat = (text: string) => sanitize(chatMarked.parse(text) as string);
+
+// renderInline is for a card's heading: inline Markdown only, so a line that
+// looks like a list or a heading stays text.
+export const renderInline = (text: string) => sanitize(chatMarked.parseInline(text) as string);
+
+// cardText splits a question into its heading (the first line) and body.
+export function cardText(question: string): { heading: string; body: string } {
+  const i = question.indexOf("\n");
+  if (i < 0) return { heading: question, body: "" };
+  return { heading: question.slice(0, i), body: question.slice(i + 1).replace(/^\n+/, "") };
+}

@@ -1,0 +1,48 @@
+// Draws ```mermaid fences: the Mermaid library is a chunk of its own, loaded
+// the first time a diagram is on screen, with strict security.
+
+let loading: Promise<any> | null = null;
+let counter = 0;
+
+function mermaid(): Promise<any> {
+  if (!loading) {
+    loading = import("mermaid").then((m) => {
+      const mm = m.default;
+      mm.initialize({ startOnLoad: false, securityLevel: "strict", theme: "neutral", fontFamily: "inherit" });
+      return mm;
+    });
+  }
+  return loading;
+}
+
+// drawDiagrams replaces every undrawn Mermaid source under root by its
+// diagram; source Mermaid cannot draw stays as code.
+export async function drawDiagrams(root: HTMLElement) {
+  const blocks = Array.from(root.querySelectorAll<HTMLElement>(".mermaid-block:not([data-drawn])"));
+  if (!blocks.length) return;
+  const mm = await mermaid();
+  for (const block of blocks) {
+    block.dataset.drawn = "1";
+    const source = block.querySelector(".mermaid-source")?.textContent ?? "";
+    try {
+      const { svg } = await mm.render(`mermaid-${++counter}`, source);
+      const figure = document.createElement("div");
+      figure.className = "mermaid-diagram";
+      figure.innerHTML = svg;
+      block.querySelector(".mermaid-source")?.classList.add("hidden");
+      block.prepend(figure);
+      const expand = document.createElement("button");
+      expand.type = "button";
+      expand.className = "link mermaid-expand";
+      expand.textContent = "Expand diagram";
+      expand.onclick = () => {
+        const open = block.classList.toggle("expanded");
+        expand.textContent = open ? "Collapse diagram" : "Expand diagram";
+      };
+      block.append(expand);
+    } catch {
+      block.classList.add("mermaid-failed");
+      document.getElementById(`dmermaid-${counter}`)?.remove();
+    }
+  }
+}

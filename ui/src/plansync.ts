@@ -1,0 +1,495 @@
+// The Plan's live sync over the room socket, as docs/room-protocol.md says
+// and as @codemirror/collab intends (app/convergence_test.go plays the same
+// client in Go against the real server):
+//
+//   - plan:open with the epoch and version held, on every (re)connect;
+//   - one plan:push at a time of sendableUpdates, and not again until the
+//     server has confirmed (plan:updates with our clientID) or refused it;
+//   - plan:updates go through receiveUpdates, which rebases the outbox;
+//   - a stale push waits for the updates that made it stale, then pushes again;
+//   - a snapshot of another history resets the editor, re-applying the
+//     outbox when the text it was based on is unchanged, else keeping the
+//     local text aside for the person to copy.
+//
+// The outbox, with the text it applies to, is kept in localStorage per tab
+// (keyed by collab clientID), so a closed tab loses nothing: the next tab to
+// open the document adopts an outbox whose tab is gone.
+
+import { ChangeSet, Compartment, EditorState, RangeSetBuilder, Text, Transaction, type Extension } from "@codemirror/state";
+import {
+  Decoration,
+  EditorView,
+  ViewPlugin,
+  drawSelection,
+  highlightActiveLine,
+  keymap,
+  placeholder,
+  type DecorationSet,
+  type ViewUpdate,
+} from "@codemirror/view";
+import { defaultKeymap, history, historyKeymap, indentWithTab } from "@codemirror/commands";
+import { markdown } from "@codemirror/lang-markdown";
+import { HighlightStyle, syntaxHighlighting } from "@codemirror/language";
+import { tags as t } from "@lezer/highlight";
+import { collab, getSyncedVersion, receiveUpdates, sendableUpdates, getClientID } from "@codemirror/collab";
+import type { Frame, RoomSocket } from "./room";
+
+export interface SyncStatus {
+  ready: boolean;
+  unsent: number; // local updates not yet confirmed
+  version: number;
+  notice?: string; // a refusal in the server's words
+  stranded?: string; // local text that could not be re-applied
+}
+
+interface StoredOutbox {
+  clientID: string;
+  epoch: string;
+  version: number;
+  base: string; // the server's text at version
+  updates: unknown[]; // ChangeSet JSON, in order
+}
+
+const ALIVE_MS = 15000;
+const outboxPrefix = (channel: string) => `chopin:outbox:${channel}:`;
+export const decisionLine = /^<Decision id="([^"]*)" \/>$/;
+
+function randomID(): string {
+  const a = new Uint8Array(9);
+  crypto.getRandomValues(a);
+  return Array.from(a, (b) => b.toString(36).padStart(2, "0")).join("").slice(0, 14);
+}
+
+function load(key: string): StoredOutbox | null {
+  try {
+    const raw = localStorage.getItem(key);
+    return raw ? (JSON.parse(raw) as StoredOutbox) : null;
+  } catch {
+    return null;
+  }
+}
+
+// adoptOutbox finds this tab's own outbox (same session), else one left by
+// a tab that is gone.
+function adoptOutbox(channel: string): { clientID: string; stored: StoredOutbox | null } {
+  const tabKey = "chopin:client:" + channel;
+  let clientID = sessionStorage.getItem(tabKey);
+  let stored = clientID ? load(outboxPrefix(channel) + clientID) : null;
+  if (!stored) {
+    const now = Date.now();
+    for (let i = 0; i < localStorage.length; i++) {
+      const key = localStorage.key(i);
+      if (!key || !key.startsWith(outboxPrefix(channel)) || key.endsWith(":alive")) continue;
+      const alive = Number(localStorage.getItem(key + ":alive") || 0);
+      if (now - alive < ALIVE_MS) continue;
+      const s = load(key);
+      if (s && s.updates.length) {
+        stored = s;
+        clientID = s.clientID;
+        localStorage.setItem(key + ":alive", String(now));
+        break;
+      }
+    }
+  }
+  if (!clientID) clientID = randomID();
+  sessionStorage.setItem(tabKey, clientID);
+  return { clientID, stored };
+}
+
+// Markdown source, quietly: structure by weight, not by colour.
+const planHighlight = HighlightStyle.define([
+  { tag: t.heading1, fontWeight: "700", fontSize: "1.2em" },
+  { tag: [t.heading2, t.heading3, t.heading4, t.heading5, t.heading6], fontWeight: "700" },
+  { tag: t.strong, fontWeight: "700" },
+  { tag: t.emphasis, fontStyle: "italic" },
+  { tag: t.strikethrough, textDecoration: "line-through" },
+  { tag: [t.link, t.url], color: "#2f5bd3" },
+  { tag: [t.processingInstruction, t.meta, t.contentSeparator], color: "#8a919c" },
+  { tag: t.monospace, color: "#7a3e9d" },
+  { tag: t.quote, color: "#4b5360" },
+  { tag: [t.angleBracket, t.tagName, t.attributeName, t.attributeValue], color: "#8a5a12" },
+  { tag: t.keyword, color: "#7a3e9d" },
+  { tag: t.string, color: "#2e7d4f" },
+  { tag: t.comment, color: "#8a919c", fontStyle: "italic" },
+]);
+
+const editorTheme = EditorView.theme({
+  "&": { height: "100%", fontSize: "15px" },
+  ".cm-scroller": { fontFamily: "var(--mono)", lineHeight: "1.65", padding: "24px 0 40vh" },
+  ".cm-content": { maxWidth: "78ch", margin: "0 auto", padding: "0 28px", caretColor: "var(--ink)" },
+  ".cm-line": { padding: "0" },
+  "&.cm-focused": { outline: "none" },
+  ".cm-activeLine": { backgroundColor: "transparent" },
+  "&.cm-focused .cm-activeLine": { backgroundColor: "var(--active-line)" },
+  ".cm-decision-line": { color: "var(--muted)", backgroundColor: "var(--decision-line)" },
+});
+
+export class PlanSync {
+  readonly view: EditorView;
+  readonly clientID: string;
+  private epoch = "";
+  private confirmed: Text | null = null; // the server's text at the synced version
+  private ready = false;
+  private openID = "";
+  private inFlight = "";
+  private pushed = 0;
+  private waitFor = 0;
+  private canEdit = true;
+  private notice: string | undefined;
+  private stranded: string | undefined;
+  private editable = new Compartment();
+  private listeners = new Set<(s: SyncStatus) => void>();
+  private docListeners = new Set<(doc: Text) => void>();
+  private saveTimer: number | undefined;
+  private aliveTimer: number;
+  private offs: (() => void)[] = [];
+
+  constructor(
+    private channel: string,
+    private socket: RoomSocket,
+  ) {
+    const { clientID, stored } = adoptOutbox(channel);
+    this.clientID = clientID;
+    this.view = new EditorView({ state: this.makeState("", 0) });
+    if (stored) {
+      this.epoch = stored.epoch;
+      this.ready = true;
+      this.reset(stored.base, stored.version, stored.epoch, stored.updates.map((u) => ChangeSet.fromJSON(u)));
+    }
+    this.offs.push(socket.on((f) => this.handle(f)));
+    this.offs.push(socket.onState((s) => s === "online" && this.open()));
+    if (socket.state === "online") this.open();
+    this.aliveTimer = window.setInterval(() => this.markAlive(), 5000);
+    addEventListener("pagehide", this.onPageHide);
+    addEventListener("pageshow", this.onPageShow);
+  }
+
+  destroy() {
+    this.flush();
+    clearInterval(this.aliveTimer);
+    removeEventListener("pagehide", this.onPageHide);
+    removeEventListener("pageshow", this.onPageShow);
+    this.offs.forEach((off) => off());
+    this.view.destroy();
+  }
+
+  private makeState(doc: string, version: number): EditorState {
+    const exts: Extension[] = [
+      collab({ startVersion: version, clientID: this.clientID }),
+      history(),
+      drawSelection(),
+      highlightActiveLine(),
+      keymap.of([...defaultKeymap, ...historyKeymap, indentWithTab]),
+      markdown(),
+      syntaxHighlighting(planHighlight),
+      EditorView.lineWrapping,
+      editorTheme,
+      placeholder("Write the plan in Markdown…"),
+      this.editable.of(this.editableExt()),
+      protectDecisionLines,
+      EditorView.contentAttributes.of({ "aria-label": "Plan (Markdown)" }),
+      EditorView.updateListener.of((u) => {
+        if (!u.docChanged) return;
+        this.docListeners.forEach((l) => l(u.state.doc));
+        if (u.transactions.some((tr) => !tr.annotation(Transaction.remote))) {
+          this.scheduleSave();
+          this.push();
+          this.emit();
+        }
+      }),
+    ];
+    return EditorState.create({ doc, extensions: exts });
+  }
+
+  private editableExt(): Extension {
+    const on = this.canEdit && this.ready;
+    return [EditorState.readOnly.of(!on), EditorView.editable.of(on)];
+  }
+
+  setCanEdit(canEdit: boolean) {
+    this.canEdit = canEdit;
+    this.view.dispatch({ effects: this.editable.reconfigure(this.editableExt()) });
+    this.push();
+  }
+
+  onStatus(l: (s: SyncStatus) => void): () => void {
+    this.listeners.add(l);
+    l(this.status());
+    return () => this.listeners.delete(l);
+  }
+
+  onDoc(l: (doc: Text) => void): () => void {
+    this.docListeners.add(l);
+    l(this.view.state.doc);
+    return () => this.docListeners.delete(l);
+  }
+
+  status(): SyncStatus {
+    return {
+      ready: this.ready,
+      unsent: sendableUpdates(this.view.state).length,
+      version: getSyncedVersion(this.view.state),
+      notice: this.notice,
+      stranded: this.stranded,
+    };
+  }
+
+  dismiss() {
+    this.notice = undefined;
+    this.stranded = undefined;
+    this.emit();
+  }
+
+  private emit() {
+    const s = this.status();
+    this.listeners.forEach((l) => l(s));
+  }
+
+  private open() {
+    this.inFlight = "";
+    this.pushed = 0;
+    this.waitFor = 0;
+    this.openID = this.socket.nextID("open");
+    this.socket.send({ type: "plan:open", id: this.openID, epoch: this.epoch, version: getSyncedVersion(this.view.state) });
+  }
+
+  private handle(f: Frame) {
+    switch (f.type) {
+      case "plan:snapshot":
+        if (f.id && f.id === this.openID) {
+          this.openID = "";
+          this.snapshot(f.epoch, f.version, f.source);
+        }
+        return;
+      case "plan:updates":
+        if (this.openID) {
+          // Broadcast between joining and the answer to plan:open, which
+          // holds these updates too.
+          if (f.id !== this.openID) return;
+          this.openID = "";
+          this.ready = true;
+          this.view.dispatch({ effects: this.editable.reconfigure(this.editableExt()) });
+        }
+        this.receive(f.epoch, f.version, f.updates);
+        return;
+      case "plan:ack":
+        if (f.id === this.inFlight) {
+          this.inFlight = "";
+          this.push();
+        }
+        return;
+      case "error":
+        if (f.id && f.id === this.inFlight) {
+          this.inFlight = "";
+          this.pushed = 0;
+          if (f.code === "stale-version") {
+            // Nothing was taken. The updates that made it stale come first.
+            this.waitFor = f.version ?? 0;
+            this.push();
+          } else {
+            // The server will never take these: go back to its text.
+            this.notice = f.message;
+            this.reset(this.confirmed?.toString() ?? "", getSyncedVersion(this.view.state), this.epoch, []);
+            this.emit();
+          }
+        } else if (f.id && f.id === this.openID) {
+          this.openID = "";
+          this.notice = f.message;
+          this.emit();
+        }
+        return;
+    }
+  }
+
+  private snapshot(epoch: string, version: number, source: string) {
+    const unsent = sendableUpdates(this.view.state);
+    if (!this.ready || unsent.length === 0) {
+      this.reset(source, version, epoch, []);
+    } else if (epoch === this.epoch && version === getSyncedVersion(this.view.state)) {
+      // Nothing moved: the outbox still applies as it is.
+    } else if (this.confirmed && this.confirmed.toString() === source) {
+      this.reset(source, version, epoch, unsent.map((u) => u.changes));
+    } else {
+      this.stranded = this.view.state.doc.toString();
+      this.notice = `The plan's history was replaced while ${unsent.length} of your edits were unsent. They could not be re-applied; copy your text to bring them back.`;
+      this.reset(source, version, epoch, []);
+    }
+    this.ready = true;
+    this.view.dispatch({ effects: this.editable.reconfigure(this.editableExt()) });
+    this.scheduleSave();
+    this.emit();
+    this.push();
+  }
+
+  private receive(epoch: string, version: number, wire: { clientID: string; changes: unknown }[]) {
+    const synced = getSyncedVersion(this.view.state);
+    if (epoch !== this.epoch || version > synced) {
+      // Another history, or a gap: ask for what we are missing.
+      this.open();
+      return;
+    }
+    const updates = wire.slice(synced - version).map((u) => ({ clientID: u.clientID, changes: ChangeSet.fromJSON(u.changes) }));
+    if (updates.length === 0) {
+      this.emit();
+      this.push();
+      return;
+    }
+    let confirmed = this.confirmed ?? Text.empty;
+    for (const u of updates) confirmed = u.changes.apply(confirmed);
+    this.confirmed = confirmed;
+    const before = sendableUpdates(this.view.state).length;
+    const tr = receiveUpdates(this.view.state, updates);
+    this.view.dispatch(tr);
+    const own = before - sendableUpdates(this.view.state).length;
+    this.pushed = Math.max(0, this.pushed - own);
+    this.scheduleSave();
+    this.emit();
+    this.push();
+  }
+
+  private reset(source: string, version: number, epoch: string, replay: ChangeSet[]) {
+    this.epoch = epoch;
+    this.confirmed = Text.of(source.split("\n"));
+    const old = this.view.state.selection.main;
+    let state = this.makeState(source, version);
+    for (const changes of replay) {
+      try {
+        state = state.update({ changes, filter: false }).state;
+      } catch {
+        break; // an update that no longer fits; the rest depend on it
+      }
+    }
+    const len = state.doc.length;
+    state = state.update({ selection: { anchor: Math.min(old.anchor, len), head: Math.min(old.head, len) } }).state;
+    this.view.setState(state);
+    this.docListeners.forEach((l) => l(state.doc));
+  }
+
+  private push() {
+    const state = this.view.state;
+    const unsent = sendableUpdates(state);
+    if (!this.ready || !this.canEdit || this.openID || this.inFlight || this.pushed > 0) return;
+    if (getSyncedVersion(state) < this.waitFor || unsent.length === 0) return;
+    const id = this.socket.nextID("push");
+    const ok = this.socket.send({
+      type: "plan:push",
+      id,
+      version: getSyncedVersion(state),
+      updates: unsent.map((u) => ({ clientID: u.clientID, changes: u.changes.toJSON() })),
+    });
+    if (ok) {
+      this.inFlight = id;
+      this.pushed = unsent.length;
+    }
+  }
+
+  // The outbox on disk.
+
+  private get key() {
+    return outboxPrefix(this.channel) + this.clientID;
+  }
+
+  private scheduleSave() {
+    clearTimeout(this.saveTimer);
+    this.saveTimer = window.setTimeout(this.flush, 200);
+  }
+
+  // A hidden page may be a closed tab: its outbox is saved and left for the
+  // next tab on this document to adopt at once. A page restored from the
+  // back-forward cache claims it again.
+  private onPageHide = () => {
+    this.flush();
+    try {
+      if (localStorage.getItem(this.key) !== null) localStorage.setItem(this.key + ":alive", "0");
+    } catch {
+      /* ignore */
+    }
+  };
+
+  private onPageShow = (e: PageTransitionEvent) => {
+    if (e.persisted) this.markAlive();
+  };
+
+  private flush = () => {
+    clearTimeout(this.saveTimer);
+    const state = this.view.state;
+    const unsent = sendableUpdates(state);
+    try {
+      if (unsent.length === 0 || !this.ready) {
+        localStorage.removeItem(this.key);
+        localStorage.removeItem(this.key + ":alive");
+        return;
+      }
+      const stored: StoredOutbox = {
+        clientID: getClientID(state),
+        epoch: this.epoch,
+        version: getSyncedVersion(state),
+        base: (this.confirmed ?? Text.empty).toString(),
+        updates: unsent.map((u) => u.changes.toJSON()),
+      };
+      localStorage.setItem(this.key, JSON.stringify(stored));
+      this.markAlive();
+    } catch {
+      /* storage full or unavailable: the outbox lives in memory only */
+    }
+  };
+
+  private markAlive() {
+    try {
+      if (localStorage.getItem(this.key) !== null) localStorage.setItem(this.key + ":alive", String(Date.now()));
+    } catch {
+      /* ignore */
+    }
+  }
+
+  // Position of a decision's line, for "show in plan".
+  decisionPos(id: string): number | null {
+    const doc = this.view.state.doc;
+    for (let i = 1; i <= doc.lines; i++) {
+      const line = doc.line(i);
+      const m = decisionLine.exec(line.text);
+      if (m && m[1] === id) return line.from;
+    }
+    return null;
+  }
+}
+
+
+// The <Decision id="..." /> lines are the server's; people may not change
+// them (the server refuses it), so the editor does not let them try.
+const protectDecisionLines: Extension = [
+  EditorState.changeFilter.of((tr) => {
+    if (!tr.docChanged) return true;
+    const doc = tr.startState.doc;
+    const ranges: number[] = [];
+    for (let i = 1; i <= doc.lines; i++) {
+      const line = doc.line(i);
+      if (line.length > 12 && line.text.charCodeAt(0) === 60 && decisionLine.test(line.text)) ranges.push(line.from, line.to);
+    }
+    return ranges.length ? ranges : true;
+  }),
+  ViewPlugin.fromClass(
+    class {
+      decorations: DecorationSet;
+      constructor(view: EditorView) {
+        this.decorations = this.build(view);
+      }
+      update(u: ViewUpdate) {
+        if (u.docChanged || u.viewportChanged) this.decorations = this.build(u.view);
+      }
+      build(view: EditorView) {
+        const b = new RangeSetBuilder<Decoration>();
+        const deco = Decoration.line({ class: "cm-decision-line" });
+        for (const { from, to } of view.visibleRanges) {
+          for (let pos = from; pos <= to; ) {
+            const line = view.state.doc.lineAt(pos);
+            if (decisionLine.test(line.text)) b.add(line.from, line.from, deco);
+            pos = line.to + 1;
+          }
+        }
+        return b.finish();
+      }
+    },
+    { decorations: (v) => v.decorations },
+  ),
+];

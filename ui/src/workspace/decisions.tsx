@@ -1,0 +1,200 @@
+// Decisions: a card per question the Planner asked, answerable here, over
+// HTTP, or inline in the rendered Plan.
+
+import { useState } from "preact/hooks";
+import type { CardAnswer, Decision, Question } from "../api";
+import { cardText, renderChat, renderInline } from "../markdown";
+import { ago, ErrorText } from "../pages/shell";
+import type { WorkspaceCtx } from "./workspace";
+
+export function DecisionsPane({ ctx }: { ctx: WorkspaceCtx }) {
+  const ds = ctx.state.decisions;
+  const open = ds.filter((d) => d.status === "open");
+  const closed = ds.filter((d) => d.status !== "open").reverse();
+  return (
+    <div class="decisions">
+      <div class="decisions-inner">
+        {ds.length === 0 && <p class="empty">No decisions yet. When the Planner needs an answer from you, its questions appear here and in the plan.</p>}
+        {open.length > 0 && (
+          <>
+            <h2 class="section-title">Waiting for an answer · {open.length}</h2>
+            {open.map((d) => <DecisionCard key={d.id} ctx={ctx} d={d} />)}
+          </>
+        )}
+        {closed.length > 0 && (
+          <>
+            <h2 class="section-title">Settled</h2>
+            {closed.map((d) => <DecisionCard key={d.id} ctx={ctx} d={d} />)}
+          </>
+        )}
+      </div>
+    </div>
+  );
+}
+
+function headingOf(d: Decision): { heading: string; body: string; chip?: string } {
+  const c = d.call;
+  if (c.method === "questionnaire") {
+    const q = c.params?.questions?.[d.index];
+    if (q) return { ...cardText(q.question), chip: q.header };
+  }
+  if (c.method === "confirm") return { heading: c.title ?? "Confirm", body: c.message ?? "" };
+  return { heading: c.title ?? "", body: "" };
+}
+
+function answerText(d: Decision): string {
+  const a = d.answer;
+  if (!a) return "";
+  if (a.labels?.length) return a.labels.join(", ");
+  if (a.yes !== undefined) return a.yes ? "Yes" : "No";
+  if (a.choice !== undefined) return a.choice;
+  return a.text ?? "";
+}
+
+const statusLabel: Record<string, string> = { open: "Open", answered: "Answered", cancelled: "Cancelled", withdrawn: "Withdrawn" };
+
+export function DecisionCard({ ctx, d, inPlan }: { ctx: WorkspaceCtx; d: Decision; inPlan?: boolean }) {
+  const { heading, body, chip } = headingOf(d);
+  const [error, setError] = useState("");
+  const [busy, setBusy] = useState(false);
+  const live = d.status === "open" && ctx.state.canEdit;
+
+  async function send(frame: Record<string, unknown>) {
+    setBusy(true);
+    setError("");
+    try {
+      await ctx.socket.request(frame as any);
+    } catch (e: any) {
+      setError(e.message);
+    } finally {
+      setBusy(false);
+    }
+  }
+  const answer = (a: CardAnswer) => send({ type: "decision:answer", decision: d.id, answer: a });
+  const cancel = () => send({ type: "decision:cancel", decision: d.id });
+
+  return (
+    <section class={`decision-card status-${d.status}`} data-card={d.id} aria-label={`Decision: ${heading}`}>
+      <header class="card-head">
+        {chip && <span class="chip">{chip}</span>}
+        <span class={"badge status-badge " + d.status}>{statusLabel[d.status] ?? d.status}</span>
+        <span class="spacer" />
+        {!inPlan && d.status !== "withdrawn" && (
+          <button class="link small" onClick={() => ctx.showInPlan(d.id)}>Show in plan</button>
+        )}
+      </header>
+      <h3 class="card-heading" dangerouslySetInnerHTML={{ __html: renderInline(heading) }} />
+      {body && <div class="card-body prose" dangerouslySetInnerHTML={{ __html: renderChat(body) }} />}
+      {d.status === "answered" && (
+        <p class="answered">
+          <span class="muted">Answer{d.answeredBy ? ` from ${d.answeredBy}` : ""}:</span> <strong>{answerText(d)}</strong>
+          <span class="muted small"> · {ago(d.updatedAt)}</span>
+        </p>
+      )}
+      {d.status === "withdrawn" && <p class="muted small">The Planner no longer needs this answer.</p>}
+      {d.status === "cancelled" && <p class="muted small">Cancelled{d.answeredBy ? ` by ${d.answeredBy}` : ""}.</p>}
+      {live && <CardForm d={d} busy={busy} onAnswer={answer} onCancel={cancel} />}
+      <ErrorText error={error} />
+    </section>
+  );
+}
+
+function CardForm({ d, busy, onAnswer, onCancel }: { d: Decision; busy: boolean; onAnswer: (a: CardAnswer) => void; onCancel: () => void }) {
+  const c = d.call;
+  const [picked, setPicked] = useState<string[]>([]);
+  const [text, setText] = useState(c.method === "editor" ? c.initial ?? "" : "");
+  const [writing, setWriting] = useState(c.method === "input" || c.method === "editor");
+  const name = "card-" + d.id;
+
+  const actions = (canSubmit: boolean, submit: () => void) => (
+    <div class="actions">
+      <button class="primary" disabled={busy || !canSubmit} onClick={submit}>Answer</button>
+      <button class="quiet" disabled={busy} onClick={onCancel}>Cancel question</button>
+    </div>
+  );
+
+  if (c.method === "confirm") {
+    return (
+      <div class="actions">
+        <button class="primary" disabled={busy} onClick={() => onAnswer({ yes: true })}>Yes</button>
+        <button disabled={busy} onClick={() => onAnswer({ yes: false })}>No</button>
+        <button class="quiet" disabled={busy} onClick={onCancel}>Cancel question</button>
+      </div>
+    );
+  }
+
+  const written = (multiline: boolean, placeholder?: string) =>
+    multiline ? (
+      <textarea class="written" aria-label="Written answer" rows={c.method === "editor" ? 8 : 3} value={text} placeholder={placeholder} onInput={(e) => setText(e.currentTarget.value)} />
+    ) : (
+      <input class="written" aria-label="Written answer" value={text} placeholder={placeholder} onInput={(e) => setText(e.currentTarget.value)} />
+    );
+
+  if (c.method === "input") return <div class="card-form">{written(false, c.placeholder)}{actions(!!text.trim(), () => onAnswer({ text }))}</div>;
+  if (c.method === "editor") return <div class="card-form">{written(true)}{actions(!!text.trim(), () => onAnswer({ text }))}</div>;
+
+  if (c.method === "select") {
+    return (
+      <div class="card-form">
+        <div class="options" role="radiogroup">
+          {(c.choices ?? []).map((choice) => (
+            <label class={"option" + (picked[0] === choice && !writing ? " picked" : "")} key={choice}>
+              <input type="radio" name={name} checked={picked[0] === choice && !writing} onChange={() => (setPicked([choice]), setWriting(false))} />
+              <span class="option-label">{choice}</span>
+            </label>
+          ))}
+          <WriteToggle writing={writing} onToggle={setWriting} />
+        </div>
+        {writing && written(true, "Write your answer")}
+        {actions(writing ? !!text.trim() : picked.length === 1, () => onAnswer(writing ? { text } : { choice: picked[0] }))}
+      </div>
+    );
+  }
+
+  // questionnaire
+  const q: Question | undefined = c.params?.questions?.[d.index];
+  if (!q) return null;
+  const multi = !!q.multiSelect;
+  const toggle = (label: string) => {
+    setWriting(false);
+    setPicked((p) => (multi ? (p.includes(label) ? p.filter((x) => x !== label) : [...p, label]) : [label]));
+  };
+  return (
+    <div class="card-form">
+      <div class="options" role={multi ? "group" : "radiogroup"}>
+        {q.options.map((o) => {
+          const on = picked.includes(o.label) && !writing;
+          return (
+            <div class={"option-wrap" + (on ? " picked" : "")} key={o.label}>
+              <label class="option">
+                <input type={multi ? "checkbox" : "radio"} name={name} checked={on} onChange={() => toggle(o.label)} />
+                <span class="option-text">
+                  <span class="option-label">{o.label}</span>
+                  {o.description && (
+                    <span
+                      class={"option-desc" + (o.description.includes("\n") ? " prose" : "")}
+                      dangerouslySetInnerHTML={{ __html: o.description.includes("\n") ? renderChat(o.description) : renderInline(o.description) }}
+                    />
+                  )}
+                </span>
+              </label>
+              {o.preview && <div class="option-preview prose" aria-label={`Preview of ${o.label}`} dangerouslySetInnerHTML={{ __html: renderChat(o.preview) }} />}
+            </div>
+          );
+        })}
+        <WriteToggle writing={writing} onToggle={(w) => (setWriting(w), w && setPicked([]))} />
+      </div>
+      {writing && written(true, "Write your answer")}
+      {actions(writing ? !!text.trim() : picked.length > 0, () => onAnswer(writing ? { text } : { labels: picked }))}
+    </div>
+  );
+}
+
+function WriteToggle({ writing, onToggle }: { writing: boolean; onToggle: (w: boolean) => void }) {
+  return (
+    <label class={"option write-own" + (writing ? " picked" : "")}>
+      <input type="checkbox" checked={writing} onChange={(e) => onToggle(e.currentTarget.checked)} />
+      <span class="option-label">Write my own answer</span>
+    </label>
+  );
+}

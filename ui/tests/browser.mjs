@@ -1,0 +1,329 @@
+// The web UI in a real Chromium (Debian's /usr/bin/chromium, driven by
+// playwright-core), against the real Chopin that app/browser_test.go starts.
+//
+//   node tests/browser.mjs <launch URL>
+//
+// It talks to the Go test over a line protocol: it writes `@@ {json}` lines
+// to stdout, either a step's result ({"step", "ok", "error"?}) or a question
+// ({"ask": ...}), which the Go test answers with one JSON line on stdin.
+// Screenshots go to $CHOPIN_SCREENSHOTS when it is set.
+
+import { chromium } from "playwright-core";
+import { createInterface } from "node:readline";
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+
+const launchURL = process.argv[2];
+if (!launchURL) throw new Error("usage: node tests/browser.mjs <launch URL>");
+const origin = new URL(launchURL).origin;
+const shots = process.env.CHOPIN_SCREENSHOTS || "";
+if (shots) mkdirSync(shots, { recursive: true });
+
+const replies = createInterface({ input: process.stdin })[Symbol.asyncIterator]();
+const say = (v) => process.stdout.write("@@ " + JSON.stringify(v) + "\n");
+async function ask(question) {
+  say({ ask: question.ask, ...question });
+  const { value, done } = await replies.next();
+  if (done) throw new Error("the Go test stopped answering");
+  const reply = JSON.parse(value);
+  if (reply.error) throw new Error(`${question.ask}: ${reply.error}`);
+  return reply;
+}
+
+let failed = false;
+async function step(name, f) {
+  const started = Date.now();
+  try {
+    await f();
+    say({ step: name, ok: true, ms: Date.now() - started });
+  } catch (e) {
+    failed = true;
+    say({ step: name, ok: false, error: String(e?.stack || e) });
+    if (shots) {
+      let i = 0;
+      for (const p of context.pages()) await p.screenshot({ path: join(shots, `failed-${++i}.png`) }).catch(() => {});
+    }
+    throw e;
+  }
+}
+
+async function until(what, f, timeout = 10000) {
+  const deadline = Date.now() + timeout;
+  let last;
+  for (;;) {
+    try {
+      last = await f();
+      if (last) return last;
+    } catch (e) {
+      last = e;
+    }
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what} (last: ${last})`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+const editorText = (page) =>
+  page.evaluate(() => Array.from(document.querySelectorAll(".cm-content .cm-line"), (l) => l.textContent).join("\n"));
+
+async function shot(page, name) {
+  if (shots) await page.screenshot({ path: join(shots, name + ".png"), fullPage: false });
+}
+
+const browser = await chromium.launch({
+  executablePath: "/usr/bin/chromium",
+  headless: true,
+  args: [
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+  ],
+});
+const context = await browser.newContext({ viewport: { width: 1320, height: 860 } });
+const errors = [];
+context.on("weberror", (e) => errors.push(String(e.error())));
+context.on("console", (m) => m.type() === "error" && process.stderr.write(`console: ${m.text()}\n`));
+
+try {
+  const a = await context.newPage();
+  let docPath = "";
+  let channel = "";
+
+  await step("sign in through the launch link", async () => {
+    await a.goto(launchURL);
+    await a.getByRole("heading", { name: "Repositories" }).waitFor();
+    if (new URL(a.url()).pathname !== "/") throw new Error("landed on " + a.url());
+  });
+
+  await step("add a repository", async () => {
+    await a.getByPlaceholder("owner/name").fill("octo/plans");
+    await a.getByRole("button", { name: "Add repository" }).click();
+    await a.waitForURL(origin + "/documents/octo/plans");
+    await a.getByRole("heading", { name: "Documents" }).waitFor();
+    // Adding it again is refused in the server's words.
+    await a.goto(origin + "/");
+    await a.getByRole("link", { name: "octo/plans" }).waitFor();
+    await a.getByPlaceholder("owner/name").fill("Octo/Plans");
+    await a.getByRole("button", { name: "Add repository" }).click();
+    await until("the refusal", async () => (await a.locator(".error-text").textContent())?.includes("already"));
+    await shot(a, "01-repositories");
+    await a.getByRole("link", { name: "octo/plans" }).click();
+    await a.waitForURL(origin + "/documents/octo/plans");
+  });
+
+  await step("create a document", async () => {
+    await a.getByPlaceholder("Title (optional)").fill("Launch plan");
+    await a.getByRole("button", { name: "New document" }).click();
+    await a.waitForURL(origin + "/documents/octo/plans/launch-plan");
+    docPath = "/documents/octo/plans/launch-plan";
+    await a.locator(".cm-content").waitFor();
+    await until("the plan's text", async () => (await editorText(a)) === "# Launch plan\n");
+    channel = await a.evaluate(async () => (await (await fetch("/api/repositories/octo/plans/documents/launch-plan")).json()).id);
+  });
+
+  await step("typing in the plan reaches the server", async () => {
+    await a.locator(".cm-content").click();
+    await a.keyboard.press("Control+End");
+    await a.keyboard.type("\nWe ship on Monday. Été 👋");
+    const want = "# Launch plan\n\nWe ship on Monday. Été 👋";
+    await until("the server's plan", async () => (await ask({ ask: "plan", channel })).source === want);
+    await until("the saved state", async () => (await a.locator(".sync-status").textContent()).startsWith("Saved"));
+  });
+
+  const b = await context.newPage();
+  await step("two pages on one document converge", async () => {
+    await b.goto(origin + docPath);
+    await until("b's text", async () => (await editorText(b)).includes("We ship on Monday."));
+    await until("presence", async () => (await a.locator(".presence").textContent()).startsWith("2"));
+    // Both type at once, at different places.
+    await b.locator(".cm-content").click();
+    await b.keyboard.press("Control+Home");
+    await b.keyboard.press("End");
+    const typeA = (async () => {
+      await a.keyboard.press("Control+End");
+      for (const w of [" First", " from", " A."]) await a.keyboard.type(w);
+    })();
+    const typeB = (async () => {
+      for (const w of [" —", " B", " was", " here"]) await b.keyboard.type(w);
+    })();
+    await Promise.all([typeA, typeB]);
+    const server = await until("convergence", async () => {
+      const [ta, tb, s] = await Promise.all([editorText(a), editorText(b), ask({ ask: "plan", channel })]);
+      return ta === tb && ta === s.source && ta.includes("First from A.") && ta.includes("— B was here") ? s.source : null;
+    });
+    if (!server.startsWith("# Launch plan — B was here\n")) throw new Error("unexpected text " + JSON.stringify(server));
+    await shot(a, "02-workspace-plan");
+  });
+
+  await step("a chat message appears in the other page", async () => {
+    const box = a.getByRole("textbox", { name: "Message" });
+    await box.fill("Morning, all");
+    await box.press("Shift+Enter");
+    await box.pressSequentially("second line");
+    await box.press("Enter");
+    await b.locator(".transcript .msg-person").filter({ hasText: "second line" }).waitFor();
+    const html = await b.locator(".transcript .msg-person .msg-body").last().innerHTML();
+    if (!html.includes("Morning, all<br>second line")) throw new Error("line break lost: " + html);
+    await until("the composer emptied", async () => (await box.inputValue()) === "");
+  });
+
+  await step("an @chopin message without a Planner is refused in the server's words", async () => {
+    const box = a.getByRole("textbox", { name: "Message" });
+    await box.fill("@chopin draft the rollout");
+    await box.press("Enter");
+    const want = `Connect a machine to get a reply. Connect an agent client to ${origin}${docPath} over the agent connection from a session in a checkout of octo/plans.`;
+    const got = await until("the refusal", async () => a.locator(".composer .error-text").textContent());
+    if (got !== want) throw new Error(`refusal\n got ${got}\nwant ${want}`);
+    if ((await box.inputValue()) !== "@chopin draft the rollout") throw new Error("the refused draft was lost");
+    await box.fill("");
+  });
+
+  await step("the Connect dialog shows how to attach a Planner", async () => {
+    await a.locator(".planner-button").click();
+    const dialog = a.getByRole("dialog", { name: "Connect a Planner" });
+    await dialog.waitFor();
+    const session = await a.evaluate(async () => (await fetch("/api/session")).json());
+    for (const text of [session.agentUrl, "chopin token", "chopin planner"]) {
+      if (!(await dialog.textContent()).includes(text)) throw new Error("the dialog lacks " + text);
+    }
+    await shot(a, "03-connect");
+    await dialog.getByRole("button", { name: "Done" }).click();
+    await dialog.waitFor({ state: "hidden" });
+  });
+
+  await step("answer a Decision card asked through the app", async () => {
+    await ask({ ask: "decision", channel });
+    // The card's line arrives in both editors as the server's own update.
+    await until("the decision line in b", async () => (await editorText(b)).includes("<Decision id="));
+    const tab = a.getByRole("tab", { name: /Decisions/ });
+    await until("the unanswered badge", async () => (await tab.textContent()).includes("1"));
+    await tab.click();
+    const card = a.locator(".decisions .decision-card").first();
+    await card.getByText("Which store?").waitFor();
+    await card.getByText("We need durability.").waitFor();
+    await card.getByText("SQLite", { exact: true }).click();
+    await shot(a, "04-decision-open");
+    await card.getByRole("button", { name: "Answer" }).click();
+    await until("answered", async () => (await ask({ ask: "decisions", channel })).decisions[0].status === "answered");
+    const d = (await ask({ ask: "decisions", channel })).decisions[0];
+    if (JSON.stringify(d.answer) !== '{"labels":["SQLite"]}') throw new Error("answer " + JSON.stringify(d.answer));
+    await a.locator(".decisions .decision-card.status-answered").waitFor();
+    await until("the badge cleared", async () => !(await tab.textContent()).match(/\d/));
+    // "Show in plan" opens the Plan at the card's line.
+    await a.locator(".decisions .decision-card").first().getByRole("button", { name: "Show in plan" }).click();
+    await until("the Plan tab", async () => (await a.getByRole("tab", { name: "Plan", exact: true }).getAttribute("aria-selected")) === "true");
+    await until("the card's line selected", async () => (await a.locator(".cm-activeLine").textContent())?.startsWith("<Decision id="));
+  });
+
+  await step("the rendered plan shows components and escapes raw HTML", async () => {
+    await ask({
+      ask: "append",
+      channel,
+      text:
+        '\n<Callout type="warning">\nMind the **gap**.\n</Callout>\n\n| Step | Owner |\n| --- | --- |\n| Ship | ada |\n\n' +
+        "<Tabs>\n<Tab title=\"Linux\">\nRun `make`.\n</Tab>\n<Tab title=\"macOS\">\nRun `xcodebuild`.\n</Tab>\n</Tabs>\n\n" +
+        "```mermaid\ngraph TD\n  A[Draft] --> B[Ship]\n```\n\n<script>window.pwned = 1</script> <img src=x onerror=\"window.pwned=2\">\n",
+    });
+    await a.getByRole("tab", { name: "Plan", exact: true }).click();
+    await a.getByRole("tab", { name: "Preview" }).click();
+    const view = a.locator(".plan-view");
+    await view.locator("aside.callout-warning strong", { hasText: "gap" }).waitFor();
+    await view.locator("table td", { hasText: "ada" }).waitFor();
+    await view.locator(".decision-card.status-answered").waitFor();
+    await view.getByRole("button", { name: "macOS" }).click();
+    await view.getByText("xcodebuild").waitFor({ state: "visible" });
+    await view.locator(".mermaid-diagram svg").waitFor({ timeout: 15000 });
+    await view.getByText("<script>window.pwned = 1</script>").waitFor();
+    if (await a.evaluate(() => window.pwned || document.querySelector(".plan-view script, .plan-view img[src=x]") !== null))
+      throw new Error("raw HTML was rendered");
+    await shot(a, "05-preview");
+    await view.locator(".prose h1").scrollIntoViewIfNeeded();
+    await shot(a, "05-preview-top");
+    await a.getByRole("tab", { name: "Edit" }).click();
+  });
+
+  await step("a historical slug opens the document at its canonical address", async () => {
+    const r = await a.evaluate(async (id) => (await fetch(`/api/channels/${id}`, { method: "PATCH", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ title: "Launch plan v2" }) })).status, channel);
+    if (r !== 200) throw new Error("rename: " + r);
+    await until("the live rename", async () => new URL(a.url()).pathname === "/documents/octo/plans/launch-plan-v2");
+    await b.goto(origin + docPath + "?view=plan#top");
+    await b.waitForURL(origin + "/documents/octo/plans/launch-plan-v2?view=plan#top");
+    docPath = "/documents/octo/plans/launch-plan-v2";
+  });
+
+  await step("the legacy /channels/:id route becomes the canonical one", async () => {
+    await b.goto(`${origin}/channels/${channel}?from=old#decisions`);
+    await b.waitForURL(`${origin}${docPath}?from=old#decisions`);
+    await b.locator(".cm-content").waitFor();
+    await b.goto(`${origin}/repositories/octo/plans?query=launch`);
+    await b.waitForURL(`${origin}/documents/octo/plans?query=launch`);
+    await b.locator(".doc-row", { hasText: "Launch plan v2" }).waitFor();
+  });
+
+  await step("edits of a closed tab that never reached the server are not lost", async () => {
+    const d = await context.newPage();
+    // This tab's pushes never reach the server, as on a connection that dies.
+    await d.routeWebSocket(/\/ws\?channel=/, (ws) => {
+      const server = ws.connectToServer();
+      ws.onMessage((m) => {
+        if (!String(m).includes('"plan:push"')) server.send(m);
+      });
+    });
+    await d.goto(origin + docPath);
+    await until("d's text", async () => (await editorText(d)).includes("We ship on Monday."));
+    await d.locator(".cm-content").click();
+    await d.keyboard.press("Control+End");
+    await d.keyboard.type("Kept while offline.");
+    await until("the unsent edit", async () => Number(await d.locator(".sync-status").getAttribute("data-unsent")) > 0);
+    if ((await ask({ ask: "plan", channel })).source.includes("Kept while offline.")) throw new Error("the push got through");
+    await d.close({ runBeforeUnload: true });
+    const e = await context.newPage();
+    await e.goto(origin + docPath);
+    await until("the adopted edit on the server", async () => (await ask({ ask: "plan", channel })).source.includes("Kept while offline."));
+    await until("the adopted edit in a", async () => (await editorText(a)).includes("Kept while offline."));
+    await until("the outbox emptied", async () => e.evaluate(() => !Object.keys(localStorage).some((k) => k.startsWith("chopin:outbox:") && !k.endsWith(":alive"))));
+    await e.close();
+  });
+
+  await step("archiving makes the editor read-only", async () => {
+    await b.goto(origin + "/documents/octo/plans");
+    const row = b.locator(".doc-row", { hasText: "Launch plan v2" });
+    await row.getByRole("button", { name: "Archive" }).click();
+    await row.waitFor({ state: "detached" });
+    await a.locator(".readonly-label").waitFor();
+    await a.locator(".archived-bar").waitFor();
+    if ((await a.locator(".cm-content").getAttribute("contenteditable")) !== "false") throw new Error("the editor is still editable");
+    const before = await editorText(a);
+    await a.locator(".cm-content").click();
+    await a.keyboard.type("nope");
+    if ((await editorText(a)) !== before) throw new Error("an archived plan took typing");
+    await shot(a, "06-archived");
+  });
+
+  await step("the compact layout at 400 px shows the bottom bar", async () => {
+    const c = await context.newPage();
+    await c.setViewportSize({ width: 400, height: 800 });
+    await c.goto(origin + docPath);
+    const bar = c.getByRole("navigation", { name: "Destinations" });
+    await bar.waitFor();
+    await c.locator(".cm-content").waitFor();
+    if (await c.locator(".chat-pane").isVisible()) throw new Error("Chat shows beside the plan at 400 px");
+    await shot(c, "07-compact-plan");
+    await bar.getByRole("button", { name: "Chat" }).click();
+    await c.locator(".transcript").getByText("second line").waitFor();
+    if (await c.locator(".cm-content").isVisible()) throw new Error("the plan still shows in Chat");
+    await shot(c, "08-compact-chat");
+    await bar.getByRole("button", { name: "Decisions" }).click();
+    await c.locator(".decisions .decision-card").first().waitFor();
+    await shot(c, "09-compact-decisions");
+    await c.close();
+  });
+
+  if (errors.length) {
+    failed = true;
+    say({ step: "no uncaught page errors", ok: false, error: errors.join("\n") });
+  }
+} catch {
+  // The failing step has said why.
+} finally {
+  await browser.close();
+}
+process.exit(failed ? 1 : 0);
