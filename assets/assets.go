@@ -1,10 +1,16 @@
 // Package assets embeds the built web UI (assets/dist, committed so that
-// `go build` needs no npm) and serves it. It knows nothing else.
+// `go build` needs no npm). Every file is stored gzip-compressed, as
+// name.gz; the package hands out the compressed bytes for serving as they
+// are, and decompresses only on request. It knows nothing else.
 package assets
 
 import (
+	"bytes"
+	"compress/gzip"
 	"embed"
+	"io"
 	"io/fs"
+	"path"
 )
 
 //go:generate go run ./build
@@ -12,11 +18,25 @@ import (
 //go:embed dist
 var dist embed.FS
 
-// FS is the built UI: index.html at its root and the bundle beside it.
-func FS() fs.FS {
-	sub, err := fs.Sub(dist, "dist")
-	if err != nil {
-		panic(err) // the embed directive guarantees dist exists
+// Gzipped returns the built file name (a path such as "app-XYZ.js" or
+// "chunks/x.js"), gzip-compressed, and whether there is one.
+func Gzipped(name string) ([]byte, bool) {
+	if !fs.ValidPath(name) || name == "." {
+		return nil, false
 	}
-	return sub
+	b, err := dist.ReadFile(path.Join("dist", name+".gz"))
+	return b, err == nil
+}
+
+// ReadFile returns the built file name, decompressed.
+func ReadFile(name string) ([]byte, error) {
+	gz, ok := Gzipped(name)
+	if !ok {
+		return nil, fs.ErrNotExist
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(gz))
+	if err != nil {
+		return nil, err
+	}
+	return io.ReadAll(zr)
 }

@@ -1,1 +1,0 @@
-import{_ as s}from"./chunk-JCBSA4G4.js";import{d as e}from"./chunk-O5DZRKTY.js";import{a as n}from"./chunk-EIBFAW37.js";var a=n(t=>{let{securityLevel:c}=s(),o=e("body");if(c==="sandbox"){let m=e(`#i${t}`).node()?.contentDocument??document;o=e(m.body)}return o.select(`#${t}`)},"selectSvgElement");export{a};
