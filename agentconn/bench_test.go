@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"runtime"
+	"slices"
+	"strconv"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -50,6 +52,60 @@ func BenchmarkPartsThroughput(b *testing.B) {
 	b.StopTimer()
 	b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "parts/s")
 	<-s.end
+}
+
+// latencySink records how long each part took from the client's Send: the
+// part's delta is the time it was sent, as a duration since start.
+type latencySink struct {
+	start time.Time
+	lat   []time.Duration
+	done  chan struct{}
+	end   chan agentconn.TurnOutcome
+}
+
+func (s *latencySink) Part(p agentconn.StreamPart) {
+	sent, _ := strconv.ParseInt(p.Delta, 10, 64)
+	s.lat = append(s.lat, time.Since(s.start)-time.Duration(sent))
+	if len(s.lat) == cap(s.lat) {
+		close(s.done)
+	}
+}
+func (s *latencySink) ToolCall(agentconn.ToolCallEvent) {}
+func (s *latencySink) End(o agentconn.TurnOutcome)      { s.end <- o }
+
+// BenchmarkPartLatency paces text-delta parts at 1,000 a second and reports
+// the time from the client's Send to the host's sink, at the 50th and 99th
+// percentiles. Run it with -benchtime 5000x or so: a percentile of a few
+// parts says little.
+func BenchmarkPartLatency(b *testing.B) {
+	const every = time.Millisecond
+	start := time.Now()
+	h := newHarness(b)
+	h.dial(b, client.Config{Handler: client.Handler{Turn: func(ctx context.Context, tr *client.Turn) error {
+		next := time.Now()
+		for i := 0; i < b.N; i++ {
+			next = next.Add(every)
+			time.Sleep(time.Until(next))
+			sent := strconv.FormatInt(int64(time.Since(start)), 10)
+			if err := tr.Send(agentconn.StreamPart{Type: agentconn.PartTextDelta, ID: "t", Delta: sent}); err != nil {
+				return err
+			}
+		}
+		return nil
+	}}})
+	s := &latencySink{start: start, lat: make([]time.Duration, 0, b.N), done: make(chan struct{}), end: make(chan agentconn.TurnOutcome, 1)}
+	b.ResetTimer()
+	if err := h.srv.StartTurn(context.Background(), "doc1", agentconn.TurnRequest{Prompt: "p", Sink: s}); err != nil {
+		b.Fatal(err)
+	}
+	<-s.done
+	b.StopTimer()
+	<-s.end
+	slices.Sort(s.lat)
+	at := func(q float64) float64 { return float64(s.lat[int(q*float64(len(s.lat)-1))].Microseconds()) }
+	b.ReportMetric(at(0.50), "p50-µs")
+	b.ReportMetric(at(0.99), "p99-µs")
+	b.ReportMetric(0, "ns/op") // the pace, not the cost
 }
 
 // BenchmarkLinkMemory attaches b.N idle links, each to its own document, and

@@ -2,6 +2,7 @@ package agentconn
 
 import (
 	"context"
+	"slices"
 	"time"
 )
 
@@ -11,6 +12,11 @@ type ControlOutcome struct {
 	Aborted bool
 	// Results has one entry per session that was sent stop or resume.
 	Results []ControlAnswer
+	// Withdrawn lists, by request id, the questions Stop withdrew: those of
+	// a session with no run to pause, which only waited on them. Chat says
+	// so ("Stop on a Planner that only waits on a question withdraws the
+	// question explicitly").
+	Withdrawn []string
 }
 
 // ControlAnswer is one session's control-result.
@@ -56,6 +62,16 @@ func (s *Server) control(ctx context.Context, documentID, run string, stop bool)
 			l.abortTurnLocked(t, &fx)
 			out.Aborted = true
 		}
+		if stop && run == "" && !sess.live() {
+			// No run to pause: what keeps the session is its questions,
+			// and a Stop that left them open would stop nothing.
+			for _, q := range sess.questions {
+				out.Withdrawn = append(out.Withdrawn, q.Request)
+				l.withdrawLocked(q, &fx)
+			}
+			l.settleLocked(sess, &fx)
+			continue
+		}
 		if run != "" && !sess.hasRun(run) || run == "" && !sess.live() {
 			continue
 		}
@@ -72,6 +88,7 @@ func (s *Server) control(ctx context.Context, documentID, run string, stop bool)
 	}
 	l.mu.Unlock()
 	fx.run(l)
+	slices.Sort(out.Withdrawn)
 	for i := range waits {
 		waits[i].answer = &out.Results[i]
 	}

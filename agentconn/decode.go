@@ -7,20 +7,10 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"unicode/utf8"
 )
-
-// Strict decoding. encoding/json alone is too lenient for the spec's "objects
-// are strict": it matches keys case-insensitively, keeps the last of two
-// duplicate keys, reads null into anything and ignores missing fields. So a
-// frame is first checked against the shape its Go type declares (exact keys,
-// no duplicates, every field without omitempty present, no null, integers
-// where ints are declared), and only then unmarshalled, and then its limits
-// are validated. A type whose fields depend on a discriminator (StreamPart,
-// Input, QuestionAnswer) declares them with variantKeys.
 
 // errFrameTooLarge is returned for a frame over MaxFrameBytes.
 var errFrameTooLarge = errors.New("the frame is larger than 2 MiB")
@@ -34,23 +24,69 @@ func malformed(format string, args ...any) error {
 	return &MalformedError{Reason: fmt.Sprintf(format, args...)}
 }
 
-var clientMessages = registry(Attach{}, Started{}, StartFailed{}, Tools{}, Part{}, HostToolCall{},
-	TurnEnd{}, InputRequest{}, InputCancel{}, Runs{}, ControlResult{}, Detach{})
+// messageCodec decodes one message type.
+type messageCodec struct {
+	codec  *codec
+	decode func(d *decoder, c *codec) (Message, error)
+}
 
-var serverMessages = registry(Attached{}, Refused{}, Start{}, Turn{}, Abort{}, HostToolResult{},
-	InputResult{}, Stop{}, Resume{}, Destroy{}, ProtocolError{})
+// The message registries are built in init, after every package variable:
+// compiling a codec calls variantKeys through reflection, which reads tables
+// (streamPartKeys, ...) that variable initialisation cannot see it depend on.
+var clientMessages, serverMessages map[string]messageCodec
+
+func init() {
+	clientMessages = registry(
+		entry[Attach](), entry[Started](), entry[StartFailed](), entry[Tools](), entry[Part](), entry[HostToolCall](),
+		entry[TurnEnd](), entry[InputRequest](), entry[InputCancel](), entry[Runs](), entry[ControlResult](), entry[Detach]())
+	serverMessages = registry(
+		entry[Attached](), entry[Refused](), entry[Start](), entry[Turn](), entry[Abort](), entry[HostToolResult](),
+		entry[InputResult](), entry[Stop](), entry[Resume](), entry[Destroy](), entry[ProtocolError]())
+}
 
 // unofferedClientMessages are client messages of features this server does not
 // offer yet; sending one is a protocol violation, not a malformed message.
 var unofferedClientMessages = set("resume", "input-received", "capabilities")
 
-func registry(ms ...Message) map[string]reflect.Type {
-	r := make(map[string]reflect.Type, len(ms))
-	for _, m := range ms {
-		r[m.MessageType()] = reflect.TypeOf(m)
+type registryEntry struct {
+	typ string
+	mc  messageCodec
+}
+
+func entry[M Message]() registryEntry {
+	var zero M
+	return registryEntry{zero.MessageType(), messageCodec{codecFor(reflect.TypeFor[M]()), decodeMessage[M]}}
+}
+
+func registry(es ...registryEntry) map[string]messageCodec {
+	r := make(map[string]messageCodec, len(es))
+	for _, e := range es {
+		r[e.typ] = e.mc
 	}
 	return r
 }
+
+// decodeMessage decodes the frame's object into an M and checks its limits.
+func decodeMessage[M Message](d *decoder, c *codec) (Message, error) {
+	m := new(M)
+	if err := d.object(c, reflect.ValueOf(m).Elem(), "type"); err != nil {
+		return nil, err
+	}
+	if err := d.end(); err != nil {
+		return nil, err
+	}
+	if v, ok := any(m).(interface{ validate() error }); ok {
+		if err := v.validate(); err != nil {
+			return nil, &limitError{err}
+		}
+	}
+	return *m, nil
+}
+
+// limitError is a message of the right shape that breaks a limit.
+type limitError struct{ err error }
+
+func (e *limitError) Error() string { return firstLine(e.err) }
 
 // DecodeClientFrame decodes and validates one text frame a client sent.
 func DecodeClientFrame(data []byte) (Message, error) { return decodeFrame(data, clientMessages) }
@@ -65,142 +101,88 @@ func (e *unofferedError) Error() string {
 	return fmt.Sprintf("%s belongs to a feature this server did not grant", e.typ)
 }
 
-func decodeFrame(data []byte, types map[string]reflect.Type) (Message, error) {
+// decodeFrame reads the frame's "type", which an encoder writes first, then
+// decodes the whole frame into that message's type in one pass (strict.go).
+// Whatever else is wrong with a frame that is not JSON, it is refused as not
+// JSON: the check for that runs only once decoding has failed.
+func decodeFrame(data []byte, types map[string]messageCodec) (Message, error) {
 	if len(data) > MaxFrameBytes {
 		return nil, errFrameTooLarge
 	}
 	if !utf8.Valid(data) {
 		return nil, malformed("the frame is not valid UTF-8")
 	}
-	if !json.Valid(data) {
-		return nil, malformed("the frame is not one JSON value")
+	refuse := func(err error) error {
+		if !json.Valid(data) {
+			return malformed("the frame is not one JSON value")
+		}
+		return err
 	}
-	members, err := objectMembers(data)
-	var dup *duplicateError
+	d := decoder{data: data}
+	d.skipSpace()
+	if d.peek() != '{' {
+		return nil, refuse(malformed("the frame is not a JSON object"))
+	}
+	at, found, err := d.member("type")
 	switch {
-	case errors.As(err, &dup):
-		return nil, malformed("the message %v", dup)
 	case err != nil:
-		return nil, malformed("the frame is not a JSON object")
+		return nil, refuse(err)
+	case !found:
+		return nil, refuse(malformed("the message has no type"))
+	case at == len(data) || data[at] != '"':
+		return nil, refuse(malformed("type must be a string"))
 	}
-	var typ string
-	found := false
-	for _, m := range members {
-		if m.key == "type" {
-			if json.Unmarshal(m.value, &typ) != nil || m.value[0] != '"' {
-				return nil, malformed("type must be a string")
-			}
-			found = true
-		}
+	typ, err := (&decoder{data: data, pos: at}).string()
+	if err != nil {
+		return nil, refuse(err)
 	}
-	if !found {
-		return nil, malformed("the message has no type")
-	}
-	t, ok := types[typ]
+	mc, ok := types[typ]
 	if !ok {
-		if types[(Attach{}).MessageType()] != nil && unofferedClientMessages[typ] {
-			return nil, &unofferedError{typ}
+		// The message is not decoded, but a repeated key still makes it
+		// malformed rather than merely unknown.
+		if key := d.repeatedKey(); key != "" {
+			return nil, refuse(malformed("the message repeats the field %q", key))
 		}
-		return nil, malformed("%q is not a message type of %s", truncateRunes(typ, maxName), Subprotocol)
-	}
-	if err := checkObject(members, t, "", "type"); err != nil {
-		return nil, &MalformedError{Reason: typ + ": " + err.Error()}
-	}
-	v := reflect.New(t)
-	if err := json.Unmarshal(data, v.Interface()); err != nil {
-		return nil, malformed("%s: %v", typ, err)
-	}
-	if val, ok := v.Interface().(interface{ validate() error }); ok {
-		if err := val.validate(); err != nil {
-			return nil, &MalformedError{Reason: typ + ": " + firstLine(err)}
+		if _, client := types[(Attach{}).MessageType()]; client && unofferedClientMessages[typ] {
+			return nil, refuse(&unofferedError{typ})
 		}
+		return nil, refuse(malformed("%q is not a message type of %s", truncateRunes(typ, maxName), Subprotocol))
 	}
-	return v.Elem().Interface().(Message), nil
+	m, err := mc.decode(&d, mc.codec)
+	if err != nil {
+		return nil, refuse(&MalformedError{Reason: typ + ": " + err.Error()})
+	}
+	return m, nil
 }
 
 // decodeStrict decodes raw into v (a pointer) with the same shape rules as a frame.
 func decodeStrict(raw []byte, v any) error {
-	t := reflect.TypeOf(v).Elem()
-	if err := checkShape(raw, t, ""); err != nil {
+	if !utf8.Valid(raw) {
+		return errors.New("not valid UTF-8")
+	}
+	rv := reflect.ValueOf(v).Elem()
+	d := decoder{data: raw}
+	d.skipSpace()
+	if err := d.value(codecFor(rv.Type()), rv); err != nil {
 		return err
 	}
-	return json.Unmarshal(raw, v)
+	return d.end()
 }
 
-type member struct {
-	key   string
-	value json.RawMessage
-}
-
-// objectMembers splits a JSON object into its members, refusing duplicates.
-func objectMembers(raw []byte) ([]member, error) {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	tok, err := dec.Token()
-	if err != nil {
-		return nil, err
-	}
-	if d, ok := tok.(json.Delim); !ok || d != '{' {
-		return nil, errors.New("must be an object")
-	}
-	var ms []member
-	seen := map[string]bool{}
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return nil, err
-		}
-		key, _ := tok.(string)
-		if seen[key] {
-			return nil, &duplicateError{key}
-		}
-		seen[key] = true
-		var v json.RawMessage
-		if err := dec.Decode(&v); err != nil {
-			return nil, err
-		}
-		ms = append(ms, member{key, v})
-	}
-	return ms, nil
-}
-
-func arrayElements(raw []byte) ([]json.RawMessage, error) {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	tok, err := dec.Token()
-	if err != nil {
-		return nil, err
-	}
-	if d, ok := tok.(json.Delim); !ok || d != '[' {
-		return nil, errors.New("must be an array")
-	}
-	var es []json.RawMessage
-	for dec.More() {
-		var v json.RawMessage
-		if err := dec.Decode(&v); err != nil {
-			return nil, err
-		}
-		es = append(es, v)
-	}
-	return es, nil
-}
-
-type duplicateError struct{ key string }
-
-func (e *duplicateError) Error() string { return fmt.Sprintf("repeats the field %q", e.key) }
-
-var rawMessageType = reflect.TypeOf(json.RawMessage(nil))
+var rawMessageType = reflect.TypeFor[json.RawMessage]()
 
 type variantKey struct {
 	name     string
 	optional bool
 }
 
-// variant is implemented by a flat struct whose fields depend on the value of
-// its discriminator field.
+// variant is implemented, with a value receiver, by a flat struct whose
+// fields depend on the value of its discriminator field.
 type variant interface {
 	variantKeys() (discriminator string, keys map[string][]variantKey)
 }
 
-var variantType = reflect.TypeOf((*variant)(nil)).Elem()
+var variantType = reflect.TypeFor[variant]()
 
 func parseVariantTable(m map[string]string) map[string][]variantKey {
 	out := make(map[string][]variantKey, len(m))
@@ -213,106 +195,6 @@ func parseVariantTable(m map[string]string) map[string][]variantKey {
 		out[disc] = list
 	}
 	return out
-}
-
-// checkShape checks one JSON value against Go type t.
-func checkShape(raw []byte, t reflect.Type, path string) error {
-	if t == rawMessageType {
-		return nil // any JSON; the frame as a whole is already valid
-	}
-	if bytes.Equal(raw, []byte("null")) {
-		return fmt.Errorf("%s cannot be null", name(path))
-	}
-	switch t.Kind() {
-	case reflect.Pointer:
-		return checkShape(raw, t.Elem(), path)
-	case reflect.String:
-		if raw[0] != '"' {
-			return fmt.Errorf("%s must be a string", name(path))
-		}
-	case reflect.Bool:
-		if s := string(raw); s != "true" && s != "false" {
-			return fmt.Errorf("%s must be true or false", name(path))
-		}
-	case reflect.Int, reflect.Int64:
-		if _, err := strconv.ParseInt(string(raw), 10, 64); err != nil {
-			return fmt.Errorf("%s must be a whole number", name(path))
-		}
-	case reflect.Slice:
-		es, err := arrayElements(raw)
-		if err != nil {
-			return fmt.Errorf("%s must be an array", name(path))
-		}
-		for i, e := range es {
-			if err := checkShape(e, t.Elem(), fmt.Sprintf("%s[%d]", path, i)); err != nil {
-				return err
-			}
-		}
-	case reflect.Struct:
-		ms, err := objectMembers(raw)
-		if err != nil {
-			return fmt.Errorf("%s %v", name(path), err)
-		}
-		return checkObject(ms, t, path, "")
-	default:
-		return fmt.Errorf("%s has a type the decoder does not know", name(path))
-	}
-	return nil
-}
-
-// checkObject checks an object's members against struct type t; extra names
-// a key the caller already checked (the message's "type").
-func checkObject(ms []member, t reflect.Type, path, extra string) error {
-	fields := fieldsOf(t)
-	allowed := map[string]bool{}
-	var required []string
-	if reflect.PointerTo(t).Implements(variantType) || t.Implements(variantType) {
-		disc, table := reflect.Zero(t).Interface().(variant).variantKeys()
-		var value string
-		for _, m := range ms {
-			if m.key == disc {
-				_ = json.Unmarshal(m.value, &value)
-			}
-		}
-		keys, ok := table[value]
-		if !ok {
-			return fmt.Errorf("%s %q is not one this protocol knows", name(join(path, disc)), truncateRunes(value, maxName))
-		}
-		allowed[disc] = true
-		required = append(required, disc)
-		for _, k := range keys {
-			allowed[k.name] = true
-			if !k.optional {
-				required = append(required, k.name)
-			}
-		}
-	} else {
-		for n, f := range fields {
-			allowed[n] = true
-			if f.required {
-				required = append(required, n)
-			}
-		}
-	}
-	present := map[string]bool{}
-	for _, m := range ms {
-		if m.key == extra {
-			continue
-		}
-		if !allowed[m.key] {
-			return fmt.Errorf("%s is not a field of this message", name(join(path, m.key)))
-		}
-		present[m.key] = true
-		if err := checkShape(m.value, fields[m.key].typ, join(path, m.key)); err != nil {
-			return err
-		}
-	}
-	for _, r := range required {
-		if !present[r] {
-			return fmt.Errorf("%s is missing", name(join(path, r)))
-		}
-	}
-	return nil
 }
 
 type fieldInfo struct {
@@ -356,18 +238,14 @@ func marshalVariant(v variant) ([]byte, error) {
 	var b bytes.Buffer
 	b.WriteByte('{')
 	write := func(k string, fv reflect.Value) error {
-		kb, _ := marshalJSON(k)
-		vb, err := marshalJSON(fv.Interface())
-		if err != nil {
-			return err
-		}
 		if b.Len() > 1 {
 			b.WriteByte(',')
 		}
-		b.Write(kb)
-		b.WriteByte(':')
-		b.Write(vb)
-		return nil
+		// Keys are the tables' plain names: they need no escaping.
+		b.WriteByte('"')
+		b.WriteString(k)
+		b.WriteString(`":`)
+		return encodeJSON(&b, fv.Interface())
 	}
 	// The discriminator goes first unless the table places it.
 	if !slices.ContainsFunc(keys, func(k variantKey) bool { return k.name == disc }) {
@@ -392,20 +270,6 @@ func marshalVariant(v variant) ([]byte, error) {
 	}
 	b.WriteByte('}')
 	return b.Bytes(), nil
-}
-
-func join(path, key string) string {
-	if path == "" {
-		return key
-	}
-	return path + "." + key
-}
-
-func name(path string) string {
-	if path == "" {
-		return "the value"
-	}
-	return path
 }
 
 func firstLine(err error) string {

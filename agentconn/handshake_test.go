@@ -5,7 +5,9 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/gorilla/websocket"
 
@@ -172,4 +174,27 @@ func TestAttachRefusals(t *testing.T) {
 		writeJSON(t, c, `{"type":"attach","version":1,"document":"doc2"}`)
 		expectClose(t, c, `{"type":"error","code":"protocol","message":"This connection is already attached; attach is sent once."}`, 1008, "protocol")
 	})
+}
+
+// TestAttachDeadline closes a socket that answers pings but never attaches:
+// pongs keep it from being silent, so only the wait for attach can end it.
+// (TestUnresponsive's "pongs keep a link alive" shows an attached link
+// outliving the same deadline.)
+func TestAttachDeadline(t *testing.T) {
+	h := newHarness(t, func(o *agentconn.Options) {
+		o.Ping, o.Timeout, o.MaxSilence = 10*time.Millisecond, 300*time.Millisecond, time.Hour
+	})
+	c := h.raw(t, nil)
+	var pongs atomic.Int32
+	c.SetPingHandler(func(data string) error {
+		pongs.Add(1)
+		return c.WriteControl(websocket.PongMessage, []byte(data), time.Now().Add(time.Second))
+	})
+	frames, code, reason := readClose(t, c) // reading answers pings
+	if code != 1001 || reason != "unresponsive" || len(frames) != 0 {
+		t.Errorf("close = %d %q after %q, want 1001 unresponsive and no message", code, reason, frames)
+	}
+	if pongs.Load() == 0 {
+		t.Error("no ping was answered, so the close proves nothing about the attach deadline")
+	}
 }

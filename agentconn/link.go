@@ -1,6 +1,7 @@
 package agentconn
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"io"
@@ -43,6 +44,7 @@ type link struct {
 	lastHeard atomic.Int64 // UnixNano of the last frame heard, pongs included
 
 	mu           sync.Mutex
+	attachTimer  *time.Timer // until the first message; nil once it came or the wait ran out
 	recheckTimer *time.Timer
 	state        linkState
 	doc          Document
@@ -92,6 +94,9 @@ func (l *link) serve() {
 	ping := l.conn.PingHandler()
 	l.conn.SetPingHandler(func(data string) error { _ = heard(data); return ping(data) })
 
+	l.mu.Lock()
+	l.attachTimer = time.AfterFunc(l.srv.opts.Timeout, l.attachTimedOut)
+	l.mu.Unlock()
 	go l.w.run(l.stop)
 	go l.watch()
 	// Once the writer has sent the close frame, give the client a moment to
@@ -115,8 +120,16 @@ func (l *link) serve() {
 // closeLinger is how long the server waits for the client's close frame.
 const closeLinger = 2 * time.Second
 
+// readBufferKept is the most a link keeps of its read buffer between frames:
+// enough for the frames a turn streams, while one a large frame grew is let go,
+// so an idle link holds little.
+const readBufferKept = 16 << 10
+
 // read handles the client's frames in order until the socket fails.
 func (l *link) read() {
+	// One buffer serves every frame: the decoder copies what it keeps.
+	var buf bytes.Buffer
+	var frame io.LimitedReader
 	for {
 		kind, r, err := l.conn.NextReader()
 		if err != nil {
@@ -135,16 +148,20 @@ func (l *link) read() {
 		}
 		// Read one byte past the limit to tell a frame over it, without
 		// buffering the rest of an oversized frame.
-		data, err := io.ReadAll(io.LimitReader(r, MaxFrameBytes+1))
-		if err != nil {
+		if buf.Cap() > readBufferKept {
+			buf = bytes.Buffer{}
+		}
+		buf.Reset()
+		frame = io.LimitedReader{R: r, N: MaxFrameBytes + 1}
+		if _, err := buf.ReadFrom(&frame); err != nil {
 			return
 		}
 		l.lastHeard.Store(time.Now().UnixNano())
-		if len(data) > MaxFrameBytes {
+		if buf.Len() > MaxFrameBytes {
 			l.protocolError(codeTooLarge, msgTooLarge)
 			continue
 		}
-		msg, err := DecodeClientFrame(data)
+		msg, err := DecodeClientFrame(buf.Bytes())
 		var unoffered *unofferedError
 		switch {
 		case errors.As(err, &unoffered):
@@ -158,10 +175,36 @@ func (l *link) read() {
 	}
 }
 
+// attachTimedOut closes a socket that opened but sent no first message
+// within the connection timeout. Pongs alone keep a link alive ("Pings"), so
+// without this a client that answers pings and never attaches would hold a
+// connection for ever. The spec's own bound on hearing nothing from a client
+// is the timeout (AGENT_CONNECTION_TIMEOUT_MS), and it closes such a client
+// as unresponsive: 1001 with no error message before it, as here. Nothing was
+// out of order (1008 with protocol); the client just never spoke.
+func (l *link) attachTimedOut() {
+	l.mu.Lock()
+	waiting := l.attachTimer != nil && l.state == stateAttaching
+	l.attachTimer = nil // a first message that comes now is too late
+	l.mu.Unlock()
+	if waiting {
+		l.log.Info("no attach within the timeout")
+		l.close(closing{code: closeUnresponsive, reason: "unresponsive", turnMessage: msgLinkClosed})
+	}
+}
+
 // handle dispatches one decoded message.
 func (l *link) handle(msg Message) {
 	l.mu.Lock()
 	state := l.state
+	if state == stateAttaching {
+		if l.attachTimer == nil { // the wait ran out: the link is closing
+			l.mu.Unlock()
+			return
+		}
+		l.attachTimer.Stop()
+		l.attachTimer = nil
+	}
 	l.mu.Unlock()
 	if state == stateAttaching {
 		if m, ok := msg.(Attach); ok {
@@ -235,11 +278,13 @@ func (l *link) close(c closing) {
 		close(ch)
 	}
 	l.controls = map[string]chan ControlResult{}
-	doc, recheck := l.doc, l.recheckTimer
+	doc, recheck, attach := l.doc, l.recheckTimer, l.attachTimer
 	l.mu.Unlock()
 
-	if recheck != nil {
-		recheck.Stop()
+	for _, t := range []*time.Timer{recheck, attach} {
+		if t != nil {
+			t.Stop()
+		}
 	}
 	l.cancel()
 	// The ownership settles before the client can see the close, so a
@@ -327,7 +372,15 @@ func (l *link) watch() {
 		progress := max(heard, l.w.lastDrain.Load())
 		if now-heard > int64(o.MaxSilence) || now-progress > int64(o.Timeout) {
 			if l.closed() {
-				_ = l.conn.Close() // it would not even take our close
+				// It would not even take our close. Leave the close frame
+				// (abort's included) the time a client has to answer one,
+				// then drop the socket: closing it at once can cut that
+				// frame off, and the client sees 1006 instead of the code.
+				select {
+				case <-time.After(closeLinger):
+				case <-l.stop:
+				}
+				_ = l.conn.Close()
 				return
 			}
 			l.log.Info("client unresponsive", "silent", time.Duration(now-heard))

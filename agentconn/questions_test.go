@@ -258,3 +258,26 @@ func TestClientAsk(t *testing.T) {
 		t.Errorf("outcome %+v", o)
 	}
 }
+
+// TestStopWithdrawsWaitingQuestion: Stop Planner on a session that has no
+// run to pause and only waits on a question withdraws the question, says so
+// in the outcome, and the session ends.
+func TestStopWithdrawsWaitingQuestion(t *testing.T) {
+	q := newQuestionLink(t)
+	q.ask("r1", `{"method":"confirm","title":"Ship?","message":""}`)
+	asked := recv(t, q.h.host.asked)
+	writeJSON(t, q.c, `{"type":"turn-end","session":"`+q.session+`","turn":"`+q.turn+`","status":"finished"}`)
+	q.sink.until(t)
+	q.sync() // the open question keeps the session: no destroy yet
+
+	out, err := q.h.srv.Stop(context.Background(), "doc1", "")
+	must(t, err)
+	if out.Aborted || len(out.Results) != 0 || fmt.Sprint(out.Withdrawn) != "[r1]" {
+		t.Errorf("outcome = %+v, want r1 withdrawn and no stop sent", out)
+	}
+	q.expect(`{"type":"input-result","request":"r1","status":"cancelled","value":false}`)
+	q.expect(`{"type":"destroy","session":"` + q.session + `"}`)
+	if w := recv(t, q.h.host.withdrawn); w != asked {
+		t.Errorf("withdrew %+v", w)
+	}
+}

@@ -42,6 +42,9 @@ type Options struct {
 	Clock func() time.Time
 }
 
+// writeBuffers are the links' write buffers, shared by every Server.
+var writeBuffers sync.Pool
+
 // Server serves GET /api/v1/agent and tracks each document's Planner.
 type Server struct {
 	opts     Options
@@ -101,6 +104,9 @@ func New(opts Options) *Server {
 	}
 	s.upgrader = websocket.Upgrader{
 		Subprotocols: []string{Subprotocol},
+		// A link holds a write buffer only while it writes: most links are
+		// idle most of the time.
+		WriteBufferPool: &writeBuffers,
 		// ServeHTTP has checked Origin already, by the spec's rule.
 		CheckOrigin: func(*http.Request) bool { return true },
 	}

@@ -202,6 +202,25 @@ func (l *link) declareTools(m Tools) {
 }
 
 func (l *link) part(m Part) {
+	p := m.Part
+	switch p.Type {
+	case PartToolCall, PartToolResult, PartError:
+		l.turnPart(m)
+		return
+	}
+	// Any other part only streams, changing nothing the link keeps. This is
+	// the path of every text delta, so it collects no effects.
+	l.mu.Lock()
+	_, t := l.liveTurn(m.Session, m.Turn)
+	l.mu.Unlock()
+	if t != nil {
+		t.emit(func(s TurnSink) { s.Part(p) }, false)
+	}
+}
+
+// turnPart handles a part that changes the turn: a call or result of the
+// client's own tools, or its error.
+func (l *link) turnPart(m Part) {
 	var fx effects
 	l.mu.Lock()
 	defer func() { l.mu.Unlock(); fx.run(l) }()
@@ -249,8 +268,6 @@ func (l *link) part(m Part) {
 		emitPart()
 		// The client's own error fails the turn; it knows, so no abort.
 		l.endTurnLocked(t, TurnOutcome{Status: "failed", Message: p.Error}, &fx)
-	default:
-		emitPart()
 	}
 }
 

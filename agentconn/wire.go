@@ -247,35 +247,46 @@ func (Detach) MessageType() string         { return "detach" }
 // Encode returns m's wire form: its fields with "type" first. HTML is not
 // escaped, so text reaches the other side as written.
 func Encode(m Message) ([]byte, error) {
-	body, err := marshalJSON(m)
-	if err != nil {
-		return nil, fmt.Errorf("encode %s: %w", m.MessageType(), err)
-	}
-	if len(body) < 2 || body[0] != '{' {
-		return nil, fmt.Errorf("encode %s: not an object", m.MessageType())
-	}
-	typ, _ := marshalJSON(m.MessageType())
+	typ := m.MessageType() // a plain name: it needs no escaping
 	var b bytes.Buffer
-	b.Grow(len(body) + len(typ) + 10)
-	b.WriteString(`{"type":`)
-	b.Write(typ)
-	if rest := body[1:]; rest[0] != '}' {
-		b.WriteByte(',')
-		b.Write(rest)
-	} else {
-		b.WriteByte('}')
+	b.Grow(len(typ) + 256)
+	b.WriteString(`{"type":"`)
+	b.WriteString(typ)
+	b.WriteByte('"')
+	at := b.Len()
+	if err := encodeJSON(&b, m); err != nil {
+		return nil, fmt.Errorf("encode %s: %w", typ, err)
+	}
+	// The fields' object follows the type: its brace becomes the comma
+	// between them, or goes when it holds nothing.
+	out := b.Bytes()
+	switch body := out[at:]; {
+	case len(body) < 2 || body[0] != '{':
+		return nil, fmt.Errorf("encode %s: not an object", typ)
+	case body[1] == '}':
+		return append(out[:at], '}'), nil
+	default:
+		body[0] = ','
+		return out, nil
+	}
+}
+
+// marshalJSON is json.Marshal without HTML escaping.
+func marshalJSON(v any) ([]byte, error) {
+	var b bytes.Buffer
+	if err := encodeJSON(&b, v); err != nil {
+		return nil, err
 	}
 	return b.Bytes(), nil
 }
 
-// marshalJSON is json.Marshal without HTML escaping and without the newline
-// json.Encoder appends.
-func marshalJSON(v any) ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
+// encodeJSON appends v's JSON to b as marshalJSON writes it.
+func encodeJSON(b *bytes.Buffer, v any) error {
+	enc := json.NewEncoder(b)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(v); err != nil {
-		return nil, err
+		return err
 	}
-	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+	b.Truncate(b.Len() - 1) // the newline Encode ends a value with
+	return nil
 }

@@ -16,7 +16,7 @@ type RunCard struct {
 	Started       int64   `json:"started"`
 	Updated       int64   `json:"updated"`
 	Ended         *int64  `json:"ended,omitempty"`
-	StagesDelta   bool    `json:"stagesDelta,omitempty"`
+	StagesDelta   bool    `json:"stagesDelta,omitempty" wire:"true"` // "always true": a full card leaves it out
 	Stages        []Stage `json:"stages"`
 	EarlierStages *int    `json:"earlierStages,omitempty"`
 	Waiting       int     `json:"waiting"`

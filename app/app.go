@@ -21,6 +21,7 @@ import (
 	"github.com/labstack/echo/v4"
 	"github.com/olahol/melody"
 
+	"github.com/chopin-desktop/chopin/agentconn"
 	"github.com/chopin-desktop/chopin/room"
 	"github.com/chopin-desktop/chopin/store"
 )
@@ -40,6 +41,12 @@ type App struct {
 	server   *http.Server
 	hub      *room.Hub
 	melody   *melody.Melody
+	agent    *agentconn.Server // /api/v1/agent: the document's Planner
+
+	runs      runBoard        // run cards per document
+	outlines  outlineMemories // outlines the Planner was shown
+	questions openQuestions   // input-requests in rooms' hands
+	replies   replyGroup      // Planner replies still streaming
 
 	agentToken *agentToken
 	launches   launchTokens
@@ -93,7 +100,8 @@ func (a *App) open() error {
 	if err := a.instance.Record(a.origin); err != nil {
 		return err
 	}
-	a.hub = room.NewHub(room.Options{Persister: roomStore{a.store}, Logger: a.log})
+	a.hub = room.NewHub(room.Options{Persister: roomStore{a.store}, Planner: plannerSide{a}, Logger: a.log})
+	a.agent = a.newAgentServer()
 	a.melody = a.newMelody()
 	a.echo = a.newEcho()
 	a.server = &http.Server{
@@ -137,7 +145,7 @@ func (a *App) URL() string { return a.origin }
 func (a *App) Store() *store.Store { return a.store }
 
 // Run serves until ctx is done, then shuts down: HTTP first, then the live
-// connections, then the store.
+// connections (agent links, then browser sockets and rooms), then the store.
 func (a *App) Run(ctx context.Context) error {
 	errc := make(chan error, 1)
 	go func() { errc <- a.server.Serve(a.listener) }()
@@ -168,6 +176,16 @@ func (a *App) Close() error {
 			errs = append(errs, ignoreClosed(a.server.Close()))
 		} else if a.listener != nil {
 			errs = append(errs, ignoreClosed(a.listener.Close()))
+		}
+		if a.agent != nil {
+			// Links close with 1012 first: their turns end and their replies
+			// are saved while the rooms and the store are still open.
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			if err := a.agent.Shutdown(ctx); err != nil {
+				a.log.Warn("agent connections did not close in time", "err", err)
+			}
+			cancel()
+			a.replies.Wait()
 		}
 		if a.melody != nil {
 			a.melody.CloseWithMsg(websocket.FormatCloseMessage(websocket.CloseGoingAway, "Chopin is shutting down."))

@@ -87,17 +87,18 @@ func (t *agentToken) matches(bearer string) bool {
 	return subtle.ConstantTimeCompare([]byte(bearer), []byte(t.value)) == 1
 }
 
-// reload re-reads the file and reports whether the token changed.
-func (t *agentToken) reload() (changed bool, err error) {
+// reload re-reads the file and reports whether the token changed, and the
+// value it replaced: links attached with that one must close.
+func (t *agentToken) reload() (old string, changed bool, err error) {
 	v, err := LoadOrCreateAgentToken(t.dir)
 	if err != nil {
-		return false, err
+		return "", false, err
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	changed = v != t.value
+	old, changed = t.value, v != t.value
 	t.value = v
-	return changed, nil
+	return old, changed, nil
 }
 
 // watchAgentToken notices a rotation by another process within a second.
@@ -111,12 +112,12 @@ func (a *App) watchAgentToken() (stop func()) {
 			case <-done:
 				return
 			case <-tick.C:
-				changed, err := a.agentToken.reload()
+				old, changed, err := a.agentToken.reload()
 				if err != nil {
 					a.log.Warn("re-read agent token", "err", err)
 				} else if changed {
 					a.log.Info("agent token rotated")
-					a.agentTokenRotated()
+					a.agentTokenRotated(old)
 				}
 			}
 		}

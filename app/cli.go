@@ -46,6 +46,7 @@ Usage:
   chopin serve [flags]            start Chopin without opening a browser
   chopin open [--print-url]       open the running Chopin in the browser
   chopin token [--rotate]         print, or replace, the local agent token
+  chopin planner DOCUMENT...      be a document's Planner, with a model on Ollama or another OpenAI-compatible server
   chopin version                  print the version
 
 Run "chopin COMMAND --help" for a command's own flags.
@@ -86,6 +87,8 @@ type command struct {
 	// setup registers the command's own flags and returns the command,
 	// which reads them once they are parsed.
 	setup func(fs *flag.FlagSet) (run func(ctx context.Context, c *CLI, flags Flags) int)
+	// args: the command takes arguments, which run reads from fs.Args().
+	args bool
 }
 
 var commands = []command{
@@ -141,6 +144,7 @@ agent-token in the config directory, readable only by you.
 			return func(_ context.Context, c *CLI, flags Flags) int { return c.token(flags, *rotate) }
 		},
 	},
+	{name: "planner", usage: plannerUsage, setup: setupPlanner, args: true},
 	{
 		name:  "version",
 		usage: "Usage: chopin version\n\nPrints the version of this chopin.\n",
@@ -174,10 +178,14 @@ func (c *CLI) Run(ctx context.Context, args []string) int {
 		}
 		fs := c.flagSet("chopin "+name, &flags)
 		run := cmd.setup(fs)
-		if code, done := c.parse(fs, rest, cmd.usage+globalFlagsText, "chopin "+name+" --help"); done {
+		parse := c.parse
+		if cmd.args {
+			parse = c.parseInterleaved
+		}
+		if code, done := parse(fs, rest, cmd.usage+globalFlagsText, "chopin "+name+" --help"); done {
 			return code
 		}
-		if fs.NArg() > 0 {
+		if fs.NArg() > 0 && !cmd.args {
 			fmt.Fprintf(c.Stderr, "chopin %s: unexpected argument %q\nRun \"chopin %s --help\" for usage.\n", name, fs.Arg(0), name)
 			return exitUsage
 		}

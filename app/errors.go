@@ -101,7 +101,7 @@ func roomErrorStatus(code string) int {
 	case room.CodeNotFound:
 		return http.StatusNotFound
 	case room.CodeStaleRevision, room.CodeStaleVersion, room.CodeDocumentArchived, room.CodeDecisionClosed,
-		room.CodePlannerNotAttached:
+		room.CodePlannerNotAttached, room.CodePlannerBusy:
 		return http.StatusConflict
 	case room.CodeMessageTooLarge, room.CodeDocumentTooLarge:
 		return http.StatusRequestEntityTooLarge

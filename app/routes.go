@@ -20,6 +20,12 @@ func (a *App) newEcho() *echo.Echo {
 	e.GET("/launch", a.handleLaunch)
 	e.POST("/api/launch-links", a.handleLaunchLinkCreate)
 	e.GET("/ws", a.handleRoomSocket)
+	e.GET("/images/:file", a.handleImage) // a document's own images: <sha256>.<ext>, ?w= for a thumbnail
+	// The agent connection checks everything itself, in the spec's order
+	// (404 when off, 426, 403 Origin, 401): outside the /api group, whose
+	// sign-in and Origin rules would answer first. Every method reaches it,
+	// so AGENT=off is a 404 to everything.
+	e.Any("/api/v1/agent", echo.WrapHandler(a.agent))
 
 	api := e.Group("/api", a.requireAPIAccess)
 	api.GET("/session", a.handleSession)
@@ -36,6 +42,9 @@ func (a *App) newEcho() *echo.Echo {
 	api.POST("/channels/:channelId/restore", a.handleChannelRestore)
 	api.DELETE("/channels/:channelId", a.handleChannelDelete)
 	api.POST("/channels/:channelId/agent/reset", a.handlePlannerReset)
+	api.GET("/channels/:channelId/planner", a.handlePlannerGet)
+	api.POST("/channels/:channelId/planner/stop", a.handlePlannerStop)
+	api.POST("/channels/:channelId/planner/resume", a.handlePlannerResume)
 
 	api.GET("/channels/:channelId/plan", a.handlePlanGet)
 	api.PUT("/channels/:channelId/plan", a.handlePlanPut)

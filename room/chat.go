@@ -74,7 +74,7 @@ func (r *Room) Say(ctx context.Context, who Identity, text string) (Message, err
 		return Message{}, err
 	}
 	if toPlanner {
-		if err := r.hub.planner.Available(r.channel); err != nil {
+		if err := r.hub.planner.Available(ctx, r.channel); err != nil {
 			r.mu.Unlock()
 			return Message{}, err
 		}
@@ -118,7 +118,13 @@ func (r *Room) postLocked(ctx context.Context, m Message) (Message, error) {
 	return m, nil
 }
 
-// Messages returns the newest Chat messages, oldest first.
+// Messages returns the newest Chat messages, oldest first. A Planner reply
+// that is still streaming is shown as it is now, not as last saved.
 func (r *Room) Messages(ctx context.Context, limit int) ([]Message, error) {
-	return r.hub.persist.Messages(ctx, r.channelID, limit)
+	ms, err := r.hub.persist.Messages(ctx, r.channelID, limit)
+	if err != nil {
+		return nil, err
+	}
+	r.overlayReplies(ms)
+	return ms, nil
 }

@@ -8,29 +8,56 @@ import (
 // Planner is the document's Planner as the room sees it: the agent
 // connection implements it. A room never queues a message for a Planner.
 type Planner interface {
-	// Available refuses an @chopin message when no Planner can take it now,
-	// with an *Error whose message says why in the specification's words.
-	Available(ch Channel) error
-	// Turn hands a person's @chopin message to the Planner.
+	// Available refuses an @chopin message when no Planner can take it now
+	// (none attached, or it is busy with a turn), with an *Error whose
+	// message says why in the specification's words. It is called with the
+	// room's lock held, so it must not call back into the room.
+	Available(ctx context.Context, ch Channel) error
+	// Turn hands a person's @chopin message, already posted, to the Planner.
 	Turn(ctx context.Context, ch Channel, m Message) error
 }
 
-// CodePlannerNotAttached is the refusal of a message no Planner can take.
-const CodePlannerNotAttached = "planner-not-attached"
+// Codes of a message no Planner can take. The wording is the agent
+// connection's: it alone knows whether a Planner is attached, away or busy.
+const (
+	CodePlannerNotAttached = "planner-not-attached"
+	CodePlannerBusy        = "planner-busy"
+)
 
-// noPlanner is the Planner of a server without an agent connection.
+// noPlanner is the Planner of a hub built without one (tests of the room
+// alone); the app always plugs in the agent connection.
 type noPlanner struct{}
 
-func (noPlanner) Available(ch Channel) error { return NotAttached(ch) }
+func (noPlanner) Available(context.Context, Channel) error { return errNoPlanner }
 
-func (noPlanner) Turn(_ context.Context, ch Channel, _ Message) error { return NotAttached(ch) }
+func (noPlanner) Turn(context.Context, Channel, Message) error { return errNoPlanner }
 
-// NotAttached is the refusal for a document with no attached Planner, in the
-// words of the specification's "Without an attached Planner".
-func NotAttached(ch Channel) *Error {
-	return &Error{Code: CodePlannerNotAttached,
-		Message: "Connect a machine to get a reply. Connect an agent client to " + ch.URL +
-			" over the agent connection from a session in a checkout of " + ch.Repository + "."}
-}
+var errNoPlanner = &Error{Code: CodePlannerNotAttached, Message: "This server offers no agent connection, so no Planner can reply."}
 
 func asError(err error, target **Error) bool { return errors.As(err, target) }
+
+// ShowPlanner tells the room's members that the document's Planner changed
+// (attached, away, gone): planner:status, with status as the app shapes it.
+func (r *Room) ShowPlanner(status any) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.broadcastLocked(msgPlannerStatus{Type: "planner:status", Planner: status})
+}
+
+// ShowRuns sends the members the document's run cards: planner:runs.
+func (r *Room) ShowRuns(runs any) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.broadcastLocked(msgPlannerRuns{Type: "planner:runs", Runs: runs})
+}
+
+type (
+	msgPlannerStatus struct {
+		Type    string `json:"type"` // planner:status
+		Planner any    `json:"planner"`
+	}
+	msgPlannerRuns struct {
+		Type string `json:"type"` // planner:runs
+		Runs any    `json:"runs"`
+	}
+)

@@ -1,0 +1,114 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"net/http"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/chopin-desktop/chopin/agentconn"
+	"github.com/chopin-desktop/chopin/store"
+)
+
+// The document's Planner over HTTP: its state and run cards, Stop Planner
+// and Resume Planner. The room shows the same state as planner:status and
+// planner:runs.
+
+// plannerJSON is a document's Planner as the UI and HTTP show it.
+//
+//	{ "state": "none", "runs": [] }
+//	{ "state": "attached", "login": "ada", "features": ["run-stage-deltas"], "since": "...", "runs": [RunCard...] }
+//	{ "state": "grace", "login": "ada", "until": "2026-10-10T19:42:00.000Z", "runs": [...] }
+//
+// "disconnected" (a resumable link that dropped with its work kept) is
+// reserved for when agentconn keeps such links.
+type plannerJSON struct {
+	State    string              `json:"state"`
+	Login    string              `json:"login,omitempty"`
+	Features []string            `json:"features,omitempty"`
+	Since    string              `json:"since,omitempty"`
+	Until    string              `json:"until,omitempty"`
+	Runs     []agentconn.RunCard `json:"runs"`
+}
+
+func (a *App) plannerJSON(documentID string, st agentconn.PlannerStatus) plannerJSON {
+	out := plannerJSON{State: string(st.State), Login: st.Login, Features: st.Features, Runs: a.runs.cards(documentID)}
+	if !st.Since.IsZero() {
+		out.Since = rfc3339(st.Since.UnixMilli())
+	}
+	if !st.Until.IsZero() {
+		out.Until = rfc3339(st.Until.UnixMilli())
+	}
+	return out
+}
+
+func (a *App) handlePlannerGet(c echo.Context) error {
+	ch, err := a.channel(c)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, a.plannerJSON(ch.ID, a.agent.Status(ch.ID)))
+}
+
+func (a *App) handlePlannerStop(c echo.Context) error {
+	return a.plannerControl(c, a.agent.Stop)
+}
+
+func (a *App) handlePlannerResume(c echo.Context) error {
+	return a.plannerControl(c, a.agent.Resume)
+}
+
+// controlJSON is what Stop or Resume achieved: whether the running turn was
+// aborted, and each session's answer ("answered": false when the Planner
+// did not answer within 10 seconds).
+type controlJSON struct {
+	Aborted bool                `json:"aborted"`
+	Results []controlAnswerJSON `json:"results"`
+}
+
+type controlAnswerJSON struct {
+	Session  string `json:"session"`
+	Run      string `json:"run,omitempty"`
+	Answered bool   `json:"answered"`
+	OK       bool   `json:"ok"`
+	Message  string `json:"message,omitempty"`
+}
+
+func (a *App) plannerControl(c echo.Context, control func(ctx context.Context, documentID, run string) (agentconn.ControlOutcome, error)) error {
+	ch, err := a.channel(c)
+	if err != nil {
+		return err
+	}
+	if err := a.canWrite(c); err != nil {
+		return err
+	}
+	var req struct {
+		Run string `json:"run"`
+	}
+	if err := bindStrict(c, &req); err != nil {
+		return err
+	}
+	out, err := control(c.Request().Context(), ch.ID, req.Run)
+	if errors.Is(err, agentconn.ErrNotAttached) {
+		return a.notAttached(c.Request().Context(), ch)
+	}
+	if err != nil {
+		return err
+	}
+	res := controlJSON{Aborted: out.Aborted, Results: []controlAnswerJSON{}}
+	for _, r := range out.Results {
+		res.Results = append(res.Results, controlAnswerJSON(r))
+	}
+	return c.JSON(http.StatusOK, res)
+}
+
+// notAttached is the 409 of a request that needs an attached Planner, in the
+// spec's words.
+func (a *App) notAttached(ctx context.Context, ch store.Channel) error {
+	message := "No Planner is attached to this document."
+	if tr := a.agent.Refusal(ctx, ch.ID); tr != nil && tr.Code == agentconn.CodePlannerNotAttached {
+		message = tr.Message
+	}
+	return httpError(http.StatusConflict, agentconn.CodePlannerNotAttached, message)
+}

@@ -1,0 +1,544 @@
+package room
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"image"
+	"image/color"
+	"image/gif"
+	"image/jpeg"
+	"image/png"
+	"math/rand/v2"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/HugoSmits86/nativewebp"
+	"golang.org/x/image/bmp"
+	"golang.org/x/image/webp"
+)
+
+// Real images, made here with real encoders.
+
+// gradient is a w×h picture whose left half is see-through when alpha is set.
+func gradient(w, h int, alpha bool) *image.NRGBA {
+	img := image.NewNRGBA(image.Rect(0, 0, w, h))
+	for y := range h {
+		for x := range w {
+			a := uint8(255)
+			if alpha && x < w/2 {
+				a = 0
+			}
+			img.SetNRGBA(x, y, color.NRGBA{uint8(x * 255 / max(1, w-1)), uint8(y * 255 / max(1, h-1)), 128, a})
+		}
+	}
+	return img
+}
+
+// noise is a w×h opaque picture no encoder can shrink.
+func noise(w, h int) *image.NRGBA {
+	img := image.NewNRGBA(image.Rect(0, 0, w, h))
+	r := rand.New(rand.NewPCG(1, 2))
+	for i := 0; i < len(img.Pix); i += 8 {
+		binary.LittleEndian.PutUint64(img.Pix[i:], r.Uint64())
+	}
+	for i := 3; i < len(img.Pix); i += 4 {
+		img.Pix[i] = 255
+	}
+	return img
+}
+
+func encodePNG(t testing.TB, img image.Image) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	enc := png.Encoder{CompressionLevel: png.BestSpeed}
+	if err := enc.Encode(&buf, img); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+func encodeJPEG(t testing.TB, img image.Image, quality int) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := jpeg.Encode(&buf, img, &jpeg.Options{Quality: quality}); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+func encodeGIF(t testing.TB, img image.Image) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := gif.Encode(&buf, img, nil); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+func encodeWebP(t testing.TB, img image.Image) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := nativewebp.Encode(&buf, img, nil); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+func encodeBMP(t testing.TB, img image.Image) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := bmp.Encode(&buf, img); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// icoOf is an icon whose one entry is the PNG p of w×h (256 written as 0).
+func icoOf(p []byte, w, h int) []byte {
+	b := []byte{0, 0, 1, 0, 1, 0, byte(w), byte(h), 0, 0, 1, 0, 32, 0}
+	b = binary.LittleEndian.AppendUint32(b, uint32(len(p)))
+	b = binary.LittleEndian.AppendUint32(b, 22)
+	return append(b, p...)
+}
+
+// box is an ISO BMFF box.
+func box(typ string, body ...[]byte) []byte {
+	b := bytes.Join(body, nil)
+	return append(binary.BigEndian.AppendUint32(nil, uint32(8+len(b))), append([]byte(typ), b...)...)
+}
+
+// avifOf is the container of an AVIF with a w×h primary image (its coded
+// data is not needed to read its size).
+func avifOf(w, h int) []byte {
+	ispe := append([]byte{0, 0, 0, 0}, binary.BigEndian.AppendUint32(binary.BigEndian.AppendUint32(nil, uint32(w)), uint32(h))...)
+	return append(box("ftyp", []byte("avif"), []byte{0, 0, 0, 0}, []byte("mif1miafavif")),
+		box("meta", []byte{0, 0, 0, 0}, box("hdlr", make([]byte, 24)), box("iprp", box("ipco", box("ispe", ispe))))...)
+}
+
+// withOrientation puts an EXIF APP1 segment with Orientation o after a JPEG's SOI.
+func withOrientation(j []byte, o uint16) []byte {
+	tiff := []byte("II*\x00\x08\x00\x00\x00\x01\x00")
+	tiff = append(tiff, 0x12, 0x01, 3, 0, 1, 0, 0, 0, byte(o), byte(o>>8), 0, 0, 0, 0, 0, 0)
+	body := append([]byte("Exif\x00\x00"), tiff...)
+	seg := append([]byte{0xFF, 0xE1}, binary.BigEndian.AppendUint16(nil, uint16(len(body)+2))...)
+	return append(append(append([]byte{}, j[:2]...), append(seg, body...)...), j[2:]...)
+}
+
+func b64(b []byte) string { return base64.StdEncoding.EncodeToString(b) }
+
+// result is a tool result holding blocks.
+func result(t testing.TB, blocks ...map[string]any) json.RawMessage {
+	t.Helper()
+	raw, err := json.Marshal(map[string]any{"content": blocks})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return raw
+}
+
+const tenMiB = 10 << 20
+
+func TestReadToolResultTypes(t *testing.T) {
+	small := gradient(40, 30, true)
+	pngBytes := encodePNG(t, small)
+	for _, tc := range []struct {
+		name, mimeType string
+		data           []byte
+		ext, mime      string
+		w, h           int
+	}{
+		{"png", "image/png", pngBytes, "png", "image/png", 40, 30},
+		{"apng name", "image/apng", pngBytes, "png", "image/png", 40, 30},
+		{"case and parameters", "Image/PNG; charset=binary", pngBytes, "png", "image/png", 40, 30},
+		{"jpeg", "image/jpeg", encodeJPEG(t, small, 90), "jpg", "image/jpeg", 40, 30},
+		{"jpg name", "image/jpg", encodeJPEG(t, small, 90), "jpg", "image/jpeg", 40, 30},
+		{"jpeg turned by EXIF", "image/jpeg", withOrientation(encodeJPEG(t, small, 90), 6), "jpg", "image/jpeg", 30, 40},
+		{"gif", "image/gif", encodeGIF(t, small), "gif", "image/gif", 40, 30},
+		{"webp", "image/webp", encodeWebP(t, small), "webp", "image/webp", 40, 30},
+		{"bmp", "image/bmp", encodeBMP(t, small), "bmp", "image/bmp", 40, 30},
+		{"x-ms-bmp name", "image/x-ms-bmp", encodeBMP(t, small), "bmp", "image/bmp", 40, 30},
+		{"ico", "image/x-icon", icoOf(pngBytes, 40, 30), "ico", "image/x-icon", 40, 30},
+		{"ico of 256", "image/vnd.microsoft.icon", icoOf(encodePNG(t, gradient(256, 256, false)), 0, 0), "ico", "image/x-icon", 256, 256},
+		{"avif", "image/avif", avifOf(1920, 1080), "avif", "image/avif", 1920, 1080},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			alt, caption := "a gradient", ""
+			content, ok := ReadToolResult(result(t,
+				map[string]any{"type": "text", "text": "made it"},
+				map[string]any{"type": "image", "data": b64(tc.data), "mimeType": tc.mimeType, "alt": alt, "caption": caption, "extra": 1},
+			), tenMiB)
+			if !ok || len(content.Images) != 1 || len(content.Text) != 1 || content.Text[0] != "made it" {
+				t.Fatalf("content %+v, ok %v", content, ok)
+			}
+			ti := content.Images[0]
+			if ti.Refused != nil {
+				t.Fatalf("refused: %s", ti.Refused.Reason)
+			}
+			img := ti.Image
+			if img.Ext != tc.ext || img.MimeType != tc.mime || img.Width != tc.w || img.Height != tc.h {
+				t.Fatalf("got %s %s %d×%d, want %s %s %d×%d", img.Ext, img.MimeType, img.Width, img.Height, tc.ext, tc.mime, tc.w, tc.h)
+			}
+			if !bytes.Equal(img.Data, tc.data) {
+				t.Fatal("a small image was not stored as its own bytes")
+			}
+			if ti.Alt == nil || *ti.Alt != alt || ti.Caption == nil || *ti.Caption != "" {
+				t.Fatalf("alt %v caption %v", ti.Alt, ti.Caption)
+			}
+			if img.Path() != "/images/"+img.SHA256+"."+tc.ext || len(img.SHA256) != 64 {
+				t.Fatalf("path %s", img.Path())
+			}
+		})
+	}
+}
+
+func TestReadToolResultRefusals(t *testing.T) {
+	pngBytes := encodePNG(t, gradient(40, 30, true))
+	svg := []byte(`<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>`)
+	for _, tc := range []struct {
+		name   string
+		block  map[string]any
+		code   string
+		reason string
+	}{
+		{"svg", map[string]any{"type": "image", "data": b64(svg), "mimeType": "image/svg+xml"},
+			RefusedUnsupportedType, "Image couldn't be shown: its type, image/svg+xml, is not one Chat shows."},
+		{"html", map[string]any{"type": "image", "data": b64([]byte("<html>")), "mimeType": "text/html"},
+			RefusedUnsupportedType, "Image couldn't be shown: its type, text/html, is not one Chat shows."},
+		{"svg bytes named png", map[string]any{"type": "image", "data": b64(svg), "mimeType": "image/png"},
+			RefusedWrongBytes, "Image couldn't be shown: its bytes are not a PNG image."},
+		{"png bytes named jpeg", map[string]any{"type": "image", "data": b64(pngBytes), "mimeType": "image/jpeg"},
+			RefusedWrongBytes, "Image couldn't be shown: its bytes are a PNG image, not a JPEG."},
+		{"png cut short", map[string]any{"type": "image", "data": b64(pngBytes[:len(pngBytes)/2]), "mimeType": "image/png"},
+			RefusedWrongBytes, "Image couldn't be shown: its bytes are cut short, not a whole PNG image."},
+		{"png header only", map[string]any{"type": "image", "data": b64(pngBytes[:20]), "mimeType": "image/png"},
+			RefusedWrongBytes, "Image couldn't be shown: its bytes are cut short, not a whole PNG image."},
+		{"not base64", map[string]any{"type": "image", "data": "not*base64!", "mimeType": "image/png"},
+			RefusedNotBase64, "Image couldn't be shown: its data is not base64."},
+		{"url-safe base64", map[string]any{"type": "image", "data": "__--", "mimeType": "image/png"},
+			RefusedNotBase64, "Image couldn't be shown: its data is not base64."},
+		{"no data", map[string]any{"type": "image", "mimeType": "image/png"},
+			RefusedNoData, "Image couldn't be shown: its block has no data or type."},
+		{"empty data", map[string]any{"type": "image", "data": "", "mimeType": "image/png"},
+			RefusedNoData, "Image couldn't be shown: its block has no data or type."},
+		{"no type", map[string]any{"type": "image", "data": b64(pngBytes)},
+			RefusedNoData, "Image couldn't be shown: its block has no data or type."},
+		{"too large", map[string]any{"type": "image", "data": "", "mimeType": "image/png", "tooLarge": 3_200_000},
+			RefusedTooLarge, "Image couldn't be shown: it did not fit in one message (3.2 MB)."},
+		{"too large with data", map[string]any{"type": "image", "data": b64(pngBytes), "mimeType": "image/png", "tooLarge": 1},
+			RefusedTooLarge, "Image couldn't be shown: it did not fit in one message (0.0 MB)."},
+		{"avif too large to make smaller", map[string]any{"type": "image", "data": b64(avifOf(8000, 6000)), "mimeType": "image/avif"},
+			RefusedTooManyPixels, "Image couldn't be shown: it is more pixels than Chopin can make smaller (8000 × 6000)."},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			content, ok := ReadToolResult(result(t, tc.block), tenMiB)
+			if !ok || len(content.Images) != 1 {
+				t.Fatalf("content %+v, ok %v", content, ok)
+			}
+			r := content.Images[0].Refused
+			if r == nil {
+				t.Fatal("not refused")
+			}
+			if r.Code != tc.code || r.Reason != tc.reason {
+				t.Fatalf("got %s %q\nwant %s %q", r.Code, r.Reason, tc.code, tc.reason)
+			}
+		})
+	}
+}
+
+func TestReadToolResultShape(t *testing.T) {
+	pngBytes := encodePNG(t, gradient(4, 4, false))
+	unpadded := strings.TrimRight(b64(pngBytes), "=")
+	if unpadded == b64(pngBytes) {
+		t.Fatal("pick an image whose base64 is padded")
+	}
+	obj := map[string]any{"content": []any{
+		map[string]any{"type": "image", "data": unpadded, "mimeType": "image/png", "alt": 7, "caption": nil},
+		map[string]any{"type": "image", "data": b64([]byte("<svg/>")), "mimeType": "image/svg+xml"},
+		"not a block",
+		map[string]any{"type": "resource", "uri": "x"},
+		map[string]any{"type": "image", "data": b64(pngBytes), "mimeType": "image/png", "alt": ""},
+		map[string]any{"type": "image", "data": b64([]byte("<svg/>")), "mimeType": "image/svg+xml"},
+		map[string]any{"type": "text", "text": 5},
+	}}
+	raw, _ := json.Marshal(obj)
+	text, _ := json.Marshal(string(raw)) // the JSON text of the same object
+	for _, r := range []json.RawMessage{raw, text} {
+		content, ok := ReadToolResult(r, tenMiB)
+		if !ok || len(content.Images) != 4 || len(content.Text) != 0 {
+			t.Fatalf("content %+v, ok %v", content, ok)
+		}
+		first := content.Images[0]
+		if first.Refused != nil || first.Alt != nil || first.Caption != nil || !bytes.Equal(first.Image.Data, pngBytes) {
+			t.Fatalf("first block: %+v", first)
+		}
+		if a := content.Images[2].Alt; a == nil || *a != "" {
+			t.Fatalf("an empty alt is kept as given: %v", a)
+		}
+		// Duplicates are kept; before counts the images shown ahead of each.
+		shown, refused := PlaceImages(content.Images, 3)
+		if len(shown) != 2 || len(refused) != 2 || refused[0].Before != 4 || refused[1].Before != 5 {
+			t.Fatalf("shown %d, refused %+v", len(shown), refused)
+		}
+		// The same bytes are the same image.
+		if shown[0].Image.SHA256 != shown[1].Image.SHA256 {
+			t.Fatal("the same bytes hashed differently")
+		}
+		wire, _ := json.Marshal(refused[0])
+		if string(wire) != `{"reason":"Image couldn't be shown: its type, image/svg+xml, is not one Chat shows.","before":4}` {
+			t.Fatalf("wire form %s", wire)
+		}
+	}
+	for _, r := range []string{`{"ok":true}`, `"plain text"`, `[1,2]`, `{"content":"x"}`, `null`} {
+		if _, ok := ReadToolResult(json.RawMessage(r), tenMiB); ok {
+			t.Errorf("%s read as content", r)
+		}
+	}
+}
+
+func TestNotStored(t *testing.T) {
+	ti := ToolImage{}
+	ti.NotStored()
+	if ti.Refused.Code != RefusedNotStored || ti.Refused.Reason != "Image couldn't be shown: Chopin could not store it." {
+		t.Fatalf("%+v", ti.Refused)
+	}
+}
+
+// A 12 MB picture is stored as a smaller copy that fits.
+var (
+	bigOnce sync.Once
+	bigPNG  []byte
+)
+
+func twelveMBPNG(t testing.TB) []byte {
+	bigOnce.Do(func() { bigPNG = encodePNG(t, noise(2000, 2000)) })
+	return bigPNG
+}
+
+func TestLargeImageStoredSmaller(t *testing.T) {
+	data := twelveMBPNG(t)
+	if len(data) < 12_000_000 {
+		t.Fatalf("the noisy PNG is only %d bytes", len(data))
+	}
+	const limit = tenMiB
+	content, _ := ReadToolResult(result(t, map[string]any{"type": "image", "data": b64(data), "mimeType": "image/png"}), limit)
+	ti := content.Images[0]
+	if ti.Refused != nil {
+		t.Fatal(ti.Refused.Reason)
+	}
+	img := ti.Image
+	if img.MimeType != "image/webp" || img.Ext != "webp" || len(img.Data) > limit || img.Width >= 2000 || img.Width < 1000 {
+		t.Fatalf("stored %s %d×%d, %d bytes", img.MimeType, img.Width, img.Height, len(img.Data))
+	}
+	cfg, err := webp.DecodeConfig(bytes.NewReader(img.Data))
+	if err != nil || cfg.Width != img.Width || cfg.Height != img.Height {
+		t.Fatalf("stored WebP reads as %+v, %v", cfg, err)
+	}
+	if ratio := float64(img.Width) / float64(img.Height); ratio < 0.99 || ratio > 1.01 {
+		t.Fatalf("aspect ratio %f", ratio)
+	}
+	t.Logf("%d bytes of PNG stored as %d×%d WebP of %d bytes", len(data), img.Width, img.Height, len(img.Data))
+}
+
+func TestWideImageKeepsAlpha(t *testing.T) {
+	data := encodePNG(t, gradient(5000, 40, true))
+	content, _ := ReadToolResult(result(t, map[string]any{"type": "image", "data": b64(data), "mimeType": "image/png"}), tenMiB)
+	ti := content.Images[0]
+	if ti.Refused != nil {
+		t.Fatal(ti.Refused.Reason)
+	}
+	img := ti.Image
+	if img.MimeType != "image/webp" || img.Width != 4096 || img.Height != 33 {
+		t.Fatalf("stored %s %d×%d", img.MimeType, img.Width, img.Height)
+	}
+	dec, err := webp.Decode(bytes.NewReader(img.Data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, _, a := dec.At(10, 10).RGBA(); a != 0 {
+		t.Fatalf("left half has alpha %d, want transparent", a)
+	}
+	if _, _, _, a := dec.At(4000, 10).RGBA(); a != 0xffff {
+		t.Fatalf("right half has alpha %d, want opaque", a)
+	}
+}
+
+func TestLargeJPEGStaysJPEG(t *testing.T) {
+	data := withOrientation(encodeJPEG(t, gradient(4200, 300, false), 90), 8)
+	content, _ := ReadToolResult(result(t, map[string]any{"type": "image", "data": b64(data), "mimeType": "image/jpeg"}), tenMiB)
+	ti := content.Images[0]
+	if ti.Refused != nil {
+		t.Fatal(ti.Refused.Reason)
+	}
+	img := ti.Image
+	// Turned a quarter by EXIF, it shows 300 wide and 4200 tall.
+	if img.MimeType != "image/jpeg" || img.Ext != "jpg" || img.Height != 4096 || img.Width != 293 {
+		t.Fatalf("stored %s %d×%d", img.MimeType, img.Width, img.Height)
+	}
+	cfg, err := jpeg.DecodeConfig(bytes.NewReader(img.Data))
+	if err != nil || cfg.Width != 293 || cfg.Height != 4096 || jpegOrientation(img.Data) != 1 {
+		t.Fatalf("stored JPEG reads as %+v, %v", cfg, err)
+	}
+}
+
+func TestTooManyPixels(t *testing.T) {
+	// A PNG of 10000×6000 compresses to little but would take 240 MB to decode.
+	img := image.NewGray(image.Rect(0, 0, 10000, 6000))
+	data := encodePNG(t, img)
+	content, _ := ReadToolResult(result(t, map[string]any{"type": "image", "data": b64(data), "mimeType": "image/png"}), tenMiB)
+	if r := content.Images[0].Refused; r == nil || r.Reason != "Image couldn't be shown: it is more pixels than Chopin can make smaller (10000 × 6000)." {
+		t.Fatalf("refused %+v", r)
+	}
+}
+
+func TestThumbnail(t *testing.T) {
+	pngImg := newImage(typePNG, encodePNG(t, gradient(800, 400, true)), 800, 400)
+	thumb, ok, err := Thumbnail(pngImg, 360)
+	if err != nil || !ok {
+		t.Fatalf("thumbnail: %v %v", ok, err)
+	}
+	if thumb.MimeType != "image/webp" || thumb.Width != 360 || thumb.Height != 180 {
+		t.Fatalf("thumbnail %s %d×%d", thumb.MimeType, thumb.Width, thumb.Height)
+	}
+	dec, err := webp.Decode(bytes.NewReader(thumb.Data))
+	if err != nil || dec.Bounds().Dx() != 360 {
+		t.Fatalf("thumbnail decodes as %v, %v", dec.Bounds(), err)
+	}
+	if _, _, _, a := dec.At(5, 5).RGBA(); a != 0 {
+		t.Fatal("thumbnail lost transparency")
+	}
+
+	jpgImg := newImage(typeJPEG, encodeJPEG(t, gradient(800, 400, false), 90), 800, 400)
+	if thumb, ok, err = Thumbnail(jpgImg, 160); err != nil || !ok || thumb.MimeType != "image/jpeg" || thumb.Width != 160 || thumb.Height != 80 {
+		t.Fatalf("JPEG thumbnail %s %d×%d %v %v", thumb.MimeType, thumb.Width, thumb.Height, ok, err)
+	}
+	// No wider than asked, a GIF (it may move), an AVIF: the image itself.
+	for _, img := range []Image{
+		pngImg,
+		newImage(typeGIF, encodeGIF(t, gradient(800, 400, false)), 800, 400),
+		newImage(typeAVIF, avifOf(800, 400), 800, 400),
+	} {
+		w := 360
+		if img.MimeType == "image/png" {
+			w = 800
+		}
+		if _, ok, err := Thumbnail(img, w); ok || err != nil {
+			t.Errorf("%s at %d: ok %v, %v", img.MimeType, w, ok, err)
+		}
+	}
+}
+
+func TestPrepareUpload(t *testing.T) {
+	pngBytes := encodePNG(t, gradient(40, 30, true))
+	args := UploadImageArgs{Data: b64(pngBytes), MimeType: "image/png", Alt: "Option A: a [sketch] of the layout"}
+	img, err := PrepareUpload(args, tenMiB)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := PrepareUpload(args, tenMiB)
+	if err != nil || again.SHA256 != img.SHA256 || !bytes.Equal(img.Data, pngBytes) {
+		t.Fatalf("the same bytes gave %s and %s (%v)", img.SHA256, again.SHA256, err)
+	}
+	res := UploadResult(img, args.Alt)
+	want := `{"path":"/images/` + img.SHA256 + `.png","markdown":"![Option A: a \\[sketch\\] of the layout](/images/` + img.SHA256 + `.png)"}`
+	if raw, _ := json.Marshal(res); string(raw) != want {
+		t.Fatalf("result %s\nwant   %s", raw, want)
+	}
+
+	for _, tc := range []struct {
+		name string
+		args UploadImageArgs
+		code string
+		msg  string
+	}{
+		{"no alt", UploadImageArgs{Data: b64(pngBytes), MimeType: "image/png", Alt: " "}, CodeInvalidArgument,
+			"alt is required: say in words what the image shows, on one line of at most 200 characters."},
+		{"two lines", UploadImageArgs{Data: b64(pngBytes), MimeType: "image/png", Alt: "a\nb"}, CodeInvalidArgument,
+			"alt must be one line; write it without line breaks."},
+		{"long alt", UploadImageArgs{Data: b64(pngBytes), MimeType: "image/png", Alt: strings.Repeat("é", 201)}, CodeInvalidArgument,
+			"alt is 201 characters; it may have at most 200."},
+		{"svg", UploadImageArgs{Data: b64([]byte("<svg/>")), MimeType: "image/svg+xml", Alt: "x"}, CodeUnsupportedImage,
+			`mimeType must be image/png, image/jpeg, image/webp or image/gif; it was "image/svg+xml".`},
+		{"bmp is not taken", UploadImageArgs{Data: b64(encodeBMP(t, gradient(4, 4, false))), MimeType: "image/bmp", Alt: "x"}, CodeUnsupportedImage,
+			`mimeType must be image/png, image/jpeg, image/webp or image/gif; it was "image/bmp".`},
+		{"mislabelled", UploadImageArgs{Data: b64(pngBytes), MimeType: "image/jpeg", Alt: "x"}, CodeImageTypeMismatch,
+			"The image does not match mimeType image/jpeg: bytes are a PNG image, not a JPEG. Send the bytes with the type they are."},
+		{"not base64", UploadImageArgs{Data: "%%%", MimeType: "image/png", Alt: "x"}, CodeInvalidArgument,
+			"data must be the image's bytes in standard base64."},
+		{"over 16 MiB", UploadImageArgs{Data: strings.Repeat("A", (MaxUploadImageBytes+3)/3*4+8), MimeType: "image/png", Alt: "x"}, CodeImageTooLarge,
+			"The image is over 16 MiB (16777216 bytes), the most upload_plan_image takes. Make it smaller and upload it again."},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := PrepareUpload(tc.args, tenMiB)
+			var re *Error
+			if !errors.As(err, &re) || re.Code != tc.code || re.Message != tc.msg {
+				t.Fatalf("got %v\nwant %s %q", err, tc.code, tc.msg)
+			}
+		})
+	}
+}
+
+func TestPrepareUploadOverOneMiB(t *testing.T) {
+	data := encodePNG(t, noise(800, 600)) // about 1.4 MB
+	if len(data) <= UploadStoredImageBytes {
+		t.Fatalf("only %d bytes", len(data))
+	}
+	img, err := PrepareUpload(UploadImageArgs{Data: b64(data), MimeType: "image/png", Alt: "noise"}, tenMiB)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(img.Data) > UploadStoredImageBytes || img.MimeType != "image/webp" || img.Width >= 800 {
+		t.Fatalf("stored %s %d×%d, %d bytes", img.MimeType, img.Width, img.Height, len(img.Data))
+	}
+	again, _ := PrepareUpload(UploadImageArgs{Data: b64(data), MimeType: "image/png", Alt: "noise"}, tenMiB)
+	if again.SHA256 != img.SHA256 {
+		t.Fatal("the smaller copy of the same bytes differs")
+	}
+}
+
+func BenchmarkKeepImage12MBPNG(b *testing.B) {
+	data := twelveMBPNG(b)
+	w, h, err := readImage(typePNG, data)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		img, err := keepImage(typePNG, data, w, h, tenMiB)
+		if err != nil || len(img.Data) > tenMiB {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkKeepImage12MBJPEG(b *testing.B) {
+	// A 6000×4000 photo-sized JPEG of noise, about 12 MB at quality 90.
+	data := encodeJPEG(b, noise(3000, 4000), 90)
+	w, h, err := readImage(typeJPEG, data)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Logf("JPEG of %d bytes", len(data))
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		img, err := keepImage(typeJPEG, data, w, h, tenMiB)
+		if err != nil || len(img.Data) > tenMiB || img.Height > MaxImageSide {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkThumbnail360(b *testing.B) {
+	img := newImage(typeJPEG, encodeJPEG(b, gradient(4000, 3000, false), 90), 4000, 3000)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, ok, err := Thumbnail(img, 360); !ok || err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -1,0 +1,359 @@
+package room
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+)
+
+// A Planner's reply streams into Chat as one message: created when the turn
+// starts, its text growing part by part, its reasoning and tool rows kept in
+// details, and its status set once when the turn ends.
+//
+// Streaming text is provisional until the turn ends, so it is broadcast as it
+// arrives but saved at most once per replySaveEvery (and at the end): an
+// fsync per token would cap a reply at a few hundred parts a second. A
+// crash loses at most the last second of a reply still streaming.
+
+// Reply statuses.
+const (
+	ReplyStreaming = "streaming"
+	ReplyDone      = "done"
+	ReplyFailed    = "failed"
+	ReplyStopped   = "stopped" // a person stopped the Planner mid-reply
+)
+
+// replySaveEvery bounds how often a streaming reply is saved.
+const replySaveEvery = time.Second
+
+// deltaEvery bounds how often a reply sends its members chat:delta. Every
+// frame costs each socket a write system call, so deltas that arrive faster
+// are sent together: the first after a quiet spell goes at once, the rest
+// within deltaEvery. A Planner streaming at 1,000 parts a second or slower
+// gets a frame per part and no added delay.
+const deltaEvery = time.Millisecond
+
+// maxToolRowJSON bounds a tool row's stored input and result: Work details
+// shows what a call did, not every byte of a large page or plan.
+const maxToolRowJSON = 32 << 10
+
+// ReplyDetails is a Planner reply's details: what Chat shows folded under it.
+type ReplyDetails struct {
+	Reasoning string    `json:"reasoning,omitempty"`
+	Tools     []ToolRow `json:"tools,omitempty"` // "Work details", in the order the calls started
+	Error     string    `json:"error,omitempty"` // failed: why the turn failed
+}
+
+// ToolRow is one tool call under "Work details".
+type ToolRow struct {
+	ID         string          `json:"id"`
+	Name       string          `json:"name"`
+	Host       bool            `json:"host"`   // one of Chopin's host tools, not the Planner's own
+	Status     string          `json:"status"` // running, done or failed
+	DurationMs int64           `json:"durationMs"`
+	Input      json.RawMessage `json:"input,omitempty"`
+	Result     json.RawMessage `json:"result,omitempty"`
+	Error      *ToolRowError   `json:"error,omitempty"` // failed with a structured tool error
+}
+
+// ToolRowError is a structured tool error as Work details shows it: "Failed",
+// the kind (or code), and the message as plain text.
+type ToolRowError struct {
+	Code    string `json:"code"`
+	Kind    string `json:"kind,omitempty"`
+	Message string `json:"message"`
+}
+
+// PlannerReply is a Planner's message while its turn runs. Its methods may be
+// called from any goroutine, but a turn's calls are expected in order.
+type PlannerReply struct {
+	room   *Room
+	saving sync.Mutex // serialises saves, so the last one written is the newest
+
+	// guarded by room.mu
+	msg            Message
+	text           strings.Builder
+	reasoning      strings.Builder
+	textUnits      int // UTF-16 length of the text: the "at" of its next delta
+	reasoningUnits int
+	details        ReplyDetails
+	dirty          bool
+	saveQueued     bool
+	savedAt        time.Time
+	done           bool
+
+	pending     []msgChatDelta // deltas not yet sent, at most one per field
+	flushQueued bool
+	flushedAt   time.Time
+}
+
+// replies are the streaming replies of each open room, for the Chat
+// snapshot a joining member gets. A PlannerReply holds its room open, so an entry
+// never outlives its room.
+var replies = struct {
+	sync.Mutex
+	of map[*Room]map[string]*PlannerReply
+}{of: map[*Room]map[string]*PlannerReply{}}
+
+// StartReply posts the Planner's message for a turn, empty and streaming,
+// authored by the Planner's owner.
+func (r *Room) StartReply(ctx context.Context, author string) (*PlannerReply, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	m, err := r.postLocked(ctx, Message{Role: RolePlanner, Author: author, Status: ReplyStreaming})
+	if err != nil {
+		return nil, err
+	}
+	p := &PlannerReply{room: r, msg: m, savedAt: r.hub.now()}
+	replies.Lock()
+	if replies.of[r] == nil {
+		replies.of[r] = map[string]*PlannerReply{}
+	}
+	replies.of[r][m.ID] = p
+	replies.Unlock()
+	return p, nil
+}
+
+// ID is the reply's message ID.
+func (p *PlannerReply) ID() string { return p.msg.ID }
+
+// Text appends to the reply's text.
+func (p *PlannerReply) Text(delta string) { p.append(&p.text, &p.textUnits, "text", delta) }
+
+// Reasoning appends to the reply's reasoning, which Chat shows folded.
+func (p *PlannerReply) Reasoning(delta string) {
+	p.append(&p.reasoning, &p.reasoningUnits, "reasoning", delta)
+}
+
+func (p *PlannerReply) append(b *strings.Builder, units *int, field, delta string) {
+	if delta == "" {
+		return
+	}
+	r := p.room
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if p.done {
+		return
+	}
+	at := *units
+	b.WriteString(delta)
+	*units += utf16Len(delta)
+	p.queueDeltaLocked(field, at, delta)
+	p.changedLocked()
+}
+
+// queueDeltaLocked sends a delta now after a quiet spell, else joins it to
+// the field's pending one and sends that within deltaEvery.
+func (p *PlannerReply) queueDeltaLocked(field string, at int, delta string) {
+	now := p.room.hub.now()
+	if len(p.pending) == 0 && now.Sub(p.flushedAt) >= deltaEvery {
+		p.flushedAt = now
+		p.room.broadcastLocked(msgChatDelta{Type: "chat:delta", Message: p.msg.ID, Field: field, At: at, Delta: delta})
+		return
+	}
+	i := 0
+	for i < len(p.pending) && p.pending[i].Field != field {
+		i++
+	}
+	if i == len(p.pending) {
+		p.pending = append(p.pending, msgChatDelta{Type: "chat:delta", Message: p.msg.ID, Field: field, At: at})
+	}
+	p.pending[i].Delta += delta
+	if !p.flushQueued {
+		p.flushQueued = true
+		time.AfterFunc(max(p.flushedAt.Add(deltaEvery).Sub(now), 0), p.flush)
+	}
+}
+
+func (p *PlannerReply) flush() {
+	p.room.mu.Lock()
+	defer p.room.mu.Unlock()
+	p.flushQueued = false
+	p.flushLocked()
+}
+
+// flushLocked sends the pending deltas; a tool row or the end waits for
+// them, so members see the reply in the order it was made.
+func (p *PlannerReply) flushLocked() {
+	for _, d := range p.pending {
+		p.room.broadcastLocked(d)
+	}
+	if len(p.pending) > 0 {
+		p.pending = p.pending[:0]
+		p.flushedAt = p.room.hub.now()
+	}
+}
+
+// Tool adds a tool row, or replaces the row with the same ID.
+func (p *PlannerReply) Tool(row ToolRow) {
+	row.Input, row.Result = capJSON(row.Input), capJSON(row.Result)
+	r := p.room
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if p.done {
+		return
+	}
+	p.flushLocked()
+	i := 0
+	for i < len(p.details.Tools) && p.details.Tools[i].ID != row.ID {
+		i++
+	}
+	if i == len(p.details.Tools) {
+		p.details.Tools = append(p.details.Tools, row)
+	} else {
+		p.details.Tools[i] = row
+	}
+	r.broadcastLocked(msgChatTool{Type: "chat:tool", Message: p.msg.ID, Tool: row})
+	p.changedLocked()
+}
+
+// Finish ends the reply with its status (done, failed or stopped) and, for
+// failed, what went wrong. It saves the final state, then publishes it.
+func (p *PlannerReply) Finish(ctx context.Context, status, failure string) error {
+	r := p.room
+	r.mu.Lock()
+	if p.done {
+		r.mu.Unlock()
+		return nil
+	}
+	p.flushLocked()
+	p.done = true
+	p.msg.Status = status
+	p.details.Error = failure
+	final := p.messageLocked()
+	r.mu.Unlock()
+
+	p.saving.Lock()
+	err := r.hub.persist.SaveMessage(ctx, final)
+	p.saving.Unlock()
+
+	r.mu.Lock()
+	replies.Lock()
+	delete(replies.of[r], p.msg.ID)
+	if len(replies.of[r]) == 0 {
+		delete(replies.of, r)
+	}
+	replies.Unlock()
+	if err == nil {
+		r.broadcastLocked(msgChatMessage{Type: "chat:message", Message: final})
+	}
+	r.mu.Unlock()
+	return err
+}
+
+// changedLocked schedules a save within replySaveEvery of the last one.
+func (p *PlannerReply) changedLocked() {
+	p.dirty = true
+	if p.saveQueued {
+		return
+	}
+	p.saveQueued = true
+	wait := max(p.savedAt.Add(replySaveEvery).Sub(p.room.hub.now()), 0)
+	time.AfterFunc(wait, p.save)
+}
+
+func (p *PlannerReply) save() {
+	p.saving.Lock()
+	defer p.saving.Unlock()
+	r := p.room
+	r.mu.Lock()
+	p.saveQueued = false
+	if p.done || !p.dirty { // Finish writes the final state itself
+		r.mu.Unlock()
+		return
+	}
+	p.dirty = false
+	p.savedAt = r.hub.now()
+	m := p.messageLocked()
+	r.mu.Unlock()
+	if err := r.hub.persist.SaveMessage(context.Background(), m); err != nil {
+		r.hub.logf(r).Error("save streaming reply", "message", m.ID, "err", err)
+	}
+}
+
+// messageLocked is the reply as a Chat message now.
+func (p *PlannerReply) messageLocked() Message {
+	m := p.msg
+	m.Text = p.text.String()
+	m.UpdatedAt = p.room.hub.now().UnixMilli()
+	d := p.details
+	d.Reasoning = p.reasoning.String()
+	if d.Reasoning != "" || len(d.Tools) > 0 || d.Error != "" {
+		m.Details = encode(d)
+	}
+	return m
+}
+
+// overlayReplies shows streaming replies in ms as they are now.
+func (r *Room) overlayReplies(ms []Message) {
+	replies.Lock()
+	live := replies.of[r]
+	if len(live) == 0 {
+		replies.Unlock()
+		return
+	}
+	found := make(map[int]*PlannerReply)
+	for i, m := range ms {
+		if p := live[m.ID]; p != nil {
+			found[i] = p
+		}
+	}
+	replies.Unlock()
+	if len(found) == 0 {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for i, p := range found {
+		ms[i] = p.messageLocked()
+	}
+}
+
+// capJSON keeps a stored tool input or result within maxToolRowJSON: a
+// longer one becomes a JSON string of its beginning that says so.
+func capJSON(raw json.RawMessage) json.RawMessage {
+	if len(raw) <= maxToolRowJSON {
+		return raw
+	}
+	cut := maxToolRowJSON
+	for cut > 0 && !utf8.RuneStart(raw[cut]) {
+		cut--
+	}
+	return encode(string(raw[:cut]) + "… (" + itoa(len(raw)) + " bytes in all; the rest is not kept)")
+}
+
+func itoa(n int) string {
+	b, _ := json.Marshal(n)
+	return string(b)
+}
+
+// utf16Len is s's length in UTF-16 code units, as a browser counts it.
+func utf16Len(s string) int {
+	n := 0
+	for _, c := range s {
+		n++
+		if c >= 0x10000 {
+			n++
+		}
+	}
+	return n
+}
+
+// Room messages of a streaming reply.
+type (
+	msgChatDelta struct {
+		Type    string `json:"type"` // chat:delta
+		Message string `json:"message"`
+		Field   string `json:"field"` // text or reasoning
+		At      int    `json:"at"`    // the field's length in UTF-16 units before this delta
+		Delta   string `json:"delta"`
+	}
+	msgChatTool struct {
+		Type    string  `json:"type"` // chat:tool
+		Message string  `json:"message"`
+		Tool    ToolRow `json:"tool"`
+	}
+)
