@@ -39,14 +39,34 @@ type chat struct {
 	nextSeq int64
 }
 
+// interruptedReply is the failure of a reply that was still streaming when
+// Chopin stopped without finishing it (a crash or a kill).
+const interruptedReply = "Chopin stopped while this reply was being written."
+
 func (c *chat) load(ctx context.Context, r *Room) error {
-	last, err := r.hub.persist.Messages(ctx, r.channelID, 1)
+	recent, err := r.hub.persist.Messages(ctx, r.channelID, chatSnapshotSize)
 	if err != nil {
 		return err
 	}
 	c.nextSeq = 1
-	if len(last) == 1 {
-		c.nextSeq = last[0].Seq + 1
+	if len(recent) > 0 {
+		c.nextSeq = recent[len(recent)-1].Seq + 1
+	}
+	// A room opens with no reply streaming, so any reply still marked so was
+	// cut off: say so rather than show it as forever in progress.
+	for _, m := range recent {
+		if m.Role != RolePlanner || m.Status != ReplyStreaming {
+			continue
+		}
+		var d ReplyDetails
+		if len(m.Details) > 0 {
+			json.Unmarshal(m.Details, &d) // our own encoding; a damaged one just loses its details
+		}
+		d.Error = interruptedReply
+		m.Status, m.Details, m.UpdatedAt = ReplyFailed, encode(d), r.hub.now().UnixMilli()
+		if err := r.hub.persist.SaveMessage(ctx, m); err != nil {
+			return err
+		}
 	}
 	return nil
 }

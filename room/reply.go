@@ -90,14 +90,6 @@ type PlannerReply struct {
 	flushedAt   time.Time
 }
 
-// replies are the streaming replies of each open room, for the Chat
-// snapshot a joining member gets. A PlannerReply holds its room open, so an entry
-// never outlives its room.
-var replies = struct {
-	sync.Mutex
-	of map[*Room]map[string]*PlannerReply
-}{of: map[*Room]map[string]*PlannerReply{}}
-
 // StartReply posts the Planner's message for a turn, empty and streaming,
 // authored by the Planner's owner.
 func (r *Room) StartReply(ctx context.Context, author string) (*PlannerReply, error) {
@@ -108,12 +100,10 @@ func (r *Room) StartReply(ctx context.Context, author string) (*PlannerReply, er
 		return nil, err
 	}
 	p := &PlannerReply{room: r, msg: m, savedAt: r.hub.now()}
-	replies.Lock()
-	if replies.of[r] == nil {
-		replies.of[r] = map[string]*PlannerReply{}
+	if r.replies == nil {
+		r.replies = map[string]*PlannerReply{}
 	}
-	replies.of[r][m.ID] = p
-	replies.Unlock()
+	r.replies[m.ID] = p
 	return p, nil
 }
 
@@ -231,12 +221,7 @@ func (p *PlannerReply) Finish(ctx context.Context, status, failure string) error
 	p.saving.Unlock()
 
 	r.mu.Lock()
-	replies.Lock()
-	delete(replies.of[r], p.msg.ID)
-	if len(replies.of[r]) == 0 {
-		delete(replies.of, r)
-	}
-	replies.Unlock()
+	delete(r.replies, p.msg.ID)
 	if err == nil {
 		r.broadcastLocked(msgChatMessage{Type: "chat:message", Message: final})
 	}
@@ -289,26 +274,12 @@ func (p *PlannerReply) messageLocked() Message {
 
 // overlayReplies shows streaming replies in ms as they are now.
 func (r *Room) overlayReplies(ms []Message) {
-	replies.Lock()
-	live := replies.of[r]
-	if len(live) == 0 {
-		replies.Unlock()
-		return
-	}
-	found := make(map[int]*PlannerReply)
-	for i, m := range ms {
-		if p := live[m.ID]; p != nil {
-			found[i] = p
-		}
-	}
-	replies.Unlock()
-	if len(found) == 0 {
-		return
-	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	for i, p := range found {
-		ms[i] = p.messageLocked()
+	for i, m := range ms {
+		if p := r.replies[m.ID]; p != nil {
+			ms[i] = p.messageLocked()
+		}
 	}
 }
 

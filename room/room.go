@@ -65,6 +65,7 @@ type Room struct {
 	plan    plan
 	chat    chat
 	cards   decisions
+	replies map[string]*PlannerReply // the Planner's replies still streaming, by message ID
 }
 
 func newRoom(h *Hub, ch Channel) *Room {
