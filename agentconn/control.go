@@ -17,6 +17,9 @@ type ControlOutcome struct {
 	// so ("Stop on a Planner that only waits on a question withdraws the
 	// question explicitly").
 	Withdrawn []string
+	// Held is set when the Planner's link had dropped with its work kept
+	// (resumable-sessions): the Stop is held and sent when it resumes.
+	Held bool
 }
 
 // ControlAnswer is one session's control-result.
@@ -44,6 +47,9 @@ func (s *Server) control(ctx context.Context, documentID, run string, stop bool)
 	l := s.attached(documentID)
 	if l == nil {
 		return ControlOutcome{}, ErrNotAttached
+	}
+	if l.rs.parked.Load() {
+		return s.controlHeld(l, run, stop) // hold.go: a Stop waits for the client's return
 	}
 	var out ControlOutcome
 	var fx effects
@@ -83,6 +89,7 @@ func (s *Server) control(ctx context.Context, documentID, run string, stop bool)
 		} else {
 			l.send(Resume{Request: req, Session: sess.id, Run: run})
 		}
+		l.sentControlLocked(req, sess.id, run, stop) // hold.go: a Stop is owed until answered
 		out.Results = append(out.Results, ControlAnswer{Session: sess.id, Run: run})
 		waits = append(waits, pending{ch: ch})
 	}
@@ -124,6 +131,7 @@ wait:
 func (l *link) controlResult(m ControlResult) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	l.controlAnsweredLocked(m) // hold.go
 	if ch, ok := l.controls[m.Request]; ok {
 		delete(l.controls, m.Request)
 		ch <- m

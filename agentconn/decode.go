@@ -38,15 +38,17 @@ var clientMessages, serverMessages map[string]messageCodec
 func init() {
 	clientMessages = registry(
 		entry[Attach](), entry[Started](), entry[StartFailed](), entry[Tools](), entry[Part](), entry[HostToolCall](),
-		entry[TurnEnd](), entry[InputRequest](), entry[InputCancel](), entry[Runs](), entry[ControlResult](), entry[Detach]())
+		entry[TurnEnd](), entry[InputRequest](), entry[InputCancel](), entry[Runs](), entry[ControlResult](), entry[Detach](),
+		entry[Capabilities]())
 	serverMessages = registry(
 		entry[Attached](), entry[Refused](), entry[Start](), entry[Turn](), entry[Abort](), entry[HostToolResult](),
-		entry[InputResult](), entry[Stop](), entry[Resume](), entry[Destroy](), entry[ProtocolError]())
+		entry[InputResult](), entry[Stop](), entry[Resume](), entry[Destroy](), entry[ProtocolError](),
+		entry[Steer]())
 }
 
 // unofferedClientMessages are client messages of features this server does not
 // offer yet; sending one is a protocol violation, not a malformed message.
-var unofferedClientMessages = set("resume", "input-received", "capabilities")
+var unofferedClientMessages = set("resume", "input-received")
 
 type registryEntry struct {
 	typ string

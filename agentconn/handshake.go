@@ -16,11 +16,10 @@ import (
 // FeaturesHeader names the optional features a client wants.
 const FeaturesHeader = "Chopin-Agent-Features"
 
-// supportedFeatures are the features this server grants. The others of the
-// spec (resumable-sessions, restart-notice, capability-catalog, attachments,
-// steer-turn, retry-turn, session-forks, decision-option-previews) are not
-// implemented yet, so they are never granted.
-var supportedFeatures = []string{"run-stage-deltas"}
+// supportedFeatures are the features this server grants. session-forks,
+// the spec's last one, is not implemented, so it is never granted.
+var supportedFeatures = []string{"run-stage-deltas", FeatureResumableSessions, FeatureRestartNotice, FeatureCapabilityCatalog, FeatureSteerTurn, FeatureRetryTurn, FeatureAttachments,
+	"decision-option-previews"}
 
 const featureRunStageDeltas = "run-stage-deltas"
 
@@ -205,6 +204,9 @@ func (l *link) attach(ctx context.Context, m Attach) {
 	})
 	l.mu.Unlock()
 	l.log.Info("planner attached", "document", doc.ID, "login", l.account.Login, "features", l.features)
+	if l.afterAttach() { // resume.go: an unconfirmed link shows nothing yet
+		return
+	}
 	l.srv.host.PlannerChanged(doc.ID, l.status())
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"sync/atomic"
 	"time"
 )
 
@@ -120,11 +121,15 @@ const (
 // TurnRequest is one turn for the attached Planner. The application composes
 // the text (DESIGN.md section 8); agentconn carries it.
 type TurnRequest struct {
-	Mode           string // ModePlanner (the default) or ModeIsolated
-	Prompt         string // "@<login>: <text>", preceded by what was said since the last turn
-	Instructions   string // the system prompt and the conversation so far
-	Model          string // MODEL, when set
-	Tools          []Tool // the host tools this turn offers
+	Mode           string       // ModePlanner (the default) or ModeIsolated
+	Prompt         string       // "@<login>: <text>", preceded by what was said since the last turn
+	Instructions   string       // the system prompt and the conversation so far
+	Model          string       // MODEL, when set, or the model a person chose (capability-catalog)
+	ThinkingLevel  string       // capability-catalog: the level a person chose
+	Attachments    []Attachment // attachments: the files of the message that began the turn
+	ChatMessage    string       // retry-turn: the id of the Chat message the turn answers
+	Retry          bool         // retry-turn: the turn runs ChatMessage again after a failed one
+	Tools          []Tool       // the host tools this turn offers
 	ResponseFormat *ResponseFormat
 	Sink           TurnSink
 }
@@ -176,16 +181,23 @@ type Question struct {
 	Block           *Block
 	Input           Input
 
-	link *link
+	link atomic.Pointer[link] // the link that holds it; a resume moves it (resume.go)
 	// guarded by link.mu
-	settled bool
-	held    *InputResult // an answer held while its root run is paused
+	settled   bool
+	held      *InputResult // an answer held while its root run is paused
+	decisions string       // the host's name for its Decisions (SetDecisions), kept across a restart
 }
 
 // Answer answers the question. It fails with ErrQuestionClosed once the
 // question was answered or withdrawn, and with a descriptive error when a
 // does not fit the question's method.
-func (q *Question) Answer(a Answer) error { return q.link.answer(q, a) }
+func (q *Question) Answer(a Answer) error {
+	for {
+		if err := q.link.Load().answer(q, a); err != errMoved {
+			return err
+		}
+	}
+}
 
 // root is the run whose pause holds this question's answer.
 func (q *Question) root() string {
@@ -216,6 +228,9 @@ const (
 	PlannerNone     PlannerState = "none"
 	PlannerAttached PlannerState = "attached"
 	PlannerGrace    PlannerState = "grace" // detached; the owner keeps it until Until
+	// PlannerDisconnected: a resumable link dropped and its work is kept
+	// until its client resumes (resumable-sessions).
+	PlannerDisconnected PlannerState = "disconnected"
 )
 
 // PlannerStatus is a document's Planner as the UI and HTTP show it.

@@ -53,6 +53,8 @@ type link struct {
 	questions    map[string]*Question // open input-requests by request id
 	seen         requestMemory
 	controls     map[string]chan ControlResult
+	rs           resumable // resumable-sessions: what a drop keeps (hold.go, resume.go)
+	catalog      *Catalog  // capability-catalog: the last report; nil before one
 }
 
 func newLink(s *Server, conn *websocket.Conn, account Account, bearer [32]byte, features []string) *link {
@@ -214,6 +216,9 @@ func (l *link) handle(msg Message) {
 		}
 		return
 	}
+	if l.firstAfterAttached(msg) { // resume.go
+		return
+	}
 	switch m := msg.(type) {
 	case Attach:
 		l.protocolError(codeProtocol, msgSecondAttach)
@@ -240,6 +245,8 @@ func (l *link) handle(msg Message) {
 		l.runs(m)
 	case ControlResult:
 		l.controlResult(m)
+	case Capabilities:
+		l.capabilities(m)
 	}
 }
 
@@ -269,11 +276,10 @@ func (l *link) close(c closing) {
 		l.mu.Unlock()
 		return
 	}
+	wasAttached := l.state == stateAttached
 	l.state = stateClosed
 	var fx effects
-	for _, s := range l.sessions {
-		l.endSessionLocked(s, c.turnMessage, false, &fx)
-	}
+	parked := l.closeSessionsLocked(c, wasAttached, &fx) // hold.go
 	for _, ch := range l.controls {
 		close(ch)
 	}
@@ -290,7 +296,7 @@ func (l *link) close(c closing) {
 	// The ownership settles before the client can see the close, so a
 	// client that reattaches at once finds the grace period, not itself.
 	if doc.ID != "" {
-		l.srv.detach(l, c.release)
+		l.srv.linkClosed(l, parked, c.release)
 	}
 	switch {
 	case c.dropped:
@@ -433,7 +439,7 @@ func (l *link) periodicRecheck() {
 func (l *link) status() PlannerStatus {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	st := PlannerStatus{State: PlannerAttached, Login: l.account.Login, Features: l.features, Since: l.since}
+	st := PlannerStatus{State: l.plannerStateLocked(), Login: l.account.Login, Features: l.features, Since: l.since}
 	for _, s := range l.sessions {
 		for _, id := range s.runOrder {
 			st.Runs = append(st.Runs, *s.cards[id])

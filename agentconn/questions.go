@@ -36,7 +36,8 @@ func (l *link) inputRequest(m InputRequest) {
 	}
 	l.seen.add(m.Request)
 	q := &Question{Document: l.doc.ID, Session: m.Session, Request: m.Request, WorkflowRunID: m.WorkflowRunID,
-		WorkflowStageID: m.WorkflowStageID, RootRunID: m.RootRunID, Block: m.Block, Input: m.Input, link: l}
+		WorkflowStageID: m.WorkflowStageID, RootRunID: m.RootRunID, Block: m.Block, Input: m.Input}
+	q.link.Store(l)
 	sess := l.sessions[m.Session]
 	var refusal *Answer
 	switch {
@@ -81,9 +82,13 @@ func (l *link) answer(q *Question, a Answer) error {
 	var fx effects
 	l.mu.Lock()
 	defer func() { l.mu.Unlock(); fx.run(l) }()
-	if q.settled || l.state == stateClosed {
+	if q.link.Load() != l {
+		return errMoved // a resume moved it to another link meanwhile
+	}
+	if q.settled || l.state == stateClosed && !l.rs.parked.Load() {
 		return ErrQuestionClosed
 	}
+	defer l.heldChangedLocked(&fx) // a parked link stores the answer it holds
 	q.settled = true
 	sess := l.sessions[q.Session]
 	if sess != nil && q.root() != "" && contains(sess.paused, q.root()) {
@@ -98,6 +103,7 @@ func (l *link) answer(q *Question, a Answer) error {
 func (l *link) deliverLocked(q *Question, res InputResult, fx *effects) {
 	q.held = nil
 	delete(l.questions, q.Request)
+	l.rememberResultLocked(q, res)
 	l.send(res)
 	if sess := l.sessions[q.Session]; sess != nil {
 		delete(sess.questions, q.Request)

@@ -16,6 +16,8 @@ func (s *Server) Refusal(ctx context.Context, documentID string) *TurnRefused {
 		}
 		l.mu.Unlock()
 		switch {
+		case attached && busy && l.has(FeatureSteerTurn):
+			return nil // the message is steered into the running turn
 		case attached && busy:
 			return &TurnRefused{Code: CodePlannerBusy, Message: msgBusy}
 		case attached:

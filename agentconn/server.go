@@ -36,6 +36,12 @@ type Options struct {
 	// AnswerTimeout is how long start, abort, stop and resume wait for the
 	// client (10 s in the spec).
 	AnswerTimeout time.Duration
+	// Holds stores what resumable links keep, so a restart carries it over
+	// (restart.go); nil keeps it in memory only.
+	Holds HoldStore
+	// HandoverWindow is HANDOVER_PLANNER_WINDOW_MS: how long after a restart
+	// a rebuilt hold shows its Planner attached while its client comes back.
+	HandoverWindow time.Duration
 
 	// Clock gives the time for what people read (grace deadlines, run
 	// cards shown stopped). Liveness uses the monotonic clock.
@@ -163,6 +169,9 @@ func (s *Server) notAttached(ctx context.Context, documentID string) error {
 	}
 	s.mu.Unlock()
 	if login != "" {
+		if o.link != nil && o.link.rs.suspended.Load() {
+			return &TurnRefused{Code: CodePlannerNotAttached, Message: msgStillConnecting(login)}
+		}
 		return &TurnRefused{Code: CodePlannerNotAttached, Message: msgOffline(login)}
 	}
 	url, repo := documentID, "its repository"
@@ -198,6 +207,13 @@ func (s *Server) endOwnership(documentID string, words func(login string) string
 		return
 	}
 	l := o.link
+	if l != nil && l.rs.parked.Load() { // a kept hold ends for good (hold.go)
+		s.releaseLocked(documentID, o)
+		s.mu.Unlock()
+		s.endHold(l)
+		s.host.PlannerChanged(documentID, PlannerStatus{State: PlannerNone})
+		return
+	}
 	if l == nil {
 		s.releaseLocked(documentID, o)
 	} else {
@@ -227,7 +243,7 @@ func (s *Server) RevokeBearer(bearer string) int {
 	for _, l := range hit {
 		l.revoke(msgReleased(l.account.Login))
 	}
-	return len(hit)
+	return len(hit) + s.revokeHolds(sum)
 }
 
 // Shutdown closes every link with 1012 (the server is restarting) and waits
@@ -246,6 +262,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		delete(s.owners, id)
 	}
 	s.mu.Unlock()
+	s.announceRestart(links) // restart.go: every link hears it before any closes
 	for _, l := range links {
 		l.close(closing{code: closeRestarting, reason: "restarting", release: true, turnMessage: msgLinkClosed})
 	}
@@ -288,6 +305,11 @@ func (s *Server) claim(l *link, doc Document) *Refused {
 		return &Refused{Code: codeUnavailable, Message: msgUnavailable, Retry: true}
 	}
 	o := s.owners[doc.ID]
+	if o != nil && o.link != nil {
+		if done, refusal := s.claimHeldLocked(l, o); done { // resume.go
+			return refusal
+		}
+	}
 	switch {
 	case o == nil:
 		o = &ownership{login: l.account.Login}
@@ -409,5 +431,6 @@ func (r *TurnRequest) message(session, turn string) Turn {
 		tools = []Tool{}
 	}
 	return Turn{Session: session, Turn: turn, Prompt: r.Prompt, Instructions: r.Instructions,
-		Model: r.Model, Tools: tools, ResponseFormat: r.ResponseFormat}
+		Model: r.Model, ThinkingLevel: r.ThinkingLevel, Attachments: r.Attachments, ChatMessage: r.ChatMessage, Retry: r.Retry,
+		Tools: tools, ResponseFormat: r.ResponseFormat}
 }

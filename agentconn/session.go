@@ -138,7 +138,7 @@ func (l *link) started(m Started) {
 		return
 	}
 	t.running = true
-	l.send(t.req.message(sess.id, t.id))
+	l.send(l.featureTurn(t.req.message(sess.id, t.id)))
 }
 
 func (l *link) startFailed(m StartFailed) {
@@ -348,7 +348,7 @@ func (l *link) abortTurnLocked(t *turn, fx *effects) {
 // settleLocked destroys the session once it has no turn, no live runs, no
 // open question and no held answer.
 func (l *link) settleLocked(sess *session, fx *effects) {
-	if l.sessions[sess.id] != sess || sess.turn != nil || len(sess.questions) > 0 || sess.live() {
+	if l.sessions[sess.id] != sess || sess.turn != nil || len(sess.questions) > 0 || sess.live() || l.awaitsReceiptLocked(sess) {
 		return
 	}
 	delete(l.sessions, sess.id)

@@ -54,6 +54,10 @@ type Turn struct {
 	Prompt         string          `json:"prompt"`
 	Instructions   string          `json:"instructions,omitempty"`
 	Model          string          `json:"model,omitempty"`
+	ThinkingLevel  string          `json:"thinkingLevel,omitempty"` // capability-catalog
+	Attachments    []Attachment    `json:"attachments,omitempty"`   // attachments
+	ChatMessage    string          `json:"message,omitempty"`       // retry-turn: the Chat message it answers
+	Retry          bool            `json:"retry,omitempty"`         // retry-turn
 	Tools          []Tool          `json:"tools"`
 	ResponseFormat *ResponseFormat `json:"responseFormat,omitempty"`
 }

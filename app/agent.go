@@ -35,6 +35,9 @@ func (a *App) newAgentServer() *agentconn.Server {
 		// pass the configured value as it is.
 		MaxSilence: a.cfg.AgentMaxSilence,
 		Grace:      a.cfg.PlannerAttachGrace,
+		// What resumable links keep survives a restart (agent_holds.go).
+		Holds:          holdStore{a.store},
+		HandoverWindow: a.cfg.HandoverPlannerWindow,
 	})
 }
 
@@ -106,5 +109,6 @@ func (h agentHost) Access(_ context.Context, account agentconn.Account, _ agentc
 func (h agentHost) PlannerChanged(documentID string, status agentconn.PlannerStatus) {
 	if r, ok := h.a.hub.Room(documentID); ok {
 		r.ShowPlanner(h.a.plannerJSON(documentID, status))
+		r.ShowModel(h.a.modelState(documentID)) // a catalog ends with its link
 	}
 }

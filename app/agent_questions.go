@@ -37,6 +37,7 @@ func (h agentHost) Ask(ctx context.Context, q *agentconn.Question) error {
 	if err != nil {
 		return toolError(err)
 	}
+	call, restore := a.questionFor(q.Document, call) // agent_previews.go
 	ch, err := a.store.Channel(ctx, q.Document)
 	if err != nil {
 		return toolError(err)
@@ -60,7 +61,7 @@ func (h agentHost) Ask(ctx context.Context, q *agentconn.Question) error {
 	a.questions.mu.Unlock()
 	request, err := r.Ask(ctx, call, block, func(o room.Outcome) {
 		a.questions.settled(q)
-		if err := q.Answer(answerOf(o)); err != nil && !errors.Is(err, agentconn.ErrQuestionClosed) {
+		if err := q.Answer(answerOf(restore(o))); err != nil && !errors.Is(err, agentconn.ErrQuestionClosed) {
 			a.log.Error("answer input-request", "channel", q.Document, "request", q.Request, "err", err)
 		}
 	})
@@ -71,6 +72,7 @@ func (h agentHost) Ask(ctx context.Context, q *agentconn.Question) error {
 	a.questions.mu.Lock()
 	oq.request = request
 	a.questions.mu.Unlock()
+	q.SetDecisions(request) // kept with a resumable link's hold (agent_holds.go)
 	return nil
 }
 

@@ -39,9 +39,13 @@ func (h agentHost) CallTool(ctx context.Context, call agentconn.ToolCall) (json.
 	case room.ToolEditPlan:
 		out, err = editPlan(ctx, r, mem, call.Input)
 	case room.ToolAsk:
-		out, err = ask(ctx, r, mem, call.Input)
+		out, err = ask(ctx, r, mem, call.Input, func(c room.QuestionCall) (room.QuestionCall, func(room.Outcome) room.Outcome) {
+			return a.questionFor(call.Document, c) // agent_previews.go
+		})
 	case room.ToolOpenDecisions:
 		out, err = openDecisions(r, mem, call.Input)
+	case room.ToolUploadPlanImage: // offered only with decision-option-previews
+		out, err = a.uploadPlanImage(ctx, ch, call.Input)
 	default:
 		// agentconn refuses names outside the turn's tools; the turn offers
 		// only these.
@@ -102,13 +106,15 @@ func (a askResult) MarshalJSON() ([]byte, error) {
 
 // ask waits for the people's answer for as long as the turn lasts; a turn
 // that ends first withdraws the cards.
-func ask(ctx context.Context, r *room.Room, mem *outlineMemory, input json.RawMessage) (any, error) {
+func ask(ctx context.Context, r *room.Room, mem *outlineMemory, input json.RawMessage,
+	shape func(room.QuestionCall) (room.QuestionCall, func(room.Outcome) room.Outcome)) (any, error) {
 	args, err := room.ParseAskArgs(input)
 	if err != nil {
 		return nil, err
 	}
 	settled := make(chan room.Outcome, 1)
-	request, err := r.Ask(ctx, args.Call(), args.Block, func(o room.Outcome) { settled <- o })
+	qc, restore := shape(args.Call())
+	request, err := r.Ask(ctx, qc, args.Block, func(o room.Outcome) { settled <- restore(o) })
 	if err != nil {
 		return nil, err
 	}

@@ -47,6 +47,8 @@ type App struct {
 	outlines  outlineMemories // outlines the Planner was shown
 	questions openQuestions   // input-requests in rooms' hands
 	replies   replyGroup      // Planner replies still streaming
+	models    modelChoices    // documents' chosen model and level (planner_model.go)
+	attempts  turnAttempts    // the latest reply to each person's message (planner_retry.go)
 
 	agentToken *agentToken
 	launches   launchTokens
@@ -100,8 +102,12 @@ func (a *App) open() error {
 	if err := a.instance.Record(a.origin); err != nil {
 		return err
 	}
-	a.hub = room.NewHub(room.Options{Persister: roomStore{a.store}, Planner: plannerSide{a}, Logger: a.log})
+	a.hub = room.NewHub(room.Options{Persister: roomStore{a.store}, Planner: plannerSide{a}, Logger: a.log,
+		Attachments: room.AttachmentLimits{MaxBytes: a.cfg.ChatAttachmentMaxBytes, MaxTotal: a.cfg.ChatAttachmentMaxTotal}})
 	a.agent = a.newAgentServer()
+	if err := a.agent.Restore(ctx); err != nil {
+		return err
+	}
 	a.melody = a.newMelody()
 	a.echo = a.newEcho()
 	a.server = &http.Server{

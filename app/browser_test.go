@@ -2,16 +2,25 @@ package app
 
 import (
 	"bufio"
+	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"image"
+	"image/color"
+	"image/png"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/chopin-desktop/chopin/agentconn"
+	"github.com/chopin-desktop/chopin/agentconn/client"
 	"github.com/chopin-desktop/chopin/room"
 )
 
@@ -57,6 +66,7 @@ func TestBrowser(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	bp := &browserPlanner{ta: ta}
 	steps := 0
 	sc := bufio.NewScanner(stdout)
 	sc.Buffer(make([]byte, 1<<20), 1<<24)
@@ -85,7 +95,7 @@ func TestBrowser(t *testing.T) {
 			})
 			continue
 		}
-		reply, err := answerBrowser(ta, m.Ask, m.Channel, m.Text)
+		reply, err := answerBrowser(ta, bp, m.Ask, m.Channel, m.Text)
 		if err != nil {
 			reply = map[string]any{"error": err.Error()}
 		}
@@ -99,14 +109,18 @@ func TestBrowser(t *testing.T) {
 	if err != nil {
 		t.Errorf("browser.mjs: %v", err)
 	}
-	if steps < 12 {
-		t.Errorf("browser.mjs ran %d steps, want at least 12", steps)
+	if steps < 21 {
+		t.Errorf("browser.mjs ran %d steps, want at least 21", steps)
 	}
 }
 
 // answerBrowser does for the script what only the server side can.
-func answerBrowser(ta *testApp, ask, channelID, text string) (any, error) {
+func answerBrowser(ta *testApp, bp *browserPlanner, ask, channelID, text string) (any, error) {
 	switch ask {
+	case "attach":
+		return map[string]bool{"ok": true}, bp.attach(channelID)
+	case "planner":
+		return bp.seen(), nil
 	case "plan":
 		var plan room.Plan
 		r := ta.do("GET", "/api/channels/"+channelID+"/plan", nil)
@@ -131,9 +145,13 @@ func answerBrowser(ta *testApp, ask, channelID, text string) (any, error) {
 		return list, nil
 	case "decision":
 		// As the Planner's ask would: a questionnaire whose card lands in the plan.
-		call, err := room.ParseQuestionCall([]byte(`{"method": "questionnaire", "params": {"questions": [
+		raw := `{"method": "questionnaire", "params": {"questions": [
 			{"question": "Which store?\nWe need **durability**.", "header": "Store", "options": [
-				{"label": "SQLite", "description": "one file"}, {"label": "Postgres", "description": "a server"}]}]}}`))
+				{"label": "SQLite", "description": "one file"}, {"label": "Postgres", "description": "a server"}]}]}}`
+		if text != "" {
+			raw = text // the script's own call
+		}
+		call, err := room.ParseQuestionCall([]byte(raw))
 		if err != nil {
 			return nil, err
 		}
@@ -161,4 +179,168 @@ func (w *testLogWriter) Write(p []byte) (int, error) {
 		w.t.Log(w.prefix + line)
 	}
 	return len(p), nil
+}
+
+// browserPlanner is the Planner the script talks to: an agentconn/client
+// attached to the document. Its turn reports two runs (one with stages in a
+// tree, one stopped), writes a line, shows an image its own tool made and a
+// refused one, then works until Stop aborts it. Stop pauses the live run and
+// Resume resumes it, each reporting the runs again.
+type browserPlanner struct {
+	ta *testApp
+
+	mu       sync.Mutex
+	link     *client.Link
+	stops    []string // the run each stop named ("" for all)
+	resumes  []string
+	reported int
+	model    string // what the last turn was asked to run
+	level    string
+	failed   bool     // the "fail once" turn failed already
+	files    []string // the last turn's attachments, as name:kind
+}
+
+func (bp *browserPlanner) attach(channelID string) error {
+	ctx, cancel := context.WithTimeout(context.Background(), agentWait)
+	defer cancel()
+	l, err := client.Dial(ctx, client.Config{URL: bp.ta.agentURL(), Token: bp.ta.token(), Document: channelID,
+		Features: []string{"capability-catalog", "attachments"},
+		Handler:  client.Handler{Turn: bp.turn, Stop: bp.stop, Resume: bp.resume}})
+	if err != nil {
+		return err
+	}
+	// Its catalog, for the composer's picker: names and levels as written.
+	if err := l.ReportCapabilities(json.RawMessage(`{"models": {"available": [
+		{"id": "m-one", "name": "Model One", "provider": {"id": "acme", "name": "Acme"}, "thinkingLevels": ["low", "xhigh", "Default"]},
+		{"id": "m-two", "name": "Model Two", "provider": {"id": "acme", "name": "Acme"}}],
+		"default": {"id": "m-two"}}}`)); err != nil {
+		l.Close()
+		return err
+	}
+	bp.ta.t.Cleanup(func() { l.Close() })
+	bp.mu.Lock()
+	bp.link = l
+	bp.mu.Unlock()
+	return nil
+}
+
+func (bp *browserPlanner) seen() map[string]any {
+	bp.mu.Lock()
+	defer bp.mu.Unlock()
+	return map[string]any{"stops": append([]string{}, bp.stops...), "resumes": append([]string{}, bp.resumes...), "reported": bp.reported,
+		"model": bp.model, "thinkingLevel": bp.level, "files": append([]string{}, bp.files...)}
+}
+
+// browserRuns are the runs the Planner reports, the first one's status as
+// given. Its stages: plan done; compile failed, with link (running) under
+// it, which shows as stopped; test running, with unit (done) under it; and
+// 3 earlier stages counted, not sent. The second run stopped with a stage
+// still running, which shows as stopped.
+func browserRuns(status string) []agentconn.RunCard {
+	three := 3
+	ended := int64(1796016500)
+	return []agentconn.RunCard{
+		{ID: "run-build", Name: "Build and test", Status: status, Started: 1796016400, Updated: 1796016460, EarlierStages: &three, Waiting: 0,
+			Stages: []agentconn.Stage{
+				{ID: "plan", Name: "Plan the build", Status: "completed"},
+				{ID: "compile", Name: "Compile", Status: "failed"},
+				{ID: "link", Name: "Link binaries", ParentIDs: []string{"compile"}, Status: "running"},
+				{ID: "test", Name: "Run the tests", Status: "running"},
+				{ID: "unit", Name: "Unit tests", ParentIDs: []string{"test"}, Kind: "tool", Status: "completed"},
+			}},
+		{ID: "run-docs", Name: "Publish the docs", Status: "stopped", Started: 1796016300, Updated: 1796016500, Ended: &ended,
+			Stages: []agentconn.Stage{{ID: "upload", Name: "Upload pages", Status: "running"}}},
+	}
+}
+
+func (bp *browserPlanner) report(s *client.Session, status string) error {
+	bp.mu.Lock()
+	bp.reported++
+	bp.mu.Unlock()
+	active := []string{"run-build"}
+	var paused []string
+	if status == "paused" {
+		paused = active
+	}
+	return s.ReportRuns(active, paused, browserRuns(status))
+}
+
+// browserPNG is a small picture for the gallery.
+func browserPNG() string {
+	img := image.NewRGBA(image.Rect(0, 0, 96, 64))
+	for y := 0; y < 64; y++ {
+		for x := 0; x < 96; x++ {
+			img.Set(x, y, color.RGBA{R: uint8(40 + x), G: uint8(90 + y), B: 200, A: 255})
+		}
+	}
+	var b bytes.Buffer
+	_ = png.Encode(&b, img)
+	return base64.StdEncoding.EncodeToString(b.Bytes())
+}
+
+func (bp *browserPlanner) turn(ctx context.Context, t *client.Turn) error {
+	bp.mu.Lock()
+	bp.model, bp.level = t.Message.Model, t.Message.ThinkingLevel
+	bp.files = nil
+	for _, f := range t.Message.Attachments {
+		bp.files = append(bp.files, f.Name+":"+f.Kind)
+	}
+	flaky := strings.Contains(t.Prompt(), "fail once")
+	failed := bp.failed
+	if flaky {
+		bp.failed = true
+	}
+	bp.mu.Unlock()
+	if strings.Contains(t.Prompt(), "look at these") {
+		return t.Text("Seen the notes.")
+	}
+	if flaky {
+		// The first attempt fails part way; Retry's attempt answers.
+		if failed {
+			return t.Text("Here is the whole answer.")
+		}
+		_ = t.Text("Half an ans")
+		return errors.New("The model's provider is down.")
+	}
+	if err := bp.report(t.Session, "running"); err != nil {
+		return err
+	}
+	if err := t.Text("Building it now. Stop me when you have seen enough."); err != nil {
+		return err
+	}
+	if err := t.DeclareTools("draw_chart"); err != nil {
+		return err
+	}
+	err := t.OwnTool("draw_chart", map[string]string{"of": "build times"}, func() (any, error) {
+		return map[string]any{"content": []any{
+			map[string]any{"type": "text", "text": "Drew the chart."},
+			map[string]any{"type": "image", "data": browserPNG(), "mimeType": "image/png", "alt": "Build times chart", "caption": "Build times this week"},
+			map[string]any{"type": "image", "data": "PHN2Zy8+", "mimeType": "image/svg+xml"},
+		}}, nil
+	})
+	if err != nil {
+		return err
+	}
+	<-ctx.Done() // works until Stop Planner aborts the turn
+	return nil
+}
+
+func (bp *browserPlanner) stop(s *client.Session, run string) (bool, string) {
+	bp.mu.Lock()
+	bp.stops = append(bp.stops, run)
+	bp.mu.Unlock()
+	if err := bp.report(s, "paused"); err != nil {
+		return false, err.Error()
+	}
+	return true, "Paused at Run the tests."
+}
+
+func (bp *browserPlanner) resume(s *client.Session, run string) (bool, string) {
+	bp.mu.Lock()
+	bp.resumes = append(bp.resumes, run)
+	bp.mu.Unlock()
+	if err := bp.report(s, "running"); err != nil {
+		return false, err.Error()
+	}
+	return true, ""
 }

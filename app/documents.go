@@ -1,6 +1,7 @@
 package app
 
 import (
+	"context"
 	"net/http"
 	"strconv"
 
@@ -73,7 +74,9 @@ func (a *App) handleMessageList(c echo.Context) error {
 
 func (a *App) handleMessageCreate(c echo.Context) error {
 	var req struct {
-		Text string `json:"text"`
+		Text        string                  `json:"text"`
+		Command     *room.ChatCommand       `json:"command"`     // a client's command (planner_command.go)
+		Attachments []room.AttachmentUpload `json:"attachments"` // files sent with it (planner_attachments.go)
 	}
 	if err := bindStrict(c, &req); err != nil {
 		return err
@@ -82,7 +85,15 @@ func (a *App) handleMessageCreate(c echo.Context) error {
 		return err
 	}
 	return a.withRoom(c, func(_ store.Channel, r *room.Room) error {
-		m, err := r.Say(c.Request().Context(), a.identity(), req.Text)
+		say := func(ctx context.Context, who room.Identity, text string) (room.Message, error) {
+			return r.SayFiles(ctx, who, text, req.Attachments)
+		}
+		if req.Command != nil {
+			say = func(ctx context.Context, who room.Identity, text string) (room.Message, error) {
+				return r.SayCommand(ctx, who, *req.Command, text)
+			}
+		}
+		m, err := say(c.Request().Context(), a.identity(), req.Text)
 		if err != nil {
 			return err
 		}

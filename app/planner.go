@@ -37,11 +37,16 @@ func (p plannerSide) Turn(ctx context.Context, ch room.Channel, m room.Message) 
 	if err != nil {
 		return err
 	}
+	fellBack := a.applyModelChoice(ch.ID, &req) // planner_model.go
+	a.chatTurn(ctx, ch.ID, m, &req)             // planner_retry.go
 	sink := &replySink{a: a, document: ch.ID, ready: make(chan struct{})}
 	req.Sink = sink
 	a.replies.Add(1)
 	if err := a.agent.StartTurn(ctx, ch.ID, req); err != nil {
 		a.replies.Done()
+		if a.steer(ctx, ch, m, err) { // planner_steer.go
+			return nil
+		}
 		var tr *agentconn.TurnRefused
 		if errors.As(err, &tr) {
 			return &room.Error{Code: tr.Code, Message: tr.Message}
@@ -49,6 +54,7 @@ func (p plannerSide) Turn(ctx context.Context, ch room.Channel, m room.Message) 
 		return err
 	}
 	defer close(sink.ready)
+	fellBack(context.WithoutCancel(ctx))
 	// The turn outlives the request that started it.
 	r, release, err := a.hub.Acquire(context.WithoutCancel(ctx), ch)
 	if err != nil {
@@ -66,6 +72,7 @@ func (p plannerSide) Turn(ctx context.Context, ch room.Channel, m room.Message) 
 		return nil
 	}
 	sink.reply, sink.release = reply, release
+	a.attempts.record(m.ID, reply.ID()) // planner_retry.go
 	return nil
 }
 
@@ -80,6 +87,7 @@ type replySink struct {
 	release   func()
 	text      bool // text so far: a new text block starts a new paragraph
 	reasoning bool
+	work      chan struct{} // closed when the images queued last are placed (agent_images.go)
 }
 
 var _ agentconn.TurnSink = (*replySink)(nil)
@@ -117,15 +125,20 @@ func (s *replySink) ToolCall(e agentconn.ToolCallEvent) {
 	if !s.open() {
 		return
 	}
-	row := room.ToolRow{ID: e.ToolCallID, Name: e.Name, Host: e.Host, Status: e.Status,
-		DurationMs: e.Duration.Milliseconds(), Input: e.Input, Result: e.Result}
-	if e.Error != nil {
-		row.Error = &room.ToolRowError{Code: e.Error.Code, Kind: e.Error.Kind, Message: e.Error.Message}
-	}
-	s.reply.Tool(row)
+	s.reply.Tool(toolRowOf(e)) // masked (agent_errors.go)
+	s.toolImages(e)            // agent_images.go
 }
 
 func (s *replySink) End(o agentconn.TurnOutcome) {
+	if work := s.work; work != nil {
+		// The images still being stored go on the message first.
+		go func() { <-work; s.end(o) }()
+		return
+	}
+	s.end(o)
+}
+
+func (s *replySink) end(o agentconn.TurnOutcome) {
 	defer s.a.replies.Done()
 	if !s.open() {
 		return

@@ -33,7 +33,7 @@ type plannerJSON struct {
 }
 
 func (a *App) plannerJSON(documentID string, st agentconn.PlannerStatus) plannerJSON {
-	out := plannerJSON{State: string(st.State), Login: st.Login, Features: st.Features, Runs: a.runs.cards(documentID)}
+	out := plannerJSON{State: string(st.State), Login: st.Login, Features: st.Features, Runs: a.runCards(documentID)}
 	if !st.Since.IsZero() {
 		out.Since = rfc3339(st.Since.UnixMilli())
 	}
@@ -65,6 +65,9 @@ func (a *App) handlePlannerResume(c echo.Context) error {
 type controlJSON struct {
 	Aborted bool                `json:"aborted"`
 	Results []controlAnswerJSON `json:"results"`
+	// Held: the Planner's link dropped with its work kept; the Stop is sent
+	// first when its client resumes (resumable-sessions).
+	Held bool `json:"held,omitempty"`
 }
 
 type controlAnswerJSON struct {
@@ -96,7 +99,7 @@ func (a *App) plannerControl(c echo.Context, control func(ctx context.Context, d
 	if err != nil {
 		return err
 	}
-	res := controlJSON{Aborted: out.Aborted, Results: []controlAnswerJSON{}}
+	res := controlJSON{Aborted: out.Aborted, Results: []controlAnswerJSON{}, Held: out.Held}
 	for _, r := range out.Results {
 		res.Results = append(res.Results, controlAnswerJSON(r))
 	}

@@ -93,6 +93,7 @@ func (a *App) turnRequest(ctx context.Context, ch room.Channel, m room.Message) 
 	for i, t := range room.HostTools {
 		tools[i] = agentconn.Tool{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema}
 	}
+	tools = append(tools, a.previewTools(ch.ID)...) // agent_previews.go
 	return agentconn.TurnRequest{Mode: agentconn.ModePlanner, Prompt: prompt.String(),
 		Instructions: strings.TrimSuffix(instr.String(), "\n"), Model: a.cfg.Model, Tools: tools}, nil
 }

@@ -117,6 +117,7 @@ func (a *App) handleRoomConnect(s *melody.Session) {
 		return
 	}
 	s.Set("member", member)
+	a.joinedModel(ch.ID, member) // chat:model (planner_model.go)
 }
 
 func memberOf(s *melody.Session) (*room.Member, bool) {

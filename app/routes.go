@@ -43,6 +43,8 @@ func (a *App) newEcho() *echo.Echo {
 	api.DELETE("/channels/:channelId", a.handleChannelDelete)
 	api.POST("/channels/:channelId/agent/reset", a.handlePlannerReset)
 	api.GET("/channels/:channelId/planner", a.handlePlannerGet)
+	api.GET("/channels/:channelId/planner/model", a.handlePlannerModelGet)
+	api.PUT("/channels/:channelId/planner/model", a.handlePlannerModel)
 	api.POST("/channels/:channelId/planner/stop", a.handlePlannerStop)
 	api.POST("/channels/:channelId/planner/resume", a.handlePlannerResume)
 
@@ -50,6 +52,7 @@ func (a *App) newEcho() *echo.Echo {
 	api.PUT("/channels/:channelId/plan", a.handlePlanPut)
 	api.GET("/channels/:channelId/messages", a.handleMessageList)
 	api.POST("/channels/:channelId/messages", a.handleMessageCreate)
+	api.POST("/channels/:channelId/messages/:messageId/retry", a.handleMessageRetry)
 	api.GET("/channels/:channelId/decisions", a.handleDecisionList)
 	api.POST("/channels/:channelId/decisions/:decisionId/answer", a.handleDecisionAnswer)
 	api.POST("/channels/:channelId/decisions/:decisionId/cancel", a.handleDecisionCancel)

@@ -81,6 +81,11 @@ func MentionsPlanner(text string) bool { return mention.MatchString(text) }
 // Planner as a turn; when no Planner can take it the message is refused
 // with the reason and nothing is kept.
 func (r *Room) Say(ctx context.Context, who Identity, text string) (Message, error) {
+	return r.say(ctx, who, text, nil)
+}
+
+// say is Say for a message with details: the files it carries (attachments.go).
+func (r *Room) say(ctx context.Context, who Identity, text string, details json.RawMessage) (Message, error) {
 	if strings.TrimSpace(text) == "" {
 		return Message{}, errorf(CodeInvalidArgument, "A message needs some text.")
 	}
@@ -99,7 +104,7 @@ func (r *Room) Say(ctx context.Context, who Identity, text string) (Message, err
 			return Message{}, err
 		}
 	}
-	m, err := r.postLocked(ctx, Message{Role: RolePerson, Author: who.Login, Text: text})
+	m, err := r.postLocked(ctx, Message{Role: RolePerson, Author: who.Login, Text: text, Details: details})
 	ch := r.channel
 	r.mu.Unlock()
 	if err != nil || !toPlanner {

@@ -18,6 +18,8 @@ type Hub struct {
 	planner Planner
 	log     *slog.Logger
 	now     func() time.Time
+	// attachments bound the files of a person's message (attachments.go).
+	attachments AttachmentLimits
 
 	mu      sync.Mutex
 	rooms   map[string]*Room
@@ -30,6 +32,8 @@ type Options struct {
 	Planner   Planner
 	Logger    *slog.Logger
 	Clock     func() time.Time
+	// Attachments bound the files a person sends with a message.
+	Attachments AttachmentLimits
 }
 
 // NewHub returns a hub with no open rooms.
@@ -42,6 +46,7 @@ func NewHub(o Options) *Hub {
 		rooms:   map[string]*Room{},
 		closing: map[string]chan struct{}{},
 	}
+	h.attachments = o.Attachments
 	if h.log == nil {
 		h.log = slog.New(slog.DiscardHandler)
 	}

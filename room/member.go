@@ -129,7 +129,11 @@ func (m *Member) dispatch(ctx context.Context, env inEnvelope, frame []byte) (an
 		})
 	case "chat:send":
 		return editing(m, frame, func(in inChatSend) (any, error) {
-			_, err := r.Say(ctx, m.who, in.Text)
+			if in.Command != nil {
+				_, err := r.SayCommand(ctx, m.who, *in.Command, in.Text)
+				return msgOK{Type: "ok", ID: in.ID}, err
+			}
+			_, err := r.SayFiles(ctx, m.who, in.Text, in.Attachments)
 			return msgOK{Type: "ok", ID: in.ID}, err
 		})
 	case "decision:answer":

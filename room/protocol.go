@@ -22,9 +22,12 @@ type (
 		Updates []Update `json:"updates"`
 	}
 	inChatSend struct {
-		Type string `json:"type"`
-		ID   string `json:"id,omitempty"`
-		Text string `json:"text"`
+		Type    string       `json:"type"`
+		ID      string       `json:"id,omitempty"`
+		Text    string       `json:"text"`
+		Command *ChatCommand `json:"command,omitempty"` // command.go
+		// Attachments are the files sent with the message (attachments.go).
+		Attachments []AttachmentUpload `json:"attachments,omitempty"`
 	}
 	inDecisionAnswer struct {
 		Type     string     `json:"type"`

@@ -62,6 +62,10 @@ type QuestionCall struct {
 	Choices     []string   // select
 	Placeholder *string    // input
 	Initial     *string    // editor
+	// PreviewsJoined: each option's preview was joined onto the end of its
+	// description, for a client without decision-option-previews, so a
+	// description may hold a preview's length besides its own. Not stored.
+	PreviewsJoined bool
 }
 
 // The wire shapes, one per method, so strict decoding refuses a field the
@@ -187,7 +191,11 @@ func (c QuestionCall) Validate() error {
 			for j, o := range q.Options {
 				opt := fmt.Sprintf("%s, option %d", at, j)
 				v.check(opt+"'s label", o.Label, MaxNoteChars)
-				v.check(opt+"'s description", o.Description, MaxNoteChars)
+				if c.PreviewsJoined {
+					v.check(opt+"'s description", o.Description, MaxNoteChars+2+MaxPreviewChars)
+				} else {
+					v.check(opt+"'s description", o.Description, MaxNoteChars)
+				}
 				if o.Preview != nil {
 					v.check(opt+"'s preview", *o.Preview, MaxPreviewChars)
 				}

@@ -45,6 +45,10 @@ type ReplyDetails struct {
 	Reasoning string    `json:"reasoning,omitempty"`
 	Tools     []ToolRow `json:"tools,omitempty"` // "Work details", in the order the calls started
 	Error     string    `json:"error,omitempty"` // failed: why the turn failed
+	// Images a tool made and upload_plan_image stored, in the order they
+	// were made, and the image blocks not shown (reply_images.go).
+	Images        []ReplyImage   `json:"images,omitempty"`
+	RefusedImages []RefusedImage `json:"refusedImages,omitempty"`
 }
 
 // ToolRow is one tool call under "Work details".
@@ -266,7 +270,7 @@ func (p *PlannerReply) messageLocked() Message {
 	m.UpdatedAt = p.room.hub.now().UnixMilli()
 	d := p.details
 	d.Reasoning = p.reasoning.String()
-	if d.Reasoning != "" || len(d.Tools) > 0 || d.Error != "" {
+	if d.Reasoning != "" || len(d.Tools) > 0 || d.Error != "" || len(d.Images) > 0 || len(d.RefusedImages) > 0 {
 		m.Details = encode(d)
 	}
 	return m

@@ -47,6 +47,9 @@ type Handler struct {
 	Resume func(s *Session, run string) (ok bool, message string)
 	// Destroyed is told that a session ended.
 	Destroyed func(s *Session)
+	// Steer (steer-turn) takes a person's message for the running turn t.
+	// Without it every steer is refused.
+	Steer func(t *Turn, prompt string) (ok bool, message string)
 }
 
 // HTTPError is the server refusing the upgrade over HTTP.
@@ -304,6 +307,8 @@ func (l *Link) dispatch(m agentconn.Message) {
 		l.control(m.Request, m.Session, m.Run, l.cfg.Handler.Resume)
 	case agentconn.Destroy:
 		l.destroy(m.Session)
+	case agentconn.Steer:
+		l.steer(m)
 	case agentconn.Refused:
 		l.mu.Lock()
 		l.refused = &m

@@ -78,6 +78,8 @@ export interface Message {
   createdAt: number;
   updatedAt: number;
   details?: any;
+  images?: any[];
+  refusedImages?: { reason: string; before: number }[];
 }
 
 export interface Option {

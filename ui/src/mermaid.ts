@@ -18,11 +18,14 @@ function mermaid(): Promise<any> {
 // drawDiagrams replaces every undrawn Mermaid source under root by its
 // diagram; source Mermaid cannot draw stays as code.
 export async function drawDiagrams(root: HTMLElement) {
-  const blocks = Array.from(root.querySelectorAll<HTMLElement>(".mermaid-block:not([data-drawn])"));
+  // A reply still streaming is not drawn until its text is final.
+  const blocks = Array.from(root.querySelectorAll<HTMLElement>(".mermaid-block:not([data-drawn])")).filter((b) => !b.closest(".status-streaming"));
   if (!blocks.length) return;
+  // Claimed before the first await, so overlapping calls (the plan's and a
+  // card's within it) never draw one block twice.
+  for (const block of blocks) block.dataset.drawn = "1";
   const mm = await mermaid();
   for (const block of blocks) {
-    block.dataset.drawn = "1";
     const source = block.querySelector(".mermaid-source")?.textContent ?? "";
     try {
       const { svg } = await mm.render(`mermaid-${++counter}`, source);

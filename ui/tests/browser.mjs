@@ -189,6 +189,114 @@ try {
     await dialog.waitFor({ state: "hidden" });
   });
 
+  let imagePath = "";
+  await step("the Planner's status shows who attached it", async () => {
+    await ask({ ask: "attach", channel });
+    const button = a.locator(".planner-button");
+    await until("the attached label", async () => (await button.textContent()).startsWith("Planner · "));
+    const session = await a.evaluate(async () => (await fetch("/api/session")).json());
+    if ((await button.textContent()) !== `Planner · ${session.login}`) throw new Error("label " + (await button.textContent()));
+    // A tab opened now reads it over HTTP: a joining socket gets no planner:status.
+    const f = await context.newPage();
+    await f.goto(origin + docPath);
+    await until("the new tab's label", async () => (await f.locator(".planner-button").textContent()) === `Planner · ${session.login}`);
+    await f.close();
+  });
+
+  await step("the composer offers the Planner's models and thinking levels", async () => {
+    const model = a.getByRole("combobox", { name: "Model" });
+    await model.waitFor();
+    const names = await model.locator("option").allTextContents();
+    if (JSON.stringify(names) !== '["Default · Model Two","Model One","Model Two"]') throw new Error("models " + JSON.stringify(names));
+    if ((await model.locator("optgroup").getAttribute("label")) !== "Acme") throw new Error("no provider group");
+    // Model Two has no levels, so no level control until Model One is chosen.
+    if (await a.getByRole("combobox", { name: "Thinking level" }).count()) throw new Error("a level control for a model without levels");
+    await model.selectOption({ label: "Model One" });
+    const level = a.getByRole("combobox", { name: "Thinking level" });
+    await level.waitFor();
+    const levels = await level.locator("option").allTextContents();
+    if (JSON.stringify(levels) !== '["Model default","low","xhigh","Default"]') throw new Error("levels " + JSON.stringify(levels));
+    await level.selectOption("xhigh");
+    const saved = await until("the saved choice", async () => {
+      const m = await a.evaluate(async (id) => (await fetch(`/api/channels/${id}/planner/model`)).json(), channel);
+      return m.model === "m-one" && m.thinkingLevel === "xhigh" ? m : null;
+    });
+    // Another tab shows the same choice.
+    const g = await context.newPage();
+    await g.goto(origin + docPath);
+    await until("g's level", async () => (await g.getByRole("combobox", { name: "Thinking level" }).inputValue()) === "xhigh");
+    await g.close();
+    await shot(a, "10-model-picker");
+  });
+
+  await step("a Planner reply shows run cards as a stage tree", async () => {
+    const box = a.getByRole("textbox", { name: "Message" });
+    await box.fill("@chopin build and test it");
+    await box.press("Enter");
+    const reply = a.locator(".transcript .msg-planner").last();
+    await reply.getByText("Building it now.").waitFor();
+    const card = a.locator(".run-card[data-run=run-build]");
+    await card.waitFor();
+    if (!(await card.locator(".run-status").textContent()).includes("Running")) throw new Error("status " + (await card.locator(".run-status").textContent()));
+    if (await card.locator(".stages").count()) throw new Error("the card opened by itself");
+    await card.locator(".run-head").click();
+    await card.locator(".stages").first().waitFor();
+    await card.getByText("3 earlier stages not sent").waitFor();
+    const shown = async (c, id) => c.locator(`[data-stage="${id}"]`).first().getAttribute("data-shown");
+    const want = { plan: "completed", compile: "failed", link: "stopped", test: "running", unit: "completed" };
+    for (const [id, st] of Object.entries(want)) if ((await shown(card, id)) !== st) throw new Error(`${id} shows ${await shown(card, id)}, want ${st}`);
+    // The tree: link under compile, unit under test.
+    if ((await card.locator('[data-stage="compile"] [data-stage="link"]').count()) !== 1) throw new Error("link is not under compile");
+    if ((await card.locator('[data-stage="test"] [data-stage="unit"]').count()) !== 1) throw new Error("unit is not under test");
+    // A stopped run stops every unfinished stage's display.
+    const docs = a.locator(".run-card[data-run=run-docs]");
+    await docs.locator(".run-head").click();
+    if ((await shown(docs, "upload")) !== "stopped") throw new Error("upload of a stopped run shows " + (await shown(docs, "upload")));
+    await shot(a, "11-run-cards");
+  });
+
+  await step("a tool's images show as a gallery, refused ones explained", async () => {
+    const reply = a.locator(".transcript .msg-planner").last();
+    const img = reply.locator(".gallery img");
+    await img.waitFor();
+    if ((await img.getAttribute("alt")) !== "Build times chart") throw new Error("alt " + (await img.getAttribute("alt")));
+    imagePath = new URL(await img.getAttribute("src"), origin).pathname;
+    if (!/^\/images\/[0-9a-f]{64}\.png$/.test(imagePath)) throw new Error("src " + imagePath);
+    await until("the thumbnail drawn", async () => img.evaluate((el) => el.complete && el.naturalWidth > 0));
+    await reply.getByText("Build times this week").waitFor();
+    const refused = await reply.locator(".refused-image").textContent();
+    if (!refused.startsWith("Image couldn't be shown:")) throw new Error("refused " + refused);
+    await reply.locator(".gallery-open").click();
+    const box = a.locator("dialog.lightbox");
+    await box.waitFor();
+    await shot(a, "12-gallery-open");
+    await box.getByRole("button", { name: "Close" }).click();
+    await box.waitFor({ state: "hidden" });
+  });
+
+  await step("Stop Planner and Resume Planner show what the Planner did", async () => {
+    const bar = a.getByLabel("Planner controls");
+    await bar.getByRole("button", { name: "Stop Planner" }).click();
+    const result = bar.locator(".control-result");
+    await until("the stop result", async () => (await result.textContent()).includes("Stopped the Planner's reply.") && (await result.textContent()).includes("The Planner paused its runs: Paused at Run the tests."));
+    await a.locator(".transcript .msg-planner.status-stopped").last().waitFor();
+    const card = a.locator(".run-card[data-run=run-build]");
+    await until("the paused run", async () => (await card.locator(".run-status").textContent()) === "Paused");
+    // A paused run's unfinished stages stay as they are: only stopped, failed or blocked runs stop them.
+    if ((await card.locator('[data-stage="test"]').first().getAttribute("data-shown")) !== "running") throw new Error("a paused run stopped its stages");
+    await shot(a, "13-stopped");
+    await bar.getByRole("button", { name: "Resume Planner" }).click();
+    await until("the resume result", async () => (await result.textContent()).includes("The Planner resumed its runs."));
+    await until("the running run", async () => (await card.locator(".run-status").textContent()) === "Running");
+    // One run alone, from its card.
+    await card.getByRole("button", { name: "Stop this run" }).click();
+    await until("the run's stop result", async () => (await result.textContent()).includes("The Planner paused the run"));
+    const seen = await ask({ ask: "planner", channel });
+    if (seen.model !== "m-one" || seen.thinkingLevel !== "xhigh") throw new Error("the turn ran " + JSON.stringify(seen));
+    if (JSON.stringify(seen.stops) !== '["","run-build"]' || JSON.stringify(seen.resumes) !== '[""]') throw new Error("the Planner saw " + JSON.stringify(seen));
+    await result.getByRole("button", { name: "Dismiss" }).click();
+  });
+
   await step("answer a Decision card asked through the app", async () => {
     await ask({ ask: "decision", channel });
     // The card's line arrives in both editors as the server's own update.
@@ -213,6 +321,85 @@ try {
     await until("the card's line selected", async () => (await a.locator(".cm-activeLine").textContent())?.startsWith("<Decision id="));
   });
 
+  await step("Retry under a failed reply runs the message again", async () => {
+    const box = a.getByRole("textbox", { name: "Message" });
+    await box.fill("@chopin fail once, then answer");
+    await box.press("Enter");
+    const failed = a.locator(".transcript .msg-planner.status-failed").last();
+    await failed.getByText("The model's provider is down.").waitFor();
+    // Only the sender sees Retry; b is the same account here, so both do.
+    const count = await a.locator(".transcript .msg-planner").count();
+    await failed.getByRole("button", { name: "Retry" }).click();
+    await a.locator(".transcript .msg-planner").filter({ hasText: "Here is the whole answer." }).waitFor();
+    // The failed attempt left the transcript for everyone; the message stayed.
+    for (const p of [a, b]) {
+      await until("the failed reply gone", async () => (await p.locator(".transcript").textContent()).includes("Half an ans") === false);
+      if ((await p.locator(".transcript .msg-person", { hasText: "fail once" }).count()) !== 1) throw new Error("the message was not kept once");
+    }
+    if ((await a.locator(".transcript .msg-planner").count()) !== count) throw new Error("the retried reply did not replace the failed one");
+  });
+
+  await step("files go with a message, and the Planner's turn gets them", async () => {
+    const png = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==", "base64");
+    await a.locator('input[type=file][aria-label="Files"]').setInputFiles([
+      { name: "sketch.png", mimeType: "image/png", buffer: png },
+      { name: "notes.md", mimeType: "text/markdown", buffer: Buffer.from("# Notes\nShip Monday.\n") },
+    ]);
+    const pending = a.getByRole("list", { name: "Files to send" });
+    await pending.getByText("sketch.png").waitFor();
+    await pending.getByText("notes.md").waitFor();
+    const box = a.getByRole("textbox", { name: "Message" });
+    await box.fill("@chopin look at these");
+    // Model One lists no image input: the composer says the image is not read.
+    await a.locator(".file-note").waitFor();
+    await shot(a, "15-attachments");
+    await box.press("Enter");
+    await a.locator(".transcript .msg-planner").filter({ hasText: "Seen the notes." }).waitFor();
+    await pending.waitFor({ state: "detached" });
+    const sent = b.locator(".transcript .msg-person").filter({ hasText: "look at these" });
+    await sent.locator(".file-image img[alt='sketch.png']").waitFor();
+    await sent.locator(".file-chip", { hasText: "notes.md" }).waitFor();
+    const seen = await ask({ ask: "planner", channel });
+    if (JSON.stringify(seen.files) !== '["notes.md:file"]') throw new Error("the turn got " + JSON.stringify(seen.files));
+  });
+
+  await step("card text shows the document's own images and Mermaid, other images as alt text", async () => {
+    const call = {
+      method: "questionnaire",
+      params: {
+        questions: [
+          {
+            question: `Which chart?\nThe current one:\n\n![Build chart](${imagePath})\n\nNot this: ![remote chart](https://example.com/x.png)`,
+            header: "Chart",
+            options: [
+              { label: "Flow", description: "as a diagram", preview: "```mermaid\ngraph LR\n  A[Build] --> B[Test] --> C[Ship]\n```" },
+              { label: "Picture", description: "as the picture", preview: `![Build chart, large](${imagePath})` },
+            ],
+          },
+        ],
+      },
+    };
+    await ask({ ask: "decision", channel, text: JSON.stringify(call) });
+    await a.getByRole("tab", { name: /Decisions/ }).click();
+    const card = a.locator(".decisions .decision-card.status-open").first();
+    await card.getByText("Which chart?").waitFor();
+    const own = card.locator(`.card-body img[src="${imagePath}"]`);
+    await own.waitFor();
+    await card.locator(".card-body .image-alt", { hasText: "remote chart" }).waitFor();
+    if (await card.locator('img[src^="https:"]').count()) throw new Error("a remote image was loaded");
+    const flow = card.getByRole("group", { name: "Preview of Flow" });
+    await flow.locator(".mermaid-diagram svg").waitFor({ timeout: 15000 });
+    const h = await flow.locator(".mermaid-diagram").evaluate((el) => el.getBoundingClientRect().height);
+    if (h > 241) throw new Error("the preview's diagram is not bounded: " + h);
+    // A click on a preview's picture opens it large and chooses nothing.
+    await card.getByRole("group", { name: "Preview of Picture" }).locator("img").click();
+    await a.locator("dialog.lightbox").waitFor();
+    await shot(a, "14-card-image-open");
+    await a.locator("dialog.lightbox").getByRole("button", { name: "Close" }).click();
+    if (await card.locator("input:checked").count()) throw new Error("the picture's click chose an option");
+    await shot(a, "14-card-text");
+  });
+
   await step("the rendered plan shows components and escapes raw HTML", async () => {
     await ask({
       ask: "append",
@@ -230,7 +417,7 @@ try {
     await view.locator(".decision-card.status-answered").waitFor();
     await view.getByRole("button", { name: "macOS" }).click();
     await view.getByText("xcodebuild").waitFor({ state: "visible" });
-    await view.locator(".mermaid-diagram svg").waitFor({ timeout: 15000 });
+    await view.locator(".prose > div > .mermaid-block .mermaid-diagram svg").waitFor({ timeout: 15000 });
     await view.getByText("<script>window.pwned = 1</script>").waitFor();
     if (await a.evaluate(() => window.pwned || document.querySelector(".plan-view script, .plan-view img[src=x]") !== null))
       throw new Error("raw HTML was rendered");
@@ -274,7 +461,11 @@ try {
     await d.keyboard.type("Kept while offline.");
     await until("the unsent edit", async () => Number(await d.locator(".sync-status").getAttribute("data-unsent")) > 0);
     if ((await ask({ ask: "plan", channel })).source.includes("Kept while offline.")) throw new Error("the push got through");
+    // close() with runBeforeUnload does not wait for the page to go: wait
+    // for it, so the next tab never sees the outbox still claimed.
+    const gone = d.waitForEvent("close");
     await d.close({ runBeforeUnload: true });
+    await gone;
     const e = await context.newPage();
     await e.goto(origin + docPath);
     await until("the adopted edit on the server", async () => (await ask({ ask: "plan", channel })).source.includes("Kept while offline."));
@@ -309,6 +500,9 @@ try {
     await shot(c, "07-compact-plan");
     await bar.getByRole("button", { name: "Chat" }).click();
     await c.locator(".transcript").getByText("second line").waitFor();
+    // The runs come from GET .../planner on opening; the archived document's
+    // link closed, so its live run shows as stopped.
+    await c.locator(".run-card[data-run=run-build] .run-status", { hasText: "Stopped" }).waitFor();
     if (await c.locator(".cm-content").isVisible()) throw new Error("the plan still shows in Chat");
     await shot(c, "08-compact-chat");
     await bar.getByRole("button", { name: "Decisions" }).click();

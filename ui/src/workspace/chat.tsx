@@ -4,8 +4,30 @@
 import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
 import { api, type Message } from "../api";
 import { renderChat } from "../markdown";
+import { drawDiagrams } from "../mermaid";
 import { ErrorText } from "../pages/shell";
 import type { WorkspaceCtx } from "./workspace";
+import { RunCards, type RunCard } from "./runs";
+import { Gallery } from "./gallery";
+import { ModelPicker } from "./model";
+import { maxFiles, MessageFiles, PendingFiles, readFile, type Outgoing } from "./attachments";
+
+const arr = (v: unknown): any[] => (Array.isArray(v) ? v : []);
+
+// controlWords says what Stop Planner or Resume Planner achieved, from the
+// answer of POST .../planner/stop or /resume.
+export function controlWords(action: "stop" | "resume", res: any, run?: string): string {
+  const out: string[] = [];
+  if (action === "stop" && res?.aborted) out.push("Stopped the Planner's reply.");
+  for (const r of res?.results ?? []) {
+    const what = r.run || run ? "the run" : "its runs";
+    if (!r.answered) out.push("The Planner did not answer in time; try again.");
+    else if (!r.ok) out.push(`The Planner could not ${action === "stop" ? "pause" : "resume"} ${what}${r.message ? `: ${r.message}` : "."}`);
+    else out.push(`The Planner ${action === "stop" ? "paused" : "resumed"} ${what}${r.message ? `: ${r.message}` : "."}`);
+  }
+  if (!out.length) out.push(action === "stop" ? "Nothing was running." : "Nothing was paused.");
+  return Array.from(new Set(out)).join(" ");
+}
 
 export function ChatPane({ ctx }: { ctx: WorkspaceCtx }) {
   const { state, socket } = ctx;
@@ -14,6 +36,20 @@ export function ChatPane({ ctx }: { ctx: WorkspaceCtx }) {
   const [sending, setSending] = useState(false);
   const list = useRef<HTMLDivElement>(null);
   const stick = useRef(true);
+  const [files, setFiles] = useState<Outgoing[]>([]);
+  const picker = useRef<HTMLInputElement>(null);
+
+  async function addFiles(chosen: FileList | null) {
+    if (!chosen?.length) return;
+    try {
+      const read = await Promise.all(Array.from(chosen, readFile));
+      const all = [...files, ...read];
+      if (all.length > maxFiles) setError(`A message takes at most ${maxFiles} files.`);
+      setFiles(all.slice(0, maxFiles));
+    } catch (e: any) {
+      setError(e.message);
+    }
+  }
 
   useEffect(() => {
     sessionStorage.setItem("chopin:draft:" + state.channel.id, draft);
@@ -30,8 +66,11 @@ export function ChatPane({ ctx }: { ctx: WorkspaceCtx }) {
     setSending(true);
     setError("");
     try {
-      await socket.request({ type: "chat:send", text });
+      const frame: any = { type: "chat:send", text };
+      if (files.length) frame.attachments = files.map((f) => ({ name: f.name, data: f.data }));
+      await socket.request(frame);
       setDraft("");
+      setFiles([]);
       stick.current = true;
     } catch (e: any) {
       setError(e.message);
@@ -40,13 +79,27 @@ export function ChatPane({ ctx }: { ctx: WorkspaceCtx }) {
     }
   }
 
-  async function stop() {
+  const [control, setControl] = useState<{ busy: boolean; text: string; error: boolean }>({ busy: false, text: "", error: false });
+  async function planner(action: "stop" | "resume", run?: string) {
+    setControl({ busy: true, text: action === "stop" ? "Stopping…" : "Resuming…", error: false });
     try {
-      await api("POST", `/api/channels/${state.channel.id}/planner/stop`);
+      const res = await api("POST", `/api/channels/${state.channel.id}/planner/${action}`, run ? { run } : {});
+      setControl({ busy: false, text: controlWords(action, res, run), error: false });
     } catch (e: any) {
-      setError(e.message);
+      setControl({ busy: false, text: e.message, error: true });
     }
   }
+
+  useEffect(() => {
+    if (list.current) drawDiagrams(list.current);
+  }, [state.messages]);
+
+  const p = state.planner;
+  const runs = (p.runs ?? []) as RunCard[];
+  const streaming = state.messages.some((m) => m.role === "planner" && m.status === "streaming");
+  const working = streaming || runs.some((r) => r.status === "running" || r.status === "waiting");
+  const paused = runs.filter((r) => r.status === "paused").length;
+  const showBar = (p.state === "attached" && (working || paused > 0)) || control.text !== "";
 
   const onKey = (e: KeyboardEvent) => {
     if (e.key === "Enter" && !e.shiftKey && !e.isComposing) {
@@ -66,18 +119,42 @@ export function ChatPane({ ctx }: { ctx: WorkspaceCtx }) {
             Talk about the plan here. Mention <code>@chopin</code> to ask the Planner.
           </p>
         )}
-        {state.messages.map((m) => (
-          <ChatMessage key={m.id} m={m} me={ctx.session.login} />
+        {state.messages.map((m, i) => (
+          <ChatMessage key={m.id} m={m} me={ctx.session.login} retry={retriable(state.messages, i, ctx.session.login)} channel={state.channel.id} canEdit={state.canEdit} />
         ))}
+        <RunCards runs={runs} busy={control.busy || !state.canEdit} onControl={p.state === "attached" ? planner : undefined} />
       </div>
-      {state.messages.some((m) => m.role === "planner" && m.status === "streaming") && (
-        <div class="planner-working">
-          <span class="muted small">The Planner is working…</span>
-          <button class="quiet small" onClick={stop}>Stop Planner</button>
+      {showBar && (
+        <div class="planner-working" aria-label="Planner controls">
+          <span class="muted small planner-activity">
+            {working ? "The Planner is working…" : paused > 0 ? `${paused} ${paused === 1 ? "run" : "runs"} paused` : ""}
+          </span>
+          <span class="spacer" />
+          {p.state === "attached" && working && (
+            <button class="quiet small" disabled={control.busy || !state.canEdit} onClick={() => planner("stop")}>Stop Planner</button>
+          )}
+          {p.state === "attached" && paused > 0 && (
+            <button class="small" disabled={control.busy || !state.canEdit} onClick={() => planner("resume")}>Resume Planner</button>
+          )}
+          {control.text && (
+            <p class={"control-result small " + (control.error ? "error-text" : "muted")} role="status">
+              {control.text}
+              {!control.busy && (
+                <button class="link small dismiss" aria-label="Dismiss" onClick={() => setControl({ busy: false, text: "", error: false })}>
+                  ×
+                </button>
+              )}
+            </p>
+          )}
         </div>
       )}
       <form class="composer" onSubmit={(e) => (e.preventDefault(), send())}>
         <ErrorText error={error} />
+        <ModelPicker ctx={ctx} onError={setError} />
+        <PendingFiles files={files} onRemove={(i) => setFiles(files.filter((_, j) => j !== i))} />
+        {imageUnread(ctx, draft, files) && (
+          <p class="muted small file-note">The Planner's model does not read images: it will only be told an image came with the message.</p>
+        )}
         <textarea
           name="message"
           aria-label="Message"
@@ -91,13 +168,72 @@ export function ChatPane({ ctx }: { ctx: WorkspaceCtx }) {
           }}
           onKeyDown={onKey}
         />
-        <button class="primary" type="submit" disabled={!draft.trim() || sending || !state.canEdit}>Send</button>
+        <input ref={picker} type="file" multiple hidden onChange={(e) => (addFiles(e.currentTarget.files), (e.currentTarget.value = ""))} aria-label="Files" />
+        <div class="composer-buttons">
+          <button type="button" class="quiet small attach" disabled={!state.canEdit || sending} onClick={() => picker.current?.click()} title="Attach images or text files">
+            Attach
+          </button>
+          <button class="primary" type="submit" disabled={!draft.trim() || sending || !state.canEdit}>Send</button>
+        </div>
       </form>
     </div>
   );
 }
 
-function ChatMessage({ m, me }: { m: Message; me: string }) {
+// imageUnread: an image goes to the Planner only when its model reads images
+// (catalog inputTypes); say so before sending.
+function imageUnread(ctx: WorkspaceCtx, draft: string, files: Outgoing[]): boolean {
+  if (!mentionsPlanner(draft) || !files.some((f) => /^image\/(png|jpeg|webp|gif)$/.test(f.type))) return false;
+  const m = ctx.state.model;
+  const id = m?.model || m?.default?.id;
+  const model = m?.models?.find((x) => x.id === id);
+  return !model?.inputTypes?.includes("image");
+}
+
+const mentionsPlanner = (text: string) => /(^|[^\w@])@chopin\b/i.test(text);
+
+// retriable is the id of the message a failed reply answers, when the person
+// reading sent it and this reply is its latest: Retry belongs to them.
+function retriable(ms: Message[], i: number, me: string): string {
+  if (ms[i].role !== "planner" || ms[i].status !== "failed") return "";
+  for (let j = i - 1; j >= 0; j--) {
+    const m = ms[j];
+    if (m.role === "planner") return "";
+    if (m.role === "person" && mentionsPlanner(m.text)) {
+      const later = ms.slice(i + 1).some((x) => x.role === "planner");
+      return m.author === me && !later ? m.id : "";
+    }
+  }
+  return "";
+}
+
+function RetryButton({ channel, message, disabled }: { channel: string; message: string; disabled: boolean }) {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState("");
+  return (
+    <div class="retry">
+      <button
+        class="small"
+        disabled={busy || disabled}
+        onClick={async () => {
+          setBusy(true);
+          setError("");
+          try {
+            await api("POST", `/api/channels/${channel}/messages/${message}/retry`);
+          } catch (e: any) {
+            setError(e.message);
+            setBusy(false);
+          }
+        }}
+      >
+        Retry
+      </button>
+      <ErrorText error={error} />
+    </div>
+  );
+}
+
+function ChatMessage({ m, me, retry, channel, canEdit }: { m: Message; me: string; retry: string; channel: string; canEdit: boolean }) {
   if (m.role === "system") {
     return (
       <div class="msg msg-system" data-seq={m.seq}>
@@ -118,6 +254,9 @@ function ChatMessage({ m, me }: { m: Message; me: string }) {
       </header>
       {m.details && <Details details={m.details} />}
       {m.text && <div class="msg-body prose" dangerouslySetInnerHTML={{ __html: renderChat(m.text) }} />}
+      {m.role === "person" && Array.isArray(m.details?.attachments) && <MessageFiles files={m.details.attachments} />}
+      <Gallery images={arr(m.details?.images ?? m.images)} refused={arr(m.details?.refusedImages ?? m.refusedImages)} />
+      {retry && <RetryButton channel={channel} message={retry} disabled={!canEdit} />}
     </article>
   );
 }

@@ -1,11 +1,13 @@
 // Decisions: a card per question the Planner asked, answerable here, over
 // HTTP, or inline in the rendered Plan.
 
-import { useState } from "preact/hooks";
+import { useEffect, useState } from "preact/hooks";
 import type { CardAnswer, Decision, Question } from "../api";
 import { cardText, renderChat, renderInline } from "../markdown";
 import { ago, ErrorText } from "../pages/shell";
+import { drawDiagrams } from "../mermaid";
 import type { WorkspaceCtx } from "./workspace";
+import { Lightbox, useImageZoom } from "./gallery";
 
 export function DecisionsPane({ ctx }: { ctx: WorkspaceCtx }) {
   const ds = ctx.state.decisions;
@@ -58,6 +60,12 @@ export function DecisionCard({ ctx, d, inPlan }: { ctx: WorkspaceCtx; d: Decisio
   const [error, setError] = useState("");
   const [busy, setBusy] = useState(false);
   const live = d.status === "open" && ctx.state.canEdit;
+  // Mermaid fences in the text and the previews, drawn by the plan's own
+  // lazy renderer; the document's own images open large on click.
+  const [zoomRef, zoom, closeZoom] = useImageZoom();
+  useEffect(() => {
+    if (zoomRef.current) drawDiagrams(zoomRef.current);
+  });
 
   async function send(frame: Record<string, unknown>) {
     setBusy(true);
@@ -74,7 +82,7 @@ export function DecisionCard({ ctx, d, inPlan }: { ctx: WorkspaceCtx; d: Decisio
   const cancel = () => send({ type: "decision:cancel", decision: d.id });
 
   return (
-    <section class={`decision-card status-${d.status}`} data-card={d.id} aria-label={`Decision: ${heading}`}>
+    <section ref={zoomRef} class={`decision-card status-${d.status}`} data-card={d.id} aria-label={`Decision: ${heading}`}>
       <header class="card-head">
         {chip && <span class="chip">{chip}</span>}
         <span class={"badge status-badge " + d.status}>{statusLabel[d.status] ?? d.status}</span>
@@ -95,6 +103,7 @@ export function DecisionCard({ ctx, d, inPlan }: { ctx: WorkspaceCtx; d: Decisio
       {d.status === "cancelled" && <p class="muted small">Cancelled{d.answeredBy ? ` by ${d.answeredBy}` : ""}.</p>}
       {live && <CardForm d={d} busy={busy} onAnswer={answer} onCancel={cancel} />}
       <ErrorText error={error} />
+      {zoom && <Lightbox src={zoom.src} alt={zoom.alt} onClose={closeZoom} />}
     </section>
   );
 }
@@ -178,7 +187,7 @@ function CardForm({ d, busy, onAnswer, onCancel }: { d: Decision; busy: boolean;
                   )}
                 </span>
               </label>
-              {o.preview && <div class="option-preview prose" aria-label={`Preview of ${o.label}`} dangerouslySetInnerHTML={{ __html: renderChat(o.preview) }} />}
+              {o.preview && <div class="option-preview prose" role="group" aria-label={`Preview of ${o.label}`} dangerouslySetInnerHTML={{ __html: renderChat(o.preview) }} />}
             </div>
           );
         })}

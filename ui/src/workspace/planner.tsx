@@ -2,19 +2,46 @@
 
 import { useEffect, useRef } from "preact/hooks";
 import type { WorkspaceCtx } from "./workspace";
+import type { RunCard } from "./runs";
 
 export interface PlannerState {
   state: "attached" | "grace" | "disconnected" | "none" | "unknown" | string;
   login?: string;
+  since?: string;
+  until?: string;
+  features?: string[];
+  runs?: RunCard[];
   [k: string]: unknown;
+}
+
+const at = (iso?: string) => (iso ? new Date(iso).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" }) : "");
+
+// plannerWords says who holds the document's Planner and how, in a short
+// label for the button and a sentence for its title and the dialog.
+export function plannerWords(p: PlannerState): { label: string; sentence: string } {
+  const who = p.login ? `@${p.login}` : "its owner";
+  switch (p.state) {
+    case "attached":
+      return { label: p.login ? `Planner · ${p.login}` : "Planner attached", sentence: `The Planner is attached from ${who}'s machine${p.since ? ` since ${at(p.since)}` : ""}. Mention @chopin in Chat to ask it.` };
+    case "grace":
+      return {
+        label: `Planner away${p.until ? ` until ${at(p.until)}` : ""}`,
+        sentence: `${who}'s Planner disconnected and keeps this document${p.until ? ` until ${at(p.until)}` : ""} unless it connects again. Messages to @chopin are not sent meanwhile.`,
+      };
+    case "disconnected":
+      return { label: "Planner disconnected · work kept", sentence: `${who}'s machine is offline. Its runs and open questions are kept until it reconnects.` };
+    case "unknown":
+      return { label: "Planner", sentence: "" };
+    default:
+      return { label: "No Planner", sentence: "No Planner is attached to this document. The Planner is an agent client that runs the model on your machine and attaches to Chopin over the agent connection." };
+  }
 }
 
 export function PlannerButton({ ctx, onClick }: { ctx: WorkspaceCtx; onClick: () => void }) {
   const p = ctx.state.planner;
-  const label =
-    p.state === "attached" ? "Planner attached" : p.state === "grace" ? "Planner reconnecting" : p.state === "unknown" ? "Planner" : "No Planner";
+  const { label, sentence } = plannerWords(p);
   return (
-    <button class={"planner-button planner-" + p.state} onClick={onClick} aria-haspopup="dialog">
+    <button class={"planner-button planner-" + p.state} onClick={onClick} aria-haspopup="dialog" title={sentence || undefined}>
       <span class="dot" />
       {label}
     </button>
@@ -32,11 +59,7 @@ export function ConnectDialog({ ctx, onClose }: { ctx: WorkspaceCtx; onClose: ()
   return (
     <dialog ref={ref} class="connect-dialog" onClose={onClose} aria-labelledby="connect-title">
       <h2 id="connect-title">Connect a Planner</h2>
-      <p class="muted">
-        {p.state === "attached"
-          ? `A Planner is attached${p.login ? ` (${p.login})` : ""}. Mention @chopin in Chat to ask it.`
-          : "No Planner is attached to this document. The Planner is an agent client that runs the model on your machine and attaches to Chopin over the agent connection."}
-      </p>
+      <p class="muted planner-sentence">{plannerWords(p).sentence || plannerWords({ state: "none" }).sentence}</p>
       {!session.agentUrl ? (
         <p>The agent connection is turned off on this Chopin (<code>AGENT=off</code>).</p>
       ) : (

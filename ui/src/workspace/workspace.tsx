@@ -11,6 +11,7 @@ import { ChatPane } from "./chat";
 import { PlanPane } from "./plan";
 import { DecisionsPane } from "./decisions";
 import { ConnectDialog, PlannerButton, type PlannerState } from "./planner";
+import type { ModelState } from "./model";
 
 export interface RoomState {
   channel: Channel;
@@ -21,6 +22,7 @@ export interface RoomState {
   messages: Message[];
   decisions: Decision[];
   planner: PlannerState;
+  model?: ModelState;
 }
 
 export interface WorkspaceCtx {
@@ -46,6 +48,27 @@ function upsert<T extends { id: string }>(list: T[], item: T, order: (a: T, b: T
   const i = list.findIndex((x) => x.id === item.id);
   const out = i < 0 ? [...list, item] : list.map((x, j) => (j === i ? item : x));
   return i < 0 ? out.sort(order) : out;
+}
+
+// growReply applies a streaming reply's lighter frames: a chat:delta whose
+// "at" is the field's length now (else it waits for the final message), a
+// chat:tool row (the same id replaces the row), chat:images as they are now.
+function growReply(m: Message, f: Frame): Message {
+  const details = { ...(m.details ?? {}) };
+  if (f.type === "chat:delta") {
+    if (f.field === "text") return m.text.length === f.at ? { ...m, text: m.text + f.delta } : m;
+    const r = typeof details.reasoning === "string" ? details.reasoning : "";
+    if (r.length !== f.at) return m;
+    details.reasoning = r + f.delta;
+  } else if (f.type === "chat:tool") {
+    const rows: any[] = Array.isArray(details.tools) ? details.tools : [];
+    const i = rows.findIndex((r) => r.id === f.tool?.id);
+    details.tools = i < 0 ? [...rows, f.tool] : rows.map((r, j) => (j === i ? f.tool : r));
+  } else {
+    details.images = f.images ?? [];
+    details.refusedImages = f.refusedImages ?? [];
+  }
+  return { ...m, details };
 }
 
 export function Workspace({ initial, session }: { initial: Channel; session: Session }) {
@@ -90,6 +113,11 @@ export function Workspace({ initial, session }: { initial: Channel; session: Ses
         case "chat:message":
           setState((s) => ({ ...s, messages: upsert(s.messages, f.message as Message, (a, b) => a.seq - b.seq) }));
           break;
+        case "chat:delta":
+        case "chat:tool":
+        case "chat:images":
+          setState((s) => ({ ...s, messages: s.messages.map((m) => (m.id === f.message ? growReply(m, f) : m)) }));
+          break;
         case "decisions:snapshot":
           setState((s) => ({ ...s, decisions: f.decisions }));
           break;
@@ -98,9 +126,15 @@ export function Workspace({ initial, session }: { initial: Channel; session: Ses
           break;
         case "planner:status": {
           const p = f.planner ?? f;
-          setState((s) => ({ ...s, planner: { ...p, state: p.state ?? "unknown" } as PlannerState }));
+          setState((s) => ({ ...s, planner: { ...p, state: p.state ?? "unknown", runs: p.runs ?? s.planner.runs } as PlannerState }));
           break;
         }
+        case "chat:removed":
+          setState((s) => ({ ...s, messages: s.messages.filter((m) => m.id !== f.message) }));
+          break;
+        case "chat:model":
+          setState((s) => ({ ...s, model: f.model }));
+          break;
         case "planner:runs":
           setState((s) => ({ ...s, planner: { ...s.planner, runs: f.runs } }));
           break;
@@ -108,7 +142,7 @@ export function Workspace({ initial, session }: { initial: Channel; session: Ses
     });
     // The Planner's state over HTTP, where this server offers it.
     api<any>("GET", `/api/channels/${initial.id}/planner`).then(
-      (p) => setState((s) => (s.planner.state === "unknown" ? { ...s, planner: { ...p, state: p.state ?? "unknown" } } : s)),
+      (p) => setState((s) => (s.planner.state === "unknown" ? { ...s, planner: { ...p, state: p.state ?? "unknown", runs: s.planner.runs ?? p.runs } } : s)),
       () => {},
     );
     return () => {
