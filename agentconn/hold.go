@@ -52,8 +52,9 @@ var holdWrites sync.Mutex
 
 // heldResult is an input-result kept until input-received.
 type heldResult struct {
-	session string
-	res     InputResult
+	session   string
+	res       InputResult
+	decisions string // the question's Decisions (SetDecisions)
 }
 
 // stopKey is a Stop of a session's every run (run empty) or of one run.
@@ -89,7 +90,7 @@ func (l *link) rememberResultLocked(q *Question, res InputResult) {
 	if _, ok := l.rs.unacked[q.Request]; !ok {
 		l.rs.unackedOrder = append(l.rs.unackedOrder, q.Request)
 	}
-	l.rs.unacked[q.Request] = heldResult{session: q.Session, res: res}
+	l.rs.unacked[q.Request] = heldResult{session: q.Session, res: res, decisions: q.decisions}
 }
 
 func (l *link) forgetResultLocked(request string) {
@@ -314,7 +315,12 @@ func (s *Server) controlHeld(l *link, run string, stop bool) (ControlOutcome, er
 // endHold ends what a parked link kept, for good: its questions are
 // withdrawn, its live runs show as stopped and its stored hold goes. The
 // caller settles the ownership.
-func (s *Server) endHold(l *link) {
+func (s *Server) endHold(l *link) { s.endHoldFor(l, false) }
+
+// endHoldFor is endHold; lost is set when the client came back with nothing
+// to resume, so the answers it was never given reach the Planner another
+// way (Undelivered).
+func (s *Server) endHoldFor(l *link, lost bool) {
 	var fx effects
 	l.mu.Lock()
 	if !l.rs.parked.Swap(false) {
@@ -327,6 +333,9 @@ func (s *Server) endHold(l *link) {
 		l.rs.window = nil
 	}
 	for _, sess := range l.sessions {
+		if lost {
+			l.lostAnswersLocked(sess, &fx)
+		}
 		l.endSessionLocked(sess, "", false, &fx)
 	}
 	l.rs.unacked, l.rs.unackedOrder, l.rs.owed = nil, nil, nil
@@ -437,8 +446,9 @@ type heldQuestion struct {
 }
 
 type heldAnswer struct {
-	Request string      `json:"request"`
-	Result  InputResult `json:"result"`
+	Request   string      `json:"request"`
+	Result    InputResult `json:"result"`
+	Decisions string      `json:"decisions,omitempty"`
 }
 
 type heldStop struct {
@@ -478,7 +488,7 @@ func (l *link) holdBodyLocked() ([]byte, error) {
 		for _, r := range reqs {
 			q := sess.questions[r]
 			if q.held != nil {
-				hs.Answers = append(hs.Answers, heldAnswer{Request: r, Result: *q.held})
+				hs.Answers = append(hs.Answers, heldAnswer{Request: r, Result: *q.held, Decisions: q.decisions})
 				continue
 			}
 			input, err := marshalJSON(q.Input)
@@ -490,7 +500,7 @@ func (l *link) holdBodyLocked() ([]byte, error) {
 		}
 		for _, r := range l.rs.unackedOrder {
 			if h, ok := l.rs.unacked[r]; ok && h.session == id {
-				hs.Answers = append(hs.Answers, heldAnswer{Request: r, Result: h.res})
+				hs.Answers = append(hs.Answers, heldAnswer{Request: r, Result: h.res, Decisions: h.decisions})
 			}
 		}
 		b.Sessions = append(b.Sessions, hs)
@@ -549,4 +559,40 @@ func orEmpty(xs []string) []string {
 		return []string{}
 	}
 	return xs
+}
+
+// Undelivered is implemented by a Host that gives the Planner an answer its
+// client is never given: the client came back with nothing to resume, or
+// resumed without the session or the request, after a member had answered
+// (spec/agent-connection.md, "After a server restart", "An answer its
+// client is never given"). decisions is the question's Decisions, as
+// SetDecisions named them. It is called once per answer, without any
+// agentconn lock held.
+type Undelivered interface {
+	AnswerUndelivered(documentID, decisions string)
+}
+
+// lostAnswerLocked hands the host an answer its client will never be given.
+func (l *link) lostAnswerLocked(decisions string, fx *effects) {
+	u, ok := l.srv.host.(Undelivered)
+	if !ok || decisions == "" {
+		return
+	}
+	doc := l.doc.ID
+	fx.add(func() { u.AnswerUndelivered(doc, decisions) })
+}
+
+// lostAnswersLocked hands the host every answer of sess its client was not
+// given: held for a paused run, or sent and not acknowledged.
+func (l *link) lostAnswersLocked(sess *session, fx *effects) {
+	for _, q := range sess.questions {
+		if q.held != nil {
+			l.lostAnswerLocked(q.decisions, fx)
+		}
+	}
+	for _, r := range l.rs.unackedOrder {
+		if h, ok := l.rs.unacked[r]; ok && h.session == sess.id {
+			l.lostAnswerLocked(h.decisions, fx)
+		}
+	}
 }

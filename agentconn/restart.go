@@ -128,7 +128,7 @@ func (s *Server) rebuild(ctx context.Context, h StoredHold) (*link, error) {
 			waiting = append(waiting, q)
 		}
 		for _, a := range hs.Answers {
-			l.rememberResultLocked(&Question{Session: hs.ID, Request: a.Request}, a.Result)
+			l.rememberResultLocked(&Question{Session: hs.ID, Request: a.Request, decisions: a.Decisions}, a.Result)
 			l.seen.add(a.Request)
 		}
 		l.sessions[hs.ID] = sess

@@ -62,7 +62,7 @@ func (l *link) afterAttach() (unconfirmed bool) {
 	}
 	l.mu.Unlock()
 	if from != nil && !resumable {
-		l.srv.endHold(from)
+		l.srv.endHoldFor(from, true)
 	}
 	return unconfirmed
 }
@@ -100,7 +100,7 @@ func (l *link) firstAfterAttached(msg Message) bool {
 		return true
 	}
 	if first && from != nil {
-		l.srv.endHold(from) // anything else first: the kept sessions end
+		l.srv.endHoldFor(from, true) // anything else first: the kept sessions end
 	}
 	if m, ok := msg.(InputReceived); ok {
 		l.inputReceived(m)
@@ -228,14 +228,22 @@ func (l *link) moveLocked(from *link, m ResumeSessions, fx *effects) ([]ResumedS
 		sess := from.sessions[id]
 		reqs, ok := named[id]
 		if !ok {
-			from.endSessionLocked(sess, "", false, fx) // the client no longer holds it
+			// The client no longer holds it; the answers it was not given
+			// reach the Planner as turns of their own.
+			from.lostAnswersLocked(sess, fx)
+			from.endSessionLocked(sess, "", false, fx)
 			continue
 		}
 		delete(from.sessions, id)
 		held := []string{}
 		for req, q := range sess.questions {
 			if !reqs[req] {
-				// The client no longer waits on it: withdrawn, as input-cancel withdraws it.
+				// The client no longer waits on it: withdrawn, as input-cancel
+				// withdraws it. An answer held for a paused run it never got
+				// reaches the Planner as a turn.
+				if q.held != nil {
+					from.lostAnswerLocked(q.decisions, fx)
+				}
 				from.withdrawLocked(q, fx)
 				delete(sess.questions, req)
 				continue

@@ -38,6 +38,7 @@ func (a *App) newAgentServer() *agentconn.Server {
 		// What resumable links keep survives a restart (agent_holds.go).
 		Holds:          holdStore{a.store},
 		HandoverWindow: a.cfg.HandoverPlannerWindow,
+		AnswerTimeout:  a.cfg.AgentAnswerTimeout,
 	})
 }
 
@@ -110,5 +111,8 @@ func (h agentHost) PlannerChanged(documentID string, status agentconn.PlannerSta
 	if r, ok := h.a.hub.Room(documentID); ok {
 		r.ShowPlanner(h.a.plannerJSON(documentID, status))
 		r.ShowModel(h.a.modelState(documentID)) // a catalog ends with its link
+	}
+	if status.State == agentconn.PlannerAttached {
+		go h.a.flushAnswers(documentID) // agent_answers.go
 	}
 }

@@ -68,9 +68,7 @@ func (h agentHost) Reopen(ctx context.Context, q *agentconn.Question) error {
 	a.questions.mu.Unlock()
 	if !r.Await(request, func(o room.Outcome) {
 		a.questions.settled(q)
-		if err := q.Answer(answerOf(o)); err != nil && !errors.Is(err, agentconn.ErrQuestionClosed) {
-			a.log.Error("answer input-request", "channel", q.Document, "request", q.Request, "err", err)
-		}
+		a.answered(q, request, o, answerOf(o)) // agent_answers.go
 	}) {
 		a.questions.settled(q)
 		return errors.New("its Decisions are no longer open")

@@ -3,7 +3,6 @@ package app
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"sync"
 
 	"github.com/chopin-desktop/chopin/agentconn"
@@ -60,10 +59,11 @@ func (h agentHost) Ask(ctx context.Context, q *agentconn.Question) error {
 	a.questions.m[q] = oq
 	a.questions.mu.Unlock()
 	request, err := r.Ask(ctx, call, block, func(o room.Outcome) {
+		a.questions.mu.Lock()
+		request := oq.request
+		a.questions.mu.Unlock()
 		a.questions.settled(q)
-		if err := q.Answer(answerOf(restore(o))); err != nil && !errors.Is(err, agentconn.ErrQuestionClosed) {
-			a.log.Error("answer input-request", "channel", q.Document, "request", q.Request, "err", err)
-		}
+		a.answered(q, request, o, answerOf(restore(o))) // agent_answers.go
 	})
 	if err != nil {
 		a.questions.settled(q)

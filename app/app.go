@@ -46,9 +46,8 @@ type App struct {
 	runs      runBoard        // run cards per document
 	outlines  outlineMemories // outlines the Planner was shown
 	questions openQuestions   // input-requests in rooms' hands
+	answers   pendingAnswers  // answers nobody waits on, for the Planner (agent_answers.go)
 	replies   replyGroup      // Planner replies still streaming
-	models    modelChoices    // documents' chosen model and level (planner_model.go)
-	attempts  turnAttempts    // the latest reply to each person's message (planner_retry.go)
 
 	agentToken *agentToken
 	launches   launchTokens
@@ -104,6 +103,7 @@ func (a *App) open() error {
 	}
 	a.hub = room.NewHub(room.Options{Persister: roomStore{a.store}, Planner: plannerSide{a}, Logger: a.log,
 		Attachments: room.AttachmentLimits{MaxBytes: a.cfg.ChatAttachmentMaxBytes, MaxTotal: a.cfg.ChatAttachmentMaxTotal}})
+	a.hub.OnUnawaited(a.answerUnawaited) // agent_answers.go
 	a.agent = a.newAgentServer()
 	if err := a.agent.Restore(ctx); err != nil {
 		return err

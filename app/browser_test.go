@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -109,8 +110,8 @@ func TestBrowser(t *testing.T) {
 	if err != nil {
 		t.Errorf("browser.mjs: %v", err)
 	}
-	if steps < 21 {
-		t.Errorf("browser.mjs ran %d steps, want at least 21", steps)
+	if steps < 25 {
+		t.Errorf("browser.mjs ran %d steps, want at least 25", steps)
 	}
 }
 
@@ -121,6 +122,10 @@ func answerBrowser(ta *testApp, bp *browserPlanner, ask, channelID, text string)
 		return map[string]bool{"ok": true}, bp.attach(channelID)
 	case "planner":
 		return bp.seen(), nil
+	case "commands":
+		// The client reports its catalog again, without the commands the
+		// script names in text.
+		return map[string]bool{"ok": true}, bp.reportCatalog(strings.Fields(text)...)
 	case "plan":
 		var plan room.Plan
 		r := ta.do("GET", "/api/channels/"+channelID+"/plan", nil)
@@ -198,37 +203,73 @@ type browserPlanner struct {
 	level    string
 	failed   bool     // the "fail once" turn failed already
 	files    []string // the last turn's attachments, as name:kind
+	prompt   string   // the last command turn's prompt
+	steers   []string // the messages the running turn was offered
+	other    string   // the last prompt of any other turn
+}
+
+// plannerCommandsReported are the commands the client reports: a skill, a
+// workflow whose name holds a space, and a prompt.
+var plannerCommandsReported = []map[string]string{
+	{"name": "review", "description": "Review the plan", "kind": "skill"},
+	{"name": "release notes", "description": "Write the release notes", "kind": "workflow"},
+	{"name": "retro", "kind": "prompt"},
+}
+
+// reportCatalog reports the catalog: two models and the commands, but those
+// named in without.
+func (bp *browserPlanner) reportCatalog(without ...string) error {
+	bp.mu.Lock()
+	l := bp.link
+	bp.mu.Unlock()
+	if l == nil {
+		return errors.New("no Planner attached")
+	}
+	cmds := []map[string]string{}
+	for _, c := range plannerCommandsReported {
+		if !slices.Contains(without, c["name"]) {
+			cmds = append(cmds, c)
+		}
+	}
+	catalog := map[string]any{"models": json.RawMessage(`{"available": [
+		{"id": "m-one", "name": "Model One", "provider": {"id": "acme", "name": "Acme"}, "thinkingLevels": ["low", "xhigh", "Default"]},
+		{"id": "m-two", "name": "Model Two", "provider": {"id": "acme", "name": "Acme"}}],
+		"default": {"id": "m-two"}}`), "commands": cmds}
+	return l.ReportCapabilities(catalog)
 }
 
 func (bp *browserPlanner) attach(channelID string) error {
 	ctx, cancel := context.WithTimeout(context.Background(), agentWait)
 	defer cancel()
 	l, err := client.Dial(ctx, client.Config{URL: bp.ta.agentURL(), Token: bp.ta.token(), Document: channelID,
-		Features: []string{"capability-catalog", "attachments"},
-		Handler:  client.Handler{Turn: bp.turn, Stop: bp.stop, Resume: bp.resume}})
+		Features: []string{"capability-catalog", "attachments", "steer-turn"},
+		Handler:  client.Handler{Turn: bp.turn, Stop: bp.stop, Resume: bp.resume, Steer: bp.steer}})
 	if err != nil {
-		return err
-	}
-	// Its catalog, for the composer's picker: names and levels as written.
-	if err := l.ReportCapabilities(json.RawMessage(`{"models": {"available": [
-		{"id": "m-one", "name": "Model One", "provider": {"id": "acme", "name": "Acme"}, "thinkingLevels": ["low", "xhigh", "Default"]},
-		{"id": "m-two", "name": "Model Two", "provider": {"id": "acme", "name": "Acme"}}],
-		"default": {"id": "m-two"}}}`)); err != nil {
-		l.Close()
 		return err
 	}
 	bp.ta.t.Cleanup(func() { l.Close() })
 	bp.mu.Lock()
 	bp.link = l
 	bp.mu.Unlock()
-	return nil
+	// Its catalog, for the composer's picker and commands: as written.
+	return bp.reportCatalog()
+}
+
+// steer refuses every message offered to the running turn, so Chat gets
+// the system line that says it was not read.
+func (bp *browserPlanner) steer(_ *client.Turn, prompt string) (bool, string) {
+	bp.mu.Lock()
+	bp.steers = append(bp.steers, prompt)
+	bp.mu.Unlock()
+	return false, "the build is half done"
 }
 
 func (bp *browserPlanner) seen() map[string]any {
 	bp.mu.Lock()
 	defer bp.mu.Unlock()
 	return map[string]any{"stops": append([]string{}, bp.stops...), "resumes": append([]string{}, bp.resumes...), "reported": bp.reported,
-		"model": bp.model, "thinkingLevel": bp.level, "files": append([]string{}, bp.files...)}
+		"model": bp.model, "thinkingLevel": bp.level, "files": append([]string{}, bp.files...),
+		"prompt": bp.prompt, "steers": append([]string{}, bp.steers...), "other": bp.other}
 }
 
 // browserRuns are the runs the Planner reports, the first one's status as
@@ -294,6 +335,12 @@ func (bp *browserPlanner) turn(ctx context.Context, t *client.Turn) error {
 	if strings.Contains(t.Prompt(), "look at these") {
 		return t.Text("Seen the notes.")
 	}
+	if p := t.Prompt(); strings.HasPrefix(p, "/") || strings.HasPrefix(p, "Start the workflow") {
+		bp.mu.Lock()
+		bp.prompt = p
+		bp.mu.Unlock()
+		return t.Text("Ran the command.")
+	}
 	if flaky {
 		// The first attempt fails part way; Retry's attempt answers.
 		if failed {
@@ -301,6 +348,13 @@ func (bp *browserPlanner) turn(ctx context.Context, t *client.Turn) error {
 		}
 		_ = t.Text("Half an ans")
 		return errors.New("The model's provider is down.")
+	}
+	if !strings.Contains(t.Prompt(), "build and test") {
+		// Anything else, such as an answer nobody waited on, is noted.
+		bp.mu.Lock()
+		bp.other = t.Prompt()
+		bp.mu.Unlock()
+		return t.Text("Noted.")
 	}
 	if err := bp.report(t.Session, "running"); err != nil {
 		return err

@@ -30,14 +30,21 @@ By default it attaches to the Chopin running on this computer (the one using
 this data directory), with this computer's agent token.
 
   --model NAME      the model for turns that name none; a turn's own model
-                    (Chopin's MODEL setting) wins. Default: the model
-                    server's only model, when it has exactly one
+                    (a person's choice in Chat, or Chopin's MODEL setting)
+                    wins. Default: the model server's only model, when
+                    it has exactly one
   --base-url URL    the model server's OpenAI-compatible API (default
                     http://127.0.0.1:11434/v1, Ollama's); a URL without a
                     path gets /v1
   --reasoning-effort LEVEL
                     sent as reasoning_effort (such as low, medium or high),
-                    for models that take one
+                    for models that take one. With it, Chopin's composer
+                    offers the thinking levels low, medium and high, and a
+                    person's choice is sent instead
+  --image-models NAMES
+                    comma-separated models that read images, so Chopin
+                    sends them the images a person attaches (models the
+                    server lists with image inputs need not be named)
   --url URL         another Chopin: its http(s) origin, or its ws(s) agent
                     connection URL
   --token TOKEN     the agent token to present (default: the one "chopin
@@ -48,14 +55,17 @@ Environment:
   OPENAI_API_KEY    the model server's API key, sent as a bearer; never
                     printed or logged. Local servers need none
 
+Chopin's composer lets a person choose among the model server's models.
 A turn asks the model at most 32 times: a model still calling tools after 32
 rounds has its turn failed. When a link drops, the Planner attaches again,
-after 1 second and then longer waits, up to 30 seconds; when Chopin refuses
+after 1 second and then longer waits, up to 30 seconds (at once when
+Chopin restarts, resuming what it was doing); when Chopin refuses
 a document, it says why and stops serving that one.
 `
 
 type plannerOptions struct {
 	model, baseURL, effort, url, token string
+	imageModels                        string
 }
 
 // setupPlanner registers chopin planner's flags; its documents are the
@@ -67,6 +77,7 @@ func setupPlanner(fs *flag.FlagSet) func(context.Context, *CLI, Flags) int {
 	fs.StringVar(&o.effort, "reasoning-effort", "", "")
 	fs.StringVar(&o.url, "url", "", "")
 	fs.StringVar(&o.token, "token", "", "")
+	fs.StringVar(&o.imageModels, "image-models", "", "")
 	return func(ctx context.Context, c *CLI, flags Flags) int { return c.planner(ctx, fs.Args(), flags, o) }
 }
 
@@ -118,6 +129,7 @@ func (c *CLI) planner(ctx context.Context, documents []string, flags Flags, o pl
 		APIKey:          getenv("OPENAI_API_KEY"),
 		Model:           o.model,
 		ReasoningEffort: o.effort,
+		ImageModels:     splitList(o.imageModels),
 		Logger:          slog.New(slog.NewTextHandler(lockedWriter{&outMu, c.Stderr}, &slog.HandlerOptions{Level: slog.LevelWarn})),
 		Notify:          say,
 	})
@@ -230,4 +242,15 @@ func (l lockedWriter) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.w.Write(p)
+}
+
+// splitList reads a comma-separated flag value, leaving out empty names.
+func splitList(s string) []string {
+	var out []string
+	for _, v := range strings.Split(s, ",") {
+		if v = strings.TrimSpace(v); v != "" {
+			out = append(out, v)
+		}
+	}
+	return out
 }

@@ -56,6 +56,7 @@ type Config struct {
 	AgentTimeout           time.Duration // AGENT_CONNECTION_TIMEOUT_MS
 	AgentMaxSilence        time.Duration // AGENT_CONNECTION_MAX_SILENCE_MS
 	HandoverPlannerWindow  time.Duration // HANDOVER_PLANNER_WINDOW_MS
+	AgentAnswerTimeout     time.Duration // tests only: the wait for stop and resume answers; zero is 10 s
 	MaxStoredImageBytes    int64         // MAX_STORED_IMAGE_BYTES
 	ChatAttachmentMaxBytes int64         // CHAT_ATTACHMENT_MAX_BYTES
 	ChatAttachmentMaxTotal int64         // CHAT_ATTACHMENT_MAX_TOTAL_BYTES

@@ -72,7 +72,9 @@ func (p plannerSide) Turn(ctx context.Context, ch room.Channel, m room.Message) 
 		return nil
 	}
 	sink.reply, sink.release = reply, release
-	a.attempts.record(m.ID, reply.ID()) // planner_retry.go
+	if m.ID != "" {
+		a.recordAttempt(context.WithoutCancel(ctx), ch.ID, m.ID, reply.ID()) // planner_retry.go
+	}
 	return nil
 }
 
@@ -154,6 +156,7 @@ func (s *replySink) end(o agentconn.TurnOutcome) {
 		s.a.log.Error("save the Planner's reply", "channel", s.document, "err", err)
 	}
 	s.release()
+	go s.a.flushAnswers(s.document) // the next answer nobody waits on (agent_answers.go)
 }
 
 // replyGroup counts the replies still streaming, so shutdown saves each

@@ -52,11 +52,11 @@ func (a *App) handlePlannerGet(c echo.Context) error {
 }
 
 func (a *App) handlePlannerStop(c echo.Context) error {
-	return a.plannerControl(c, a.agent.Stop)
+	return a.plannerControl(c, a.stopPlanner) // planner_stop.go: Chat says what it did
 }
 
 func (a *App) handlePlannerResume(c echo.Context) error {
-	return a.plannerControl(c, a.agent.Resume)
+	return a.plannerControl(c, a.resumePlanner)
 }
 
 // controlJSON is what Stop or Resume achieved: whether the running turn was

@@ -2,15 +2,16 @@ package app
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"slices"
-	"sync"
 
 	"github.com/labstack/echo/v4"
 
 	"github.com/chopin-desktop/chopin/agentconn"
 	"github.com/chopin-desktop/chopin/room"
+	"github.com/chopin-desktop/chopin/store"
 )
 
 // A person's choice of model and thinking level (capability-catalog). The
@@ -21,55 +22,21 @@ import (
 // runs with the client's default, and Chat says so once.
 
 // modelChoice is a document's chosen model and level, with the model's
-// name as the catalog gave it when chosen.
-type modelChoice struct {
-	Model         string
-	ThinkingLevel string
-	ModelName     string
-	// fellBack is set once Chat recorded a turn falling back from this
-	// choice: the composer stops saying it is unavailable, and the notice
-	// is not repeated.
-	fellBack bool
-}
+// name as the catalog gave it when chosen. FellBack is set once Chat
+// recorded a turn falling back from this choice: the composer stops saying
+// it is unavailable, and the notice is not repeated. The choice is saved
+// with the document (store migration 006), so it outlives a restart; the
+// catalog it is checked against is the attached client's.
+type modelChoice = store.ModelChoice
 
-// modelChoices are the documents' choices. They are kept while the server
-// runs, like the catalog they are checked against.
-type modelChoices struct {
-	mu sync.Mutex
-	by map[string]modelChoice
-}
-
-func (mc *modelChoices) get(doc string) modelChoice {
-	mc.mu.Lock()
-	defer mc.mu.Unlock()
-	return mc.by[doc]
-}
-
-func (mc *modelChoices) set(doc string, c modelChoice) {
-	mc.mu.Lock()
-	defer mc.mu.Unlock()
-	if mc.by == nil {
-		mc.by = map[string]modelChoice{}
+// modelChoice reads the document's saved choice; none when it has none or
+// it cannot be read (logged: the turn then runs the client's default).
+func (a *App) modelChoice(doc string) modelChoice {
+	c, err := a.store.ModelChoice(context.Background(), doc)
+	if err != nil && !errors.Is(err, store.ErrNotFound) {
+		a.log.Error("read the model choice", "channel", doc, "err", err)
 	}
-	if c == (modelChoice{}) {
-		delete(mc.by, doc)
-		return
-	}
-	mc.by[doc] = c
-}
-
-// markFellBack records that Chat said c fell back; false when the choice
-// changed meanwhile or it was already said.
-func (mc *modelChoices) markFellBack(doc string, c modelChoice) bool {
-	mc.mu.Lock()
-	defer mc.mu.Unlock()
-	cur, ok := mc.by[doc]
-	if !ok || cur.fellBack || cur.Model != c.Model || cur.ThinkingLevel != c.ThinkingLevel {
-		return false
-	}
-	cur.fellBack = true
-	mc.by[doc] = cur
-	return true
+	return c
 }
 
 // modelStateJSON is chat:model's "model" and GET/PUT .../planner/model's body.
@@ -91,7 +58,7 @@ type modelStateJSON struct {
 
 func (a *App) modelState(doc string) modelStateJSON {
 	cat := a.agent.Catalog(doc)
-	choice := a.models.get(doc)
+	choice := a.modelChoice(doc)
 	st := modelStateJSON{Models: []agentconn.CatalogModel{}, Commands: []agentconn.CatalogCommand{},
 		Model: choice.Model, ThinkingLevel: choice.ThinkingLevel, ModelName: choice.ModelName}
 	if cat != nil {
@@ -113,7 +80,7 @@ func (a *App) modelState(doc string) modelStateJSON {
 	if st.ModelName == "" {
 		st.ModelName = choice.Model
 	}
-	if cat != nil && !choice.fellBack {
+	if cat != nil && !choice.FellBack {
 		_, _, lost := a.checkChoice(cat, choice)
 		st.Unavailable = lost != ""
 	}
@@ -181,7 +148,7 @@ func (a *App) checkChoice(cat *agentconn.Catalog, c modelChoice) (model, level, 
 // the catalog again. It returns the Chat notice to post once the turn has
 // started, when the turn fell back to the client's default.
 func (a *App) applyModelChoice(doc string, req *agentconn.TurnRequest) func(ctx context.Context) {
-	choice := a.models.get(doc)
+	choice := a.modelChoice(doc)
 	cat := a.agent.Catalog(doc)
 	if cat == nil || choice.Model == "" && choice.ThinkingLevel == "" {
 		return func(context.Context) {}
@@ -195,7 +162,11 @@ func (a *App) applyModelChoice(doc string, req *agentconn.TurnRequest) func(ctx 
 		return func(context.Context) {}
 	}
 	return func(ctx context.Context) {
-		if !a.models.markFellBack(doc, choice) {
+		marked, err := a.store.MarkModelFellBack(ctx, doc, choice.Model, choice.ThinkingLevel)
+		if err != nil {
+			a.log.Error("record the model fallback", "channel", doc, "err", err)
+		}
+		if !marked {
 			return
 		}
 		if r, ok := a.hub.Room(doc); ok {
@@ -257,7 +228,9 @@ func (a *App) handlePlannerModel(c echo.Context) error {
 		}
 		choice.ThinkingLevel = *req.ThinkingLevel
 	}
-	a.models.set(ch.ID, choice)
+	if err := a.store.SaveModelChoice(c.Request().Context(), ch.ID, choice); err != nil {
+		return err
+	}
 	a.showModel(ch.ID)
 	return c.JSON(http.StatusOK, a.modelState(ch.ID))
 }

@@ -47,6 +47,11 @@ func (a *App) turnRequest(ctx context.Context, ch room.Channel, m room.Message) 
 		return agentconn.TurnRequest{}, err
 	}
 	var earlier []room.Message
+	if m.ID == "" { // a turn of the Planner's own (agent_answers.go): after everything said
+		for _, e := range msgs {
+			earlier = append(earlier, room.Message(e))
+		}
+	}
 	for i, s := range msgs {
 		if s.ID == m.ID {
 			for _, e := range msgs[:i] {
@@ -73,7 +78,11 @@ func (a *App) turnRequest(ctx context.Context, ch room.Channel, m room.Message) 
 		}
 		prompt.WriteString("\n")
 	}
-	prompt.WriteString("@" + m.Author + ": " + m.Text)
+	if m.Author == "" {
+		prompt.WriteString(m.Text)
+	} else {
+		prompt.WriteString("@" + m.Author + ": " + m.Text)
+	}
 
 	var instr strings.Builder
 	instr.WriteString(plannerSystemPrompt)

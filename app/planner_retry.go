@@ -2,8 +2,8 @@ package app
 
 import (
 	"context"
+	"errors"
 	"net/http"
-	"sync"
 
 	"github.com/labstack/echo/v4"
 
@@ -20,26 +20,22 @@ import (
 // feature; agentconn leaves both out for any other client, which still gets a
 // clean context, since the attempt is no longer in the transcript.
 
-// turnAttempts remembers the latest reply to each person's message while the
-// server runs; after a restart the transcript tells the same.
-type turnAttempts struct {
-	mu sync.Mutex
-	by map[string]string // message id -> reply id
-}
-
-func (ta *turnAttempts) record(messageID, replyID string) {
-	ta.mu.Lock()
-	defer ta.mu.Unlock()
-	if ta.by == nil {
-		ta.by = map[string]string{}
+// recordAttempt saves replyID as the latest reply to a person's message
+// (store migration 006), so Retry finds it after a restart too.
+func (a *App) recordAttempt(ctx context.Context, doc, messageID, replyID string) {
+	if err := a.store.SaveReplyTo(ctx, doc, messageID, replyID); err != nil {
+		a.log.Error("record the reply to a message", "channel", doc, "err", err)
 	}
-	ta.by[messageID] = replyID
 }
 
-func (ta *turnAttempts) get(messageID string) string {
-	ta.mu.Lock()
-	defer ta.mu.Unlock()
-	return ta.by[messageID]
+// attemptOf reads the latest reply recorded for a person's message; "" when
+// none was, and the transcript is read instead.
+func (a *App) attemptOf(ctx context.Context, doc, messageID string) string {
+	id, err := a.store.ReplyTo(ctx, doc, messageID)
+	if err != nil && !errors.Is(err, store.ErrNotFound) {
+		a.log.Error("read the reply to a message", "channel", doc, "err", err)
+	}
+	return id
 }
 
 type retryKey struct{}
@@ -117,7 +113,7 @@ func (a *App) handleMessageRetry(c echo.Context) error {
 	if m.Role != room.RolePerson || !room.MentionsPlanner(m.Text) {
 		return httpError(http.StatusConflict, "not-retriable", "Only a message to the Planner can be retried.")
 	}
-	failed := lastAttempt(msgs, i, a.attempts.get(m.ID))
+	failed := lastAttempt(msgs, i, a.attemptOf(ctx, ch.ID, m.ID))
 	if failed == nil || failed.Status != room.ReplyFailed {
 		return httpError(http.StatusConflict, "not-retriable", "Only a message whose reply failed can be retried.")
 	}

@@ -21,8 +21,12 @@
 //     tool calls whose results go back to the model, round after round until
 //     the model answers without calling a tool (at most MaxRounds).
 //   - Planner.Serve keeps one document's link attached: it reattaches with a
-//     backoff when the link drops, stops for good on a refusal (except
-//     unavailable), and detaches when its context ends.
+//     backoff when the link drops, resuming what the link kept (at once
+//     after a restart, then every 250 ms inside its window), stops for good
+//     on a refusal (except unavailable), and detaches when its context ends.
+//   - The optional features it asks for (features.go): its catalog of the
+//     model server's models, a turn's attachments as image and text parts,
+//     and steers read at a turn's next round.
 //
 // The API key is sent only as the model server's bearer and never logged,
 // nor is the agent token.

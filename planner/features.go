@@ -10,30 +10,45 @@ import (
 // Planner implements, as it asks for them in Chopin-Agent-Features. It uses
 // one only when attached.features grants it (link.Has).
 //
-// None yet, so it sends no header. The server grants only run-stage-deltas
-// today, and a Planner that reports no workflow runs has no use for it. Each
-// feature the server gains (issue 5) slots in here:
-//
-//   - capability-catalog: add it, and have afterAttach send Catalog(...) in a
-//     capabilities message when link.Has("capability-catalog") (the client
-//     needs that message first). A turn's model already wins over --model;
-//     its thinkingLevel becomes the request's reasoning_effort (turnEffort).
-//   - attachments: the turn's images become image_url parts and its text
-//     files text parts of the user message (conversation).
+//   - capability-catalog: afterAttach reports the model server's models
+//     (GET /models) in a capabilities message, with thinking levels when
+//     --reasoning-effort says the server takes reasoning_effort. A turn's
+//     model wins over --model; its thinkingLevel becomes the request's
+//     reasoning_effort (turnEffort).
+//   - attachments: the turn's images become image_url parts (data URLs)
+//     and its text files text parts of the user message (userMessage). The
+//     catalog lists image for the models that read images (--image-models,
+//     or the server's input_modalities), and Chopin sends images only to
+//     those.
 //   - steer-turn: a steer's prompt is appended as a user message before the
 //     turn's next round (runTurn's loop), answered with control-result.
 //   - retry-turn: nothing to drop: the Planner keeps nothing beyond a turn.
-//   - resumable-sessions and restart-notice: the Planner holds no questions
-//     or runs across a drop; Serve already reattaches at once on 1012.
-var implemented []string
+//   - resumable-sessions and restart-notice: Serve passes what a dropped
+//     link kept to the next attach as its resume, and after a 1012 retries
+//     every 250 ms inside the announced window (client.RetryDelay). The
+//     Planner asks no questions and reports no runs itself, so a drop keeps
+//     nothing today but the link's place; a turn under way is lost.
+//
+// run-stage-deltas is not asked for: the Planner reports no workflow runs.
+var implemented = []string{
+	"capability-catalog", "attachments", "steer-turn", "retry-turn",
+	client.FeatureResumableSessions, client.FeatureRestartNotice,
+}
 
-// afterAttach is what the Planner sends once attached, before any turn:
-// nothing until capability-catalog is implemented.
-func (p *Planner) afterAttach(ctx context.Context, link *client.Link) {}
+// afterAttach is what the Planner sends once attached (and resumed), before
+// any turn: its catalog.
+func (p *Planner) afterAttach(ctx context.Context, link *client.Link) {
+	p.reportCatalog(ctx, link)
+}
 
-// turnEffort is the reasoning_effort of a turn: --reasoning-effort until
-// turns carry a person's thinkingLevel (capability-catalog).
-func (p *Planner) turnEffort(*client.Turn) string { return p.effort }
+// turnEffort is the reasoning_effort of a turn: the person's thinkingLevel
+// when they chose one, else --reasoning-effort.
+func (p *Planner) turnEffort(t *client.Turn) string {
+	if t.Message.ThinkingLevel != "" {
+		return t.Message.ThinkingLevel
+	}
+	return p.effort
+}
 
 // Catalog is the value of a capabilities message ("Capability catalog"):
 // the models a person may choose for this Planner's turns.

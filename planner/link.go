@@ -46,6 +46,10 @@ func (e *AttachError) Unwrap() error { return e.Err }
 func (p *Planner) Serve(ctx context.Context, tgt Target) error {
 	attachedOnce := false
 	failures := 0
+	// held is what the last link kept for the next one's resume
+	// (resumable-sessions); nil after a detach, a final refusal, or before
+	// the first attach.
+	var held *client.Resumption
 	for {
 		if ctx.Err() != nil {
 			return nil
@@ -56,7 +60,7 @@ func (p *Planner) Serve(ctx context.Context, tgt Target) error {
 				return err
 			}
 			failures++
-			wait := p.wait(failures)
+			wait := client.RetryDelay(held, false, 0, p.wait(failures))
 			p.notify(fmt.Sprintf("%s: %v Trying again in %s.", tgt.Document, err, wait))
 			if !sleep(ctx, wait) {
 				return nil
@@ -70,6 +74,7 @@ func (p *Planner) Serve(ctx context.Context, tgt Target) error {
 			Features: p.features(),
 			Handler:  p.Handler(),
 			Logger:   p.log,
+			Resume:   held,
 		})
 		if ctx.Err() != nil {
 			if link != nil {
@@ -80,10 +85,13 @@ func (p *Planner) Serve(ctx context.Context, tgt Target) error {
 		if err != nil {
 			ae := attachError(endpoint, tgt.Document, err)
 			if !ae.Retry || (!attachedOnce && errors.As(ae, new(*networkError))) {
+				if held != nil {
+					held.Abandon(p.Handler(), ae.Message)
+				}
 				return ae
 			}
 			failures++
-			wait := p.wait(failures)
+			wait := client.RetryDelay(held, false, 0, p.wait(failures))
 			p.notify(fmt.Sprintf("%s Trying again in %s.", ae.Message, wait))
 			if !sleep(ctx, wait) {
 				return nil
@@ -101,7 +109,7 @@ func (p *Planner) Serve(ctx context.Context, tgt Target) error {
 		}
 		p.notify(fmt.Sprintf("Attached%s to %q (%s) as its Planner.", again, doc.Title, name))
 		p.log.Info("attached", "channel", doc.ID, "features", link.Attached().Features)
-		attachedOnce, failures = true, 0
+		attachedOnce, failures, held = true, 0, nil
 		p.afterAttach(ctx, link)
 
 		select {
@@ -126,6 +134,7 @@ func (p *Planner) Serve(ctx context.Context, tgt Target) error {
 			// not the person's doing. Say so, and attach again.
 			p.log.Error("Chopin closed the link for a protocol error", "channel", doc.ID, "code", ce.Protocol.Code, "err", ce.Protocol.Message)
 		}
+		held = link.Resumption()
 		wait := time.Duration(0)
 		if ce == nil || ce.Code != 1012 { // 1012: Chopin restarts; come back at once
 			failures++

@@ -64,6 +64,12 @@ func (s *ModelServer) String() string { return s.baseURL }
 type Model struct {
 	ID      string `json:"id"`
 	OwnedBy string `json:"owned_by,omitempty"`
+	// InputModalities is what the model reads, where the server says
+	// (input_modalities, or OpenRouter's architecture.input_modalities).
+	InputModalities []string `json:"input_modalities,omitempty"`
+	Architecture    *struct {
+		InputModalities []string `json:"input_modalities,omitempty"`
+	} `json:"architecture,omitempty"`
 }
 
 // Models lists the models the server has. The error is an
@@ -116,6 +122,9 @@ type ChatMessage struct {
 	Content    string     `json:"content"`
 	ToolCalls  []ToolCall `json:"tool_calls,omitempty"`
 	ToolCallID string     `json:"tool_call_id,omitempty"`
+	// Parts, when set, are sent as content instead of Content: a user
+	// message with images or files (attachments).
+	Parts []ContentPart `json:"-"`
 }
 
 // FunctionTool offers the model one tool.

@@ -24,8 +24,11 @@ type Config struct {
 	Model string
 	// ReasoningEffort is sent as reasoning_effort when set.
 	ReasoningEffort string
-	HTTPClient      *http.Client // nil: a client of its own
-	Logger          *slog.Logger // nil: nothing is logged
+	// ImageModels are models that read images, besides those the model
+	// server lists with image among their input_modalities.
+	ImageModels []string
+	HTTPClient  *http.Client // nil: a client of its own
+	Logger      *slog.Logger // nil: nothing is logged
 	// Notify receives lines for the person running the Planner: attached,
 	// dropped, reattached. nil prints nothing.
 	Notify func(line string)
@@ -38,7 +41,10 @@ type Planner struct {
 	model  string
 	effort string
 	log    *slog.Logger
-	notify func(string)
+
+	imageModels []string
+	steers      steers
+	notify      func(string)
 	// backoff is the wait before attaching again after the n-th failure in
 	// a row; tests shorten it.
 	backoff func(n int) time.Duration
@@ -54,7 +60,7 @@ func New(cfg Config) (*Planner, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &Planner{server: s, model: cfg.Model, effort: cfg.ReasoningEffort, log: cfg.Logger, notify: cfg.Notify}
+	p := &Planner{server: s, model: cfg.Model, effort: cfg.ReasoningEffort, log: cfg.Logger, notify: cfg.Notify, imageModels: cfg.ImageModels}
 	if p.log == nil {
 		p.log = slog.New(slog.DiscardHandler)
 	}
@@ -121,5 +127,5 @@ func (p *Planner) Check(ctx context.Context) error {
 
 // Handler is the client.Handler that runs the Planner's turns.
 func (p *Planner) Handler() client.Handler {
-	return client.Handler{Turn: p.runTurn}
+	return client.Handler{Turn: p.runTurn, Steer: p.steers.take}
 }

@@ -28,7 +28,7 @@ func (p *Planner) runTurn(ctx context.Context, t *client.Turn) error {
 	}
 	req := ChatRequest{
 		Model:           model,
-		Messages:        conversation(m.Instructions, m.Prompt),
+		Messages:        conversation(m.Instructions, userMessage(t)),
 		StreamOptions:   &StreamOptions{IncludeUsage: true},
 		ReasoningEffort: p.turnEffort(t),
 	}
@@ -40,6 +40,8 @@ func (p *Planner) runTurn(ctx context.Context, t *client.Turn) error {
 	}
 	log.Info("turn started", "tools", len(req.Tools))
 
+	p.steers.open(t)
+	defer p.steers.close(t)
 	out := &emitter{t: t, used: map[string]bool{}}
 	if err := out.streamStart(model); err != nil {
 		return err
@@ -81,7 +83,13 @@ func (p *Planner) runTurn(ctx context.Context, t *client.Turn) error {
 		if err := out.finishStep(c.FinishReason, c.Usage); err != nil {
 			return err
 		}
-		if len(calls) == 0 {
+		// A person's steers are read before the next call to the model; one
+		// that came while the model answered without tools gets a round.
+		steered := p.steers.next(t, len(calls) == 0)
+		for _, prompt := range steered {
+			req.Messages = append(req.Messages, ChatMessage{Role: "user", Content: prompt})
+		}
+		if len(calls) == 0 && len(steered) == 0 {
 			log.Info("turn finished", "rounds", round, "finish", c.FinishReason)
 			return out.finish(c.FinishReason, total)
 		}
@@ -139,12 +147,12 @@ func (p *Planner) callTool(ctx context.Context, t *client.Turn, call roundCall) 
 	return string(out), nil
 }
 
-func conversation(instructions, prompt string) []ChatMessage {
+func conversation(instructions string, user ChatMessage) []ChatMessage {
 	var msgs []ChatMessage
 	if instructions != "" {
 		msgs = append(msgs, ChatMessage{Role: "system", Content: instructions})
 	}
-	return append(msgs, ChatMessage{Role: "user", Content: prompt})
+	return append(msgs, user)
 }
 
 // emptyObjectSchema is the parameters of a tool that declares none.

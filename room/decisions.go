@@ -279,7 +279,9 @@ func (r *Room) settleLocked(request string, o Outcome) {
 	if ok {
 		// The waiter may call back into the room: not under its lock.
 		go settle(o)
+		return
 	}
+	r.unawaitedLocked(request, o) // await.go
 }
 
 // replyLocked collects the picks of a call whose card was just answered,

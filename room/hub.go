@@ -20,6 +20,8 @@ type Hub struct {
 	now     func() time.Time
 	// attachments bound the files of a person's message (attachments.go).
 	attachments AttachmentLimits
+	// unawaited hears of answers nobody waited on (await.go).
+	unawaited func(channelID, request string)
 
 	mu      sync.Mutex
 	rooms   map[string]*Room

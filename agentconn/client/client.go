@@ -29,6 +29,10 @@ type Config struct {
 	Header  http.Header
 	Handler Handler
 	Logger  *slog.Logger
+	// Resume is what a dropped link kept (Link.Resumption): Dial sends it
+	// as resume right after attached and waits for resumed
+	// (resumable-sessions). nil resumes nothing.
+	Resume *Resumption
 }
 
 // Handler is the Planner. Every field is optional.
@@ -110,6 +114,10 @@ type Link struct {
 	sessions map[string]*Session
 	calls    map[string]chan agentconn.HostToolResult // by session/turn/toolCallId
 	asks     map[string]*ask
+	// resumable-sessions and restart-notice (resume.go)
+	detached      bool
+	restartWithin time.Duration
+	kept          *Resumption
 }
 
 // Dial connects, attaches and starts serving cfg.Handler. The error is an
@@ -173,6 +181,12 @@ func Dial(ctx context.Context, cfg Config) (*Link, error) {
 		_ = conn.Close()
 		return nil, fmt.Errorf("client: the server answered attach with %s", first.MessageType())
 	}
+	if cfg.Resume != nil {
+		if err := l.resume(ctx, cfg.Resume); err != nil {
+			_ = conn.Close()
+			return nil, err
+		}
+	}
 	go l.read()
 	return l, nil
 }
@@ -202,6 +216,9 @@ func (l *Link) Err() *CloseError {
 
 // Detach ends the link (close 1000) and waits for it to close.
 func (l *Link) Detach(ctx context.Context) error {
+	l.mu.Lock()
+	l.detached = true
+	l.mu.Unlock()
 	if err := l.Send(agentconn.Detach{}); err != nil {
 		return err
 	}
@@ -298,9 +315,16 @@ func (l *Link) dispatch(m agentconn.Message) {
 		a := l.asks[m.Request]
 		delete(l.asks, m.Request)
 		l.mu.Unlock()
+		// Acknowledged first, so that whatever the asker sends once it has
+		// its answer follows the acknowledgement on the wire.
+		l.acknowledge(m.Request)
 		if a != nil {
 			a.settle(m)
 		}
+	case agentconn.Restarting:
+		l.mu.Lock()
+		l.restartWithin = time.Duration(m.ReconnectWithinMs) * time.Millisecond
+		l.mu.Unlock()
 	case agentconn.Stop:
 		l.control(m.Request, m.Session, m.Run, l.cfg.Handler.Stop)
 	case agentconn.Resume:
@@ -390,7 +414,8 @@ func (l *Link) finish(err error) {
 	l.mu.Lock()
 	ce.Refused, ce.Protocol = l.refused, l.protoErr
 	l.err = ce
-	sessions := l.sessions
+	kept := l.keep(ce, l.sessions)
+	all := l.sessions
 	l.sessions = map[string]*Session{}
 	calls := l.calls
 	l.calls = map[string]chan agentconn.HostToolResult{}
@@ -400,14 +425,14 @@ func (l *Link) finish(err error) {
 	for _, ch := range calls {
 		close(ch)
 	}
-	for _, s := range sessions {
+	for _, s := range all { // a turn under way is lost even when its session is kept
 		s.mu.Lock()
 		for _, t := range s.turns {
 			t.cancel()
 		}
 		s.mu.Unlock()
 	}
-	l.settleAsks(func(*ask) bool { return true }, "The connection closed before the question was answered.")
+	l.settleAsks(func(a *ask) bool { return !kept[a.request] }, "The connection closed before the question was answered.")
 }
 
 func callKey(session, turn, id string) string { return session + "\x00" + turn + "\x00" + id }

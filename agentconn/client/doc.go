@@ -47,6 +47,12 @@
 //		log.Print(link.Err())
 //	}
 //
+// With resumable-sessions granted, a link that drops without a detach keeps
+// its sessions that wait on questions or report live runs: pass
+// Link.Resumption as the next Dial's Config.Resume to get them back, and
+// wait RetryDelay between attempts (at once after a restart, then every
+// 250 ms inside the window restarting announced). See resume.go.
+//
 // It must not import the server's internals: it shares only agentconn's wire
 // types and decoders, which are the protocol itself.
 package client

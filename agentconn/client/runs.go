@@ -19,7 +19,10 @@ const maxFullStages = 64
 // spec says: the first part has full cards, every later part delta cards
 // carrying the rest of the stages, each part with the same active and paused.
 func (s *Session) ReportRuns(active, paused []string, cards []agentconn.RunCard) error {
-	l := s.link
+	l := s.currentLink()
+	s.mu.Lock()
+	s.live = len(active)+len(paused) > 0
+	s.mu.Unlock()
 	if active == nil {
 		active = []string{}
 	}

@@ -20,15 +20,17 @@ type Session struct {
 
 	mu    sync.Mutex
 	turns map[string]*Turn
+	live  bool // the last runs report listed a live or paused run
 }
 
 // Link is the link the session belongs to.
-func (s *Session) Link() *Link { return s.link }
+func (s *Session) Link() *Link { return s.currentLink() }
 
 // Turn is one turn the server asked the Planner to run.
 type Turn struct {
 	Session *Session
 	Message agentconn.Turn // what the server sent: prompt, instructions, tools, model
+	link    *Link          // the link the turn runs on; it ends with it
 
 	ctx     context.Context
 	cancel  context.CancelFunc
@@ -56,7 +58,7 @@ func (l *Link) turn(m agentconn.Turn) {
 		return
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	t := &Turn{Session: s, Message: m, ctx: ctx, cancel: cancel}
+	t := &Turn{Session: s, Message: m, ctx: ctx, cancel: cancel, link: l}
 	s.mu.Lock()
 	s.turns[m.Turn] = t
 	s.mu.Unlock()
@@ -92,7 +94,7 @@ func (l *Link) currentTurn(session, turn string) *Turn {
 
 // Send streams one part of the turn.
 func (t *Turn) Send(p agentconn.StreamPart) error {
-	return t.Session.link.Send(agentconn.Part{Session: t.Session.ID, Turn: t.ID(), Part: p})
+	return t.link.Send(agentconn.Part{Session: t.Session.ID, Turn: t.ID(), Part: p})
 }
 
 func (t *Turn) newID(prefix string) string { return prefix + strconv.FormatInt(t.seq.Add(1), 10) }
@@ -150,7 +152,7 @@ func (t *Turn) CallTool(ctx context.Context, name string, input any) (json.RawMe
 
 // CallToolID is CallTool with the caller's own toolCallId and input text.
 func (t *Turn) CallToolID(ctx context.Context, toolCallID, name, input string) (json.RawMessage, error) {
-	l := t.Session.link
+	l := t.link
 	key := callKey(t.Session.ID, t.ID(), toolCallID)
 	ch := make(chan agentconn.HostToolResult, 1)
 	l.mu.Lock()
@@ -218,7 +220,9 @@ type Result struct {
 }
 
 type ask struct {
+	request string
 	session string
+	settled atomic.Bool
 	method  string
 	ch      chan Result
 	once    sync.Once
@@ -242,7 +246,10 @@ func (a *ask) settle(m agentconn.InputResult) {
 			_ = decodeJSON(m.Value, &r.Text)
 		}
 	}
-	a.once.Do(func() { a.ch <- r })
+	a.once.Do(func() {
+		a.settled.Store(true)
+		a.ch <- r
+	})
 }
 
 // AskOptions are the optional fields of an input-request.
@@ -259,14 +266,14 @@ var askSeq atomic.Int64
 // Ask asks the document's members one question call and waits for the
 // answer. Cancelling ctx withdraws the question with input-cancel.
 func (s *Session) Ask(ctx context.Context, in agentconn.Input, opt AskOptions) (Result, error) {
-	l := s.link
+	l := s.currentLink()
 	if opt.Request == "" {
 		opt.Request = fmt.Sprintf("q-%d-%s", askSeq.Add(1), s.ID)
 		if len(opt.Request) > 128 {
 			opt.Request = opt.Request[:128]
 		}
 	}
-	a := &ask{session: s.ID, method: in.Method, ch: make(chan Result, 1)}
+	a := &ask{request: opt.Request, session: s.ID, method: in.Method, ch: make(chan Result, 1)}
 	l.mu.Lock()
 	l.asks[opt.Request] = a
 	l.mu.Unlock()
@@ -279,7 +286,11 @@ func (s *Session) Ask(ctx context.Context, in agentconn.Input, opt AskOptions) (
 	case r := <-a.ch:
 		return r, nil
 	case <-ctx.Done():
-		_ = l.Send(agentconn.InputCancel{Request: opt.Request})
+		// On a link that has dropped the wait ends at once, and the next
+		// link's resume leaves the question out, which withdraws it.
+		if s.currentLink().Send(agentconn.InputCancel{Request: opt.Request}) != nil {
+			a.settleLocal("The question was withdrawn.")
+		}
 		return <-a.ch, ctx.Err()
 	}
 }
@@ -296,6 +307,6 @@ func (l *Link) settleAsks(match func(*ask) bool, message string) {
 	}
 	l.mu.Unlock()
 	for _, a := range hit {
-		a.once.Do(func() { a.ch <- Result{Status: agentconn.AnswerCancelled, Message: message} })
+		a.settleLocal(message)
 	}
 }

@@ -274,6 +274,30 @@ try {
     await box.waitFor({ state: "hidden" });
   });
 
+  await step("a message the working Planner did not read shows as a quiet notice", async () => {
+    const box = a.getByRole("textbox", { name: "Message" });
+    await box.fill("@chopin also check the docs");
+    await box.press("Enter");
+    await a.locator(".transcript .msg-person").filter({ hasText: "also check the docs" }).waitFor();
+    const session = await a.evaluate(async () => (await fetch("/api/session")).json());
+    const want = `chopin did not read @${session.login}'s message while it worked, and it will not be sent again: the build is half done. Send it again once chopin has replied.`;
+    const notice = a.getByRole("note", { name: "Notice" }).filter({ hasText: "did not read" });
+    await notice.waitFor();
+    const got = await notice.locator(".notice-text").textContent();
+    if (got !== want) throw new Error(`notice\n got ${got}\nwant ${want}`);
+    // A notice, not a person's message: no author, its own quiet band.
+    if (await notice.locator(".msg-author, .msg-body").count()) throw new Error("the notice looks like a message");
+    const look = await notice.evaluate((el) => {
+      const s = getComputedStyle(el);
+      const person = getComputedStyle(document.querySelector(".transcript .msg-person"));
+      return { bg: s.backgroundColor, size: parseFloat(s.fontSize), personBg: person.backgroundColor, personSize: parseFloat(getComputedStyle(document.querySelector(".transcript .msg-person .msg-body")).fontSize) };
+    });
+    if (look.bg === look.personBg || look.size >= look.personSize) throw new Error("the notice is styled as a message: " + JSON.stringify(look));
+    const seen = await ask({ ask: "planner", channel });
+    if (JSON.stringify(seen.steers) !== JSON.stringify([`@${session.login}: @chopin also check the docs`])) throw new Error("steers " + JSON.stringify(seen.steers));
+    await shot(a, "17-notice");
+  });
+
   await step("Stop Planner and Resume Planner show what the Planner did", async () => {
     const bar = a.getByLabel("Planner controls");
     await bar.getByRole("button", { name: "Stop Planner" }).click();
@@ -315,6 +339,9 @@ try {
     if (JSON.stringify(d.answer) !== '{"labels":["SQLite"]}') throw new Error("answer " + JSON.stringify(d.answer));
     await a.locator(".decisions .decision-card.status-answered").waitFor();
     await until("the badge cleared", async () => !(await tab.textContent()).match(/\d/));
+    // Nobody waited on this question, so its answer reaches the Planner as a turn of its own.
+    await until("the answer's turn", async () => (await ask({ ask: "planner", channel })).other.includes("Which store?"));
+    await until("its reply", async () => (await a.locator(".transcript .msg-planner.status-done").filter({ hasText: "Noted." }).count()) === 1);
     // "Show in plan" opens the Plan at the card's line.
     await a.locator(".decisions .decision-card").first().getByRole("button", { name: "Show in plan" }).click();
     await until("the Plan tab", async () => (await a.getByRole("tab", { name: "Plan", exact: true }).getAttribute("aria-selected")) === "true");
@@ -361,6 +388,81 @@ try {
     await sent.locator(".file-chip", { hasText: "notes.md" }).waitFor();
     const seen = await ask({ ask: "planner", channel });
     if (JSON.stringify(seen.files) !== '["notes.md:file"]') throw new Error("the turn got " + JSON.stringify(seen.files));
+  });
+
+  await step("typing / offers the Planner's commands, by keyboard", async () => {
+    const box = a.getByRole("textbox", { name: "Message" });
+    await box.fill("");
+    await box.pressSequentially("/re");
+    const list = a.getByRole("listbox", { name: "Planner commands" });
+    await list.waitFor();
+    const names = () => list.locator(".command-name").allTextContents();
+    if (JSON.stringify(await names()) !== '["/review","/release notes","/retro"]') throw new Error("commands " + JSON.stringify(await names()));
+    await list.getByRole("option", { name: /release notes/ }).getByText("Write the release notes").waitFor();
+    await box.pressSequentially("l");
+    await until("the filtered list", async () => JSON.stringify(await names()) === '["/release notes"]');
+    await box.press("Backspace");
+    await until("the whole list again", async () => (await names()).length === 3);
+    // The arrows move the active option, which the textbox points at.
+    const activeName = async () => {
+      const id = await box.getAttribute("aria-activedescendant");
+      const opt = a.locator(`[id="${id}"]`);
+      return (await opt.getAttribute("aria-selected")) === "true" ? opt.locator(".command-name").textContent() : "";
+    };
+    await until("the first active", async () => (await activeName()) === "/review");
+    await box.press("ArrowDown");
+    await until("the second active", async () => (await activeName()) === "/release notes");
+    await box.press("ArrowUp");
+    await until("the first active again", async () => (await activeName()) === "/review");
+    await shot(a, "16-commands");
+    await box.press("Enter");
+    const chip = a.getByRole("group", { name: "Command" });
+    await chip.getByText("/review").waitFor();
+    await list.waitFor({ state: "detached" });
+    if ((await box.inputValue()) !== "") throw new Error("the command's name stayed in the words");
+    await box.pressSequentially("the rollout");
+    await box.press("Enter");
+    await a.locator(".transcript .msg-planner").filter({ hasText: "Ran the command." }).waitFor();
+    await b.locator(".transcript .msg-person").filter({ hasText: "@chopin /review the rollout" }).waitFor();
+    await until("the skill's prompt", async () => (await ask({ ask: "planner", channel })).prompt === "/review the rollout");
+    await chip.waitFor({ state: "detached" });
+    // A workflow typed out in full runs as a start request.
+    await box.fill("/release notes for 2.0");
+    if (await list.count()) throw new Error("the list stayed open over the words");
+    await box.press("Enter");
+    await until("the workflow's prompt", async () => (await ask({ ask: "planner", channel })).prompt === 'Start the workflow "release notes" with this input: for 2.0');
+    await until("its reply", async () => (await a.locator(".transcript .msg-planner").filter({ hasText: "Ran the command." }).count()) === 2);
+    await until("the composer emptied", async () => (await box.inputValue()) === "");
+  });
+
+  await step("a command the Planner no longer offers is refused in the server's words", async () => {
+    const box = a.getByRole("textbox", { name: "Message" });
+    await box.pressSequentially("/rev");
+    const list = a.getByRole("listbox", { name: "Planner commands" });
+    await list.waitFor();
+    await box.press("Tab");
+    const chip = a.getByRole("group", { name: "Command" });
+    await chip.getByText("/review").waitFor();
+    await box.pressSequentially("again");
+    // The client reports its commands again, without review.
+    await ask({ ask: "commands", channel, text: "review" });
+    await until("the new report", async () => {
+      const m = await a.evaluate(async (id) => (await fetch(`/api/channels/${id}/planner/model`)).json(), channel);
+      return m.commands.length === 2;
+    });
+    await box.press("Enter");
+    const want = "The attached Planner's client does not offer the skill command /review.";
+    const got = await until("the refusal", async () => a.locator(".composer .error-text").textContent());
+    if (got !== want) throw new Error(`refusal\n got ${got}\nwant ${want}`);
+    if ((await box.inputValue()) !== "again" || !(await chip.isVisible())) throw new Error("the refused command was lost");
+    await chip.getByRole("button", { name: "Remove the command" }).click();
+    await chip.waitFor({ state: "detached" });
+    await box.fill("");
+    await box.pressSequentially("/");
+    await until("the list without review", async () => JSON.stringify(await list.locator(".command-name").allTextContents()) === '["/release notes","/retro"]');
+    await box.press("Escape");
+    await list.waitFor({ state: "detached" });
+    await box.fill("");
   });
 
   await step("card text shows the document's own images and Mermaid, other images as alt text", async () => {

@@ -11,6 +11,7 @@ import { RunCards, type RunCard } from "./runs";
 import { Gallery } from "./gallery";
 import { ModelPicker } from "./model";
 import { maxFiles, MessageFiles, PendingFiles, readFile, type Outgoing } from "./attachments";
+import { CommandChip, commandIn, CommandList, commandMatches, commandOptionID, reportedCommands, type PlannerCommand } from "./commands";
 
 const arr = (v: unknown): any[] => (Array.isArray(v) ? v : []);
 
@@ -38,6 +39,19 @@ export function ChatPane({ ctx }: { ctx: WorkspaceCtx }) {
   const stick = useRef(true);
   const [files, setFiles] = useState<Outgoing[]>([]);
   const picker = useRef<HTMLInputElement>(null);
+  const [command, setCommand] = useState<PlannerCommand | null>(null);
+  const [active, setActive] = useState(0);
+  const [closedAt, setClosedAt] = useState<string | null>(null); // the draft Escape closed the list at
+  const commands = reportedCommands(state.model);
+  const matches = command ? [] : commandMatches(commands, draft);
+  const listOpen = matches.length > 0 && closedAt !== draft && state.canEdit;
+  const activeIndex = Math.min(active, Math.max(0, matches.length - 1));
+  const choose = (c: PlannerCommand) => {
+    setCommand(c);
+    setDraft("");
+    setActive(0);
+    if (error) setError("");
+  };
 
   async function addFiles(chosen: FileList | null) {
     if (!chosen?.length) return;
@@ -61,16 +75,21 @@ export function ChatPane({ ctx }: { ctx: WorkspaceCtx }) {
   }, [state.messages]);
 
   async function send() {
-    const text = draft;
-    if (!text.trim() || sending) return;
+    // A command chosen from the list, or typed out as "/name args".
+    const typed = command ? null : commandIn(commands, draft);
+    const cmd = command ?? typed?.command ?? null;
+    const text = typed ? typed.args : draft;
+    if ((!text.trim() && !cmd) || sending) return;
     setSending(true);
     setError("");
     try {
       const frame: any = { type: "chat:send", text };
-      if (files.length) frame.attachments = files.map((f) => ({ name: f.name, data: f.data }));
+      if (cmd) frame.command = { name: cmd.name, kind: cmd.kind };
+      else if (files.length) frame.attachments = files.map((f) => ({ name: f.name, data: f.data }));
       await socket.request(frame);
       setDraft("");
-      setFiles([]);
+      setCommand(null);
+      if (!cmd) setFiles([]);
       stick.current = true;
     } catch (e: any) {
       setError(e.message);
@@ -102,7 +121,37 @@ export function ChatPane({ ctx }: { ctx: WorkspaceCtx }) {
   const showBar = (p.state === "attached" && (working || paused > 0)) || control.text !== "";
 
   const onKey = (e: KeyboardEvent) => {
-    if (e.key === "Enter" && !e.shiftKey && !e.isComposing) {
+    if (e.isComposing) return;
+    if (listOpen) {
+      const n = matches.length;
+      if (e.key === "ArrowDown" || e.key === "ArrowUp") {
+        e.preventDefault();
+        setActive((activeIndex + (e.key === "ArrowDown" ? 1 : n - 1)) % n);
+        return;
+      }
+      if ((e.key === "Enter" && !e.shiftKey) || (e.key === "Tab" && !e.shiftKey)) {
+        e.preventDefault();
+        choose(matches[activeIndex]);
+        return;
+      }
+      if (e.key === "Escape") {
+        e.preventDefault();
+        setClosedAt(draft);
+        return;
+      }
+    }
+    // Backspace at the start of the words gives the command back as text.
+    if (e.key === "Backspace" && command) {
+      const t = e.currentTarget as HTMLTextAreaElement;
+      if (t.selectionStart === 0 && t.selectionEnd === 0) {
+        e.preventDefault();
+        setDraft("/" + command.name + (draft ? " " + draft : ""));
+        setCommand(null);
+        setClosedAt("/" + command.name + (draft ? " " + draft : ""));
+        return;
+      }
+    }
+    if (e.key === "Enter" && !e.shiftKey) {
       e.preventDefault();
       send();
     }
@@ -152,6 +201,11 @@ export function ChatPane({ ctx }: { ctx: WorkspaceCtx }) {
         <ErrorText error={error} />
         <ModelPicker ctx={ctx} onError={setError} />
         <PendingFiles files={files} onRemove={(i) => setFiles(files.filter((_, j) => j !== i))} />
+        {files.length > 0 && (command || commandIn(commands, draft)) && (
+          <p class="muted small file-note">Files do not go with a command; they stay here for your next message.</p>
+        )}
+        {listOpen && <CommandList items={matches} active={activeIndex} onChoose={choose} />}
+        {command && <CommandChip command={command} disabled={sending} onRemove={() => setCommand(null)} />}
         {imageUnread(ctx, draft, files) && (
           <p class="muted small file-note">The Planner's model does not read images: it will only be told an image came with the message.</p>
         )}
@@ -159,11 +213,20 @@ export function ChatPane({ ctx }: { ctx: WorkspaceCtx }) {
           name="message"
           aria-label="Message"
           rows={2}
-          placeholder={state.canEdit ? "Message · @chopin asks the Planner" : "This document is archived"}
+          placeholder={
+            !state.canEdit ? "This document is archived"
+            : command ? `Words for /${command.name} (optional)`
+            : commands.length ? "Message · @chopin asks the Planner · / for its commands"
+            : "Message · @chopin asks the Planner"
+          }
           disabled={!state.canEdit}
           value={draft}
+          aria-autocomplete={commands.length ? "list" : undefined}
+          aria-controls={listOpen ? "planner-commands" : undefined}
+          aria-activedescendant={listOpen ? commandOptionID(activeIndex) : undefined}
           onInput={(e) => {
             setDraft(e.currentTarget.value);
+            setActive(0);
             if (error) setError("");
           }}
           onKeyDown={onKey}
@@ -173,7 +236,7 @@ export function ChatPane({ ctx }: { ctx: WorkspaceCtx }) {
           <button type="button" class="quiet small attach" disabled={!state.canEdit || sending} onClick={() => picker.current?.click()} title="Attach images or text files">
             Attach
           </button>
-          <button class="primary" type="submit" disabled={!draft.trim() || sending || !state.canEdit}>Send</button>
+          <button class="primary" type="submit" disabled={(!draft.trim() && !command) || sending || !state.canEdit}>Send</button>
         </div>
       </form>
     </div>
@@ -236,8 +299,11 @@ function RetryButton({ channel, message, disabled }: { channel: string; message:
 function ChatMessage({ m, me, retry, channel, canEdit }: { m: Message; me: string; retry: string; channel: string; canEdit: boolean }) {
   if (m.role === "system") {
     return (
-      <div class="msg msg-system" data-seq={m.seq}>
-        <span>{m.text}</span>
+      <div class="msg msg-system" role="note" aria-label="Notice" data-seq={m.seq}>
+        <span class="notice-text">{m.text}</span>
+        <time class="notice-time" dateTime={new Date(m.createdAt).toISOString()}>
+          {new Date(m.createdAt).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" })}
+        </time>
       </div>
     );
   }
