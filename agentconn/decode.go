@@ -43,7 +43,7 @@ func init() {
 	serverMessages = registry(
 		entry[Attached](), entry[Refused](), entry[Start](), entry[Turn](), entry[Abort](), entry[HostToolResult](),
 		entry[InputResult](), entry[Stop](), entry[Resume](), entry[Destroy](), entry[ProtocolError](),
-		entry[Steer]())
+		entry[Steer](), entry[Fork]())
 }
 
 // unofferedClientMessages are client messages of features this server does not

@@ -16,10 +16,9 @@ import (
 // FeaturesHeader names the optional features a client wants.
 const FeaturesHeader = "Chopin-Agent-Features"
 
-// supportedFeatures are the features this server grants. session-forks,
-// the spec's last one, is not implemented, so it is never granted.
+// supportedFeatures are the features this server grants.
 var supportedFeatures = []string{"run-stage-deltas", FeatureResumableSessions, FeatureRestartNotice, FeatureCapabilityCatalog, FeatureSteerTurn, FeatureRetryTurn, FeatureAttachments,
-	"decision-option-previews"}
+	"decision-option-previews", FeatureSessionForks}
 
 const featureRunStageDeltas = "run-stage-deltas"
 

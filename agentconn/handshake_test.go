@@ -98,7 +98,8 @@ func TestFeatures(t *testing.T) {
 	}{
 		{"-", `"repository":"octo/score","url":"http://127.0.0.1:8787/documents/doc1"}}`},
 		{"", `"features":[]}`},
-		{"session-forks, unknown-thing", `"features":[]}`},
+		{"session-forks, unknown-thing", `"features":["session-forks"]}`},
+		{"unknown-thing", `"features":[]}`},
 		{"steer-turn, capability-catalog", `"features":["capability-catalog","steer-turn"]}`},
 		{"run-stage-deltas, decision-option-previews", `"features":["run-stage-deltas","decision-option-previews"]}`},
 		{" bad name!,-x, run-stage-deltas ", `"features":["run-stage-deltas"]}`},

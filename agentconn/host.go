@@ -132,6 +132,13 @@ type TurnRequest struct {
 	Tools          []Tool       // the host tools this turn offers
 	ResponseFormat *ResponseFormat
 	Sink           TurnSink
+
+	// Thread, with session-forks, names the thread the turn continues: its
+	// session forks from the thread's last finished turn on the link, and
+	// then gets ForkInstructions (when set) instead of Instructions, which
+	// a fallback start still carries. Empty never forks (fork.go).
+	Thread           string
+	ForkInstructions string
 }
 
 // ToolCall is one host tool call for Room.CallTool.

@@ -53,8 +53,9 @@ type link struct {
 	questions    map[string]*Question // open input-requests by request id
 	seen         requestMemory
 	controls     map[string]chan ControlResult
-	rs           resumable // resumable-sessions: what a drop keeps (hold.go, resume.go)
-	catalog      *Catalog  // capability-catalog: the last report; nil before one
+	rs           resumable            // resumable-sessions: what a drop keeps (hold.go, resume.go)
+	catalog      *Catalog             // capability-catalog: the last report; nil before one
+	forks        map[string]forkPoint // session-forks: each thread's fork point (fork.go)
 }
 
 func newLink(s *Server, conn *websocket.Conn, account Account, bearer [32]byte, features []string) *link {

@@ -16,7 +16,8 @@ type session struct {
 	mode       string
 	started    bool
 	startTimer *time.Timer
-	turn       *turn // the turn being started or running; nil once it ended
+	turn       *turn     // the turn being started or running; nil once it ended
+	from       *ForkFrom // session-forks: opened with fork from here (fork.go)
 
 	active, paused []string
 	cards          map[string]*RunCard // merged with RunCard.Apply
@@ -109,7 +110,7 @@ func (l *link) startTurn(req TurnRequest) error {
 	l.sessions[sess.id] = sess
 	sess.startTimer = time.AfterFunc(l.srv.opts.AnswerTimeout, func() { l.startTimedOut(sess) })
 	l.log.Info("turn requested", "session", sess.id, "turn", t.id)
-	l.send(Start{Session: sess.id, Mode: mode})
+	l.openSessionLocked(sess, t) // start or fork (fork.go)
 	return nil
 }
 
@@ -138,13 +139,13 @@ func (l *link) started(m Started) {
 		return
 	}
 	t.running = true
-	l.send(l.featureTurn(t.req.message(sess.id, t.id)))
+	l.send(l.featureTurn(forkTurn(sess, &t.req, t.req.message(sess.id, t.id))))
 }
 
 func (l *link) startFailed(m StartFailed) {
 	var fx effects
 	l.mu.Lock()
-	if sess := l.sessions[m.Session]; sess != nil && !sess.started {
+	if sess := l.sessions[m.Session]; sess != nil && !sess.started && !l.forkRefusedLocked(sess, m.Message, &fx) {
 		sess.startTimer.Stop()
 		l.log.Info("start failed", "session", sess.id, "err", m.Message)
 		l.endSessionLocked(sess, msgStartFailed(m.Message), true, &fx)
@@ -318,6 +319,7 @@ func (l *link) endTurnLocked(t *turn, o TurnOutcome, fx *effects) {
 		t.sess.turn = nil
 	}
 	l.log.Info("turn ended", "session", t.sess.id, "turn", t.id, "status", o.Status)
+	l.recordForkLocked(t, o) // fork.go
 	fx.add(func() { t.emit(func(s TurnSink) { s.End(o) }, true) })
 	l.settleLocked(t.sess, fx)
 }

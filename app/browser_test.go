@@ -319,23 +319,37 @@ func browserPNG() string {
 	return base64.StdEncoding.EncodeToString(b.Bytes())
 }
 
+// said is what a turn asks, without the lines said in the room since the
+// Planner's last finished reply that the prompt repeats first (none of this
+// test's messages holds a blank line, so the first one ends that part).
+func said(prompt string) string {
+	const since = "Said in the room since your last reply:\n"
+	if rest, ok := strings.CutPrefix(prompt, since); ok {
+		if _, message, ok := strings.Cut(rest, "\n\n"); ok {
+			return message
+		}
+	}
+	return prompt
+}
+
 func (bp *browserPlanner) turn(ctx context.Context, t *client.Turn) error {
+	message := said(t.Prompt())
 	bp.mu.Lock()
 	bp.model, bp.level = t.Message.Model, t.Message.ThinkingLevel
 	bp.files = nil
 	for _, f := range t.Message.Attachments {
 		bp.files = append(bp.files, f.Name+":"+f.Kind)
 	}
-	flaky := strings.Contains(t.Prompt(), "fail once")
+	flaky := strings.Contains(message, "fail once")
 	failed := bp.failed
 	if flaky {
 		bp.failed = true
 	}
 	bp.mu.Unlock()
-	if strings.Contains(t.Prompt(), "look at these") {
+	if strings.Contains(message, "look at these") {
 		return t.Text("Seen the notes.")
 	}
-	if p := t.Prompt(); strings.HasPrefix(p, "/") || strings.HasPrefix(p, "Start the workflow") {
+	if p := message; strings.HasPrefix(p, "/") || strings.HasPrefix(p, "Start the workflow") {
 		bp.mu.Lock()
 		bp.prompt = p
 		bp.mu.Unlock()
@@ -349,7 +363,7 @@ func (bp *browserPlanner) turn(ctx context.Context, t *client.Turn) error {
 		_ = t.Text("Half an ans")
 		return errors.New("The model's provider is down.")
 	}
-	if !strings.Contains(t.Prompt(), "build and test") {
+	if !strings.Contains(message, "build and test") {
 		// Anything else, such as an answer nobody waited on, is noted.
 		bp.mu.Lock()
 		bp.other = t.Prompt()

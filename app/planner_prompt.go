@@ -60,11 +60,13 @@ func (a *App) turnRequest(ctx context.Context, ch room.Channel, m room.Message) 
 			break
 		}
 	}
-	// The Planner's last reply divides what it has answered from what it
-	// has not read yet.
+	// The Planner's last finished reply divides what it has answered from
+	// what it has not read yet. A failed or stopped reply does not: a forked
+	// session branches from the last finished turn, so the messages around
+	// a reply that failed must come again in the prompt.
 	last := -1
 	for i, e := range earlier {
-		if e.Role == room.RolePlanner {
+		if e.Role == room.RolePlanner && e.Status == room.ReplyDone {
 			last = i
 		}
 	}
@@ -87,6 +89,7 @@ func (a *App) turnRequest(ctx context.Context, ch room.Channel, m room.Message) 
 	var instr strings.Builder
 	instr.WriteString(plannerSystemPrompt)
 	instr.WriteString("\n\nThis document: " + ch.Title + " (" + ch.URL + "), in the repository " + ch.Repository + ".")
+	forkInstructions := instr.String() // a forked session holds the conversation (agentconn/fork.go)
 	if lines := newest(conversation, maxConversationBytes); len(lines) > 0 {
 		instr.WriteString("\n\nThe conversation so far")
 		if len(lines) < len(conversation) {
@@ -104,7 +107,8 @@ func (a *App) turnRequest(ctx context.Context, ch room.Channel, m room.Message) 
 	}
 	tools = append(tools, a.previewTools(ch.ID)...) // agent_previews.go
 	return agentconn.TurnRequest{Mode: agentconn.ModePlanner, Prompt: prompt.String(),
-		Instructions: strings.TrimSuffix(instr.String(), "\n"), Model: a.cfg.Model, Tools: tools}, nil
+		Instructions: strings.TrimSuffix(instr.String(), "\n"), Model: a.cfg.Model, Tools: tools,
+		Thread: chatThread, ForkInstructions: forkInstructions}, nil
 }
 
 // newest renders the newest messages that fit in most bytes, oldest first.
@@ -144,3 +148,7 @@ func transcriptLine(m room.Message) string {
 	}
 	return ""
 }
+
+// chatThread is the thread of a document's Chat: with session-forks, each
+// Chat turn's session forks from the last finished one on the same link.
+const chatThread = "chat"

@@ -54,6 +54,10 @@ type Handler struct {
 	// Steer (steer-turn) takes a person's message for the running turn t.
 	// Without it every steer is refused.
 	Steer func(t *Turn, prompt string) (ok bool, message string)
+	// Fork (session-forks) answers fork: nil starts the session s branched
+	// from from, an error refuses it with its text, and the server falls
+	// back to start. Without it every fork is refused (fork.go).
+	Fork func(s *Session, from agentconn.ForkFrom) error
 }
 
 // HTTPError is the server refusing the upgrade over HTTP.
@@ -333,6 +337,8 @@ func (l *Link) dispatch(m agentconn.Message) {
 		l.destroy(m.Session)
 	case agentconn.Steer:
 		l.steer(m)
+	case agentconn.Fork:
+		l.fork(m)
 	case agentconn.Refused:
 		l.mu.Lock()
 		l.refused = &m

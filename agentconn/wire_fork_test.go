@@ -1,0 +1,54 @@
+package agentconn
+
+import (
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// The exact wire form of fork (session-forks), and its strict decoding.
+func TestWireGoldenFork(t *testing.T) {
+	tests := []struct {
+		msg  Message
+		wire string
+	}{
+		{Fork{Session: "s2", Mode: "planner", From: ForkFrom{Session: "s1", Turn: "t1"}},
+			`{"type":"fork","session":"s2","mode":"planner","from":{"session":"s1","turn":"t1"}}`},
+		{Fork{Session: "s2", Mode: "planner", From: ForkFrom{Session: "s1"}},
+			`{"type":"fork","session":"s2","mode":"planner","from":{"session":"s1"}}`},
+	}
+	for _, tt := range tests {
+		got, err := Encode(tt.msg)
+		if err != nil {
+			t.Fatalf("Encode(%#v): %v", tt.msg, err)
+		}
+		if string(got) != tt.wire {
+			t.Errorf("Encode(%T):\n got %s\nwant %s", tt.msg, got, tt.wire)
+		}
+		back, err := DecodeServerFrame([]byte(tt.wire))
+		if err != nil {
+			t.Errorf("decode %s: %v", tt.wire, err)
+			continue
+		}
+		if !reflect.DeepEqual(back, tt.msg) {
+			t.Errorf("decode %s:\n got %#v\nwant %#v", tt.wire, back, tt.msg)
+		}
+	}
+	for _, tt := range []struct{ frame, reason string }{
+		{`{"type":"fork","session":"s2","mode":"planner"}`, "from is missing"},
+		{`{"type":"fork","session":"s2","mode":"planner","from":{"turn":"t1"}}`, "from.session is missing"},
+		{`{"type":"fork","session":"s2","mode":"planner","from":{"session":"s1","x":1}}`, "from.x is not a field"},
+		{`{"type":"fork","session":"s2","mode":"planner","from":{"session":""}}`, "from.session is empty"},
+		{`{"type":"fork","session":"s2","mode":"solo","from":{"session":"s1"}}`, "mode"},
+	} {
+		_, err := DecodeServerFrame([]byte(tt.frame))
+		var m *MalformedError
+		if !errors.As(err, &m) || !strings.Contains(m.Reason, tt.reason) {
+			t.Errorf("%s: err = %v, want a MalformedError mentioning %q", tt.frame, err, tt.reason)
+		}
+	}
+	if _, err := DecodeClientFrame([]byte(`{"type":"fork","session":"s2","mode":"planner","from":{"session":"s1"}}`)); err == nil {
+		t.Error("a client may not send fork")
+	}
+}
