@@ -233,16 +233,7 @@ func TestAgentStopUnansweredIsSentAfterResume(t *testing.T) {
 		Cards: []agentconn.RunCard{{ID: "run1", Name: "Build", Status: "paused", Started: 1, Updated: 2, Stages: []agentconn.Stage{}}}})
 	back.drop()
 	ta.eventually(func() bool { return ta.plannerState(ch.ID) == "disconnected" })
-	again := ta.dialRawAgent("resumable-sessions")
-	again.attach(ch.ID)
-	again.send(agentconn.ResumeSessions{Sessions: []agentconn.ResumedSession{{Session: session, Requests: []string{"r1"}}}})
-	if got := again.next(); !reflect.DeepEqual(got, wantResumed) {
-		t.Fatalf("got %#v, want %#v", got, wantResumed)
-	}
-	again.send(agentconn.Detach{})
-	if code, extra := again.closed(); code != websocket.CloseNormalClosure || len(extra) != 0 {
-		t.Fatalf("after the third resume: %#v then close %d", extra, code)
-	}
+	resumeOnly(t, ta, ch.ID, session, wantResumed)
 }
 
 // TestAgentStopChatLines: Chat says a Stop stopped chopin only when the

@@ -183,16 +183,22 @@ func checkDelivered(t *testing.T, ta *testApp, ra *rawAgent, channelID, session 
 		Cards: []agentconn.RunCard{{ID: "run1", Name: "Build", Status: "running", Started: 1, Updated: 2, Stages: []agentconn.Stage{}}}})
 	ra.drop()
 	ta.eventually(func() bool { return ta.plannerState(channelID) == "disconnected" })
+	resumeOnly(t, ta, channelID, session, agentconn.Resumed{Sessions: []agentconn.ResumedSession{{Session: session, Requests: []string{}}}})
+}
+
+// resumeOnly resumes session (naming request r1) on a new resumable link,
+// requires exactly want back and nothing more, and detaches.
+func resumeOnly(t *testing.T, ta *testApp, channelID, session string, want agentconn.Resumed) {
+	t.Helper()
 	again := ta.dialRawAgent("resumable-sessions")
 	again.attach(channelID)
 	again.send(agentconn.ResumeSessions{Sessions: []agentconn.ResumedSession{{Session: session, Requests: []string{"r1"}}}})
-	wantResumed := agentconn.Resumed{Sessions: []agentconn.ResumedSession{{Session: session, Requests: []string{}}}}
-	if got := again.next(); !reflect.DeepEqual(got, wantResumed) {
-		t.Fatalf("second resume: got %#v, want %#v", got, wantResumed)
+	if got := again.next(); !reflect.DeepEqual(got, want) {
+		t.Fatalf("resume: got %#v, want %#v", got, want)
 	}
 	again.send(agentconn.Detach{})
 	if code, extra := again.closed(); code != websocket.CloseNormalClosure || len(extra) != 0 {
-		t.Fatalf("after the second resume: %v then close %d", extra, code)
+		t.Fatalf("after the resume: %#v then close %d", extra, code)
 	}
 }
 
