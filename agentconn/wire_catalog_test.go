@@ -2,7 +2,6 @@ package agentconn
 
 import (
 	"encoding/json"
-	"reflect"
 	"testing"
 )
 
@@ -23,25 +22,5 @@ func TestWireGoldenFeatures(t *testing.T) {
 			ChatMessage: "0f8c", Retry: true, Tools: []Tool{}},
 			`{"type":"turn","session":"s2","turn":"t2","prompt":"@ana: Hey there!","model":"m","thinkingLevel":"xhigh","attachments":[{"id":"a1","name":"notes.md","kind":"file","mediaType":"text/plain","size":2,"data":"aGk="}],"message":"0f8c","retry":true,"tools":[]}`},
 	}
-	for _, tt := range tests {
-		got, err := Encode(tt.msg)
-		if err != nil {
-			t.Fatalf("Encode(%#v): %v", tt.msg, err)
-		}
-		if string(got) != tt.wire {
-			t.Errorf("Encode(%T):\n got %s\nwant %s", tt.msg, got, tt.wire)
-		}
-		decode := DecodeClientFrame
-		if _, server := serverMessages[tt.msg.MessageType()]; server {
-			decode = DecodeServerFrame
-		}
-		back, err := decode([]byte(tt.wire))
-		if err != nil {
-			t.Errorf("decode %s: %v", tt.wire, err)
-			continue
-		}
-		if !reflect.DeepEqual(back, tt.msg) {
-			t.Errorf("decode %s:\n got %#v\nwant %#v", tt.wire, back, tt.msg)
-		}
-	}
+	checkGolden(t, tests)
 }

@@ -2,7 +2,6 @@ package agentconn
 
 import (
 	"errors"
-	"reflect"
 	"strings"
 	"testing"
 )
@@ -18,23 +17,7 @@ func TestWireGoldenFork(t *testing.T) {
 		{Fork{Session: "s2", Mode: "planner", From: ForkFrom{Session: "s1"}},
 			`{"type":"fork","session":"s2","mode":"planner","from":{"session":"s1"}}`},
 	}
-	for _, tt := range tests {
-		got, err := Encode(tt.msg)
-		if err != nil {
-			t.Fatalf("Encode(%#v): %v", tt.msg, err)
-		}
-		if string(got) != tt.wire {
-			t.Errorf("Encode(%T):\n got %s\nwant %s", tt.msg, got, tt.wire)
-		}
-		back, err := DecodeServerFrame([]byte(tt.wire))
-		if err != nil {
-			t.Errorf("decode %s: %v", tt.wire, err)
-			continue
-		}
-		if !reflect.DeepEqual(back, tt.msg) {
-			t.Errorf("decode %s:\n got %#v\nwant %#v", tt.wire, back, tt.msg)
-		}
-	}
+	checkGolden(t, tests)
 	for _, tt := range []struct{ frame, reason string }{
 		{`{"type":"fork","session":"s2","mode":"planner"}`, "from is missing"},
 		{`{"type":"fork","session":"s2","mode":"planner","from":{"turn":"t1"}}`, "from.session is missing"},

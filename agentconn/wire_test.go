@@ -64,6 +64,16 @@ func TestWireGolden(t *testing.T) {
 	tests = append(tests, partGolden()...)
 	tests = append(tests, inputGolden()...)
 	tests = append(tests, runsGolden()...)
+	checkGolden(t, tests)
+}
+
+// checkGolden requires each message to encode to exactly its wire form and
+// that wire form to decode back to the same message.
+func checkGolden(t *testing.T, tests []struct {
+	msg  Message
+	wire string
+}) {
+	t.Helper()
 	for _, tt := range tests {
 		got, err := Encode(tt.msg)
 		if err != nil {

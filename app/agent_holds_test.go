@@ -8,8 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gorilla/websocket"
-
 	"github.com/chopin-desktop/chopin/agentconn"
 )
 
@@ -330,19 +328,7 @@ func answerTurnOf(t *testing.T, ra *rawAgent) {
 // Decision stays open and nobody waits on it. Its answer reaches the next
 // Planner that attaches, once, as a turn of its own.
 func TestAgentUnawaitedAnswerAfterRestart(t *testing.T) {
-	cfg := testConfig(t, t.TempDir())
-	ta := startAppWith(t, cfg)
-	ta.addRepository("octo/plans")
-	ch := ta.createDocument("octo/plans", "Plan")
-	ra := ta.dialRawAgent("")
-	ra.attach(ch.ID)
-	_, decision := ta.question(ra, ch.ID)
-	ta.stop()
-	if code, _ := ra.closed(); code != websocket.CloseServiceRestart {
-		t.Fatalf("closed %d", code)
-	}
-
-	ta2 := startAppWith(t, cfg)
+	ta2, ch, _, decision := questionAcrossRestart(t, testConfig(t, t.TempDir()), "")
 	want(t, ta2.do("POST", "/api/channels/"+ch.ID+"/decisions/"+decision+"/answer", map[string]any{"yes": true}), 200, "")
 	back := ta2.dialRawAgent("")
 	back.attach(ch.ID)

@@ -186,6 +186,25 @@ func checkDelivered(t *testing.T, ta *testApp, ra *rawAgent, channelID, session 
 	resumeOnly(t, ta, channelID, session, agentconn.Resumed{Sessions: []agentconn.ResumedSession{{Session: session, Requests: []string{}}}})
 }
 
+// questionAcrossRestart starts Chopin on cfg, attaches a raw agent with
+// features that asks a question, restarts Chopin (the link closes with
+// 1012) and returns the new process with the question's session and
+// Decision.
+func questionAcrossRestart(t *testing.T, cfg Config, features string) (*testApp, channelJSON, string, string) {
+	t.Helper()
+	ta := startAppWith(t, cfg)
+	ta.addRepository("octo/plans")
+	ch := ta.createDocument("octo/plans", "Plan")
+	ra := ta.dialRawAgent(features)
+	ra.attach(ch.ID)
+	session, decision := ta.question(ra, ch.ID)
+	ta.stop()
+	if code, _ := ra.closed(); code != websocket.CloseServiceRestart {
+		t.Fatalf("closed %d", code)
+	}
+	return startAppWith(t, cfg), ch, session, decision
+}
+
 // resumeOnly resumes session (naming request r1) on a new resumable link,
 // requires exactly want back and nothing more, and detaches.
 func resumeOnly(t *testing.T, ta *testApp, channelID, session string, want agentconn.Resumed) {
@@ -304,18 +323,7 @@ func TestAgentResumeAfterRestart(t *testing.T) {
 func TestAgentHandoverWindowEnds(t *testing.T) {
 	cfg := testConfig(t, t.TempDir())
 	cfg.HandoverPlannerWindow = 50 * time.Millisecond
-	ta := startAppWith(t, cfg)
-	ta.addRepository("octo/plans")
-	ch := ta.createDocument("octo/plans", "Plan")
-	ra := ta.dialRawAgent("resumable-sessions")
-	ra.attach(ch.ID)
-	session, _ := ta.question(ra, ch.ID)
-	ta.stop()
-	if code, _ := ra.closed(); code != websocket.CloseServiceRestart {
-		t.Fatalf("closed %d", code)
-	}
-
-	ta2 := startAppWith(t, cfg)
+	ta2, ch, session, _ := questionAcrossRestart(t, cfg, "resumable-sessions")
 	ta2.eventually(func() bool { return ta2.plannerState(ch.ID) == "disconnected" })
 	back := ta2.dialRawAgent("resumable-sessions")
 	back.attach(ch.ID)

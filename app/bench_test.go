@@ -11,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/chopin-desktop/chopin/room"
 	"github.com/chopin-desktop/chopin/store"
 )
 
@@ -146,5 +145,3 @@ func heapInUse() uint64 {
 	runtime.ReadMemStats(&m)
 	return m.HeapInuse
 }
-
-var _ = room.MaxFrameBytes

@@ -69,6 +69,16 @@ func (a *App) channel(c echo.Context) (store.Channel, error) {
 	return a.store.Channel(c.Request().Context(), id)
 }
 
+// writableChannel resolves the route's document for a request that changes
+// it: the caller must be allowed to (canWrite).
+func (a *App) writableChannel(c echo.Context) (store.Channel, error) {
+	ch, err := a.channel(c)
+	if err != nil {
+		return store.Channel{}, err
+	}
+	return ch, a.canWrite(c)
+}
+
 func (a *App) handleChannelList(c echo.Context) error {
 	repo, err := a.repository(c)
 	if err != nil {
@@ -148,11 +158,8 @@ func (a *App) handleChannelGet(c echo.Context) error {
 }
 
 func (a *App) handleChannelRename(c echo.Context) error {
-	ch, err := a.channel(c)
+	ch, err := a.writableChannel(c)
 	if err != nil {
-		return err
-	}
-	if err := a.canWrite(c); err != nil {
 		return err
 	}
 	var req struct {
@@ -183,11 +190,8 @@ func (a *App) handleChannelRestore(c echo.Context) error {
 }
 
 func (a *App) setArchived(c echo.Context, transition func(ctx context.Context, id string) (store.Channel, bool, error)) error {
-	ch, err := a.channel(c)
+	ch, err := a.writableChannel(c)
 	if err != nil {
-		return err
-	}
-	if err := a.canWrite(c); err != nil {
 		return err
 	}
 	ch, changed, err := transition(c.Request().Context(), ch.ID)
@@ -201,11 +205,8 @@ func (a *App) setArchived(c echo.Context, transition func(ctx context.Context, i
 }
 
 func (a *App) handleChannelDelete(c echo.Context) error {
-	ch, err := a.channel(c)
+	ch, err := a.writableChannel(c)
 	if err != nil {
-		return err
-	}
-	if err := a.canWrite(c); err != nil {
 		return err
 	}
 	if !ch.Archived() {
@@ -220,11 +221,8 @@ func (a *App) handleChannelDelete(c echo.Context) error {
 }
 
 func (a *App) handlePlannerReset(c echo.Context) error {
-	ch, err := a.channel(c)
+	ch, err := a.writableChannel(c)
 	if err != nil {
-		return err
-	}
-	if err := a.canWrite(c); err != nil {
 		return err
 	}
 	a.plannerReset(ch)

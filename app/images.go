@@ -81,13 +81,6 @@ func (a *App) handleImage(c echo.Context) error {
 	return c.Blob(http.StatusOK, mime, data)
 }
 
-// canRead decides whether the caller may read one of the documents
-// (channel IDs) that hold an image. The local account reads every document;
-// this is the one place a future auth mode would decide otherwise.
-func (a *App) canRead(c echo.Context, channelIDs []string) bool {
-	return len(channelIDs) > 0
-}
-
 func isSHA256Hex(s string) bool {
 	if len(s) != 64 {
 		return false

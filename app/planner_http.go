@@ -79,11 +79,8 @@ type controlAnswerJSON struct {
 }
 
 func (a *App) plannerControl(c echo.Context, control func(ctx context.Context, documentID, run string) (agentconn.ControlOutcome, error)) error {
-	ch, err := a.channel(c)
+	ch, err := a.writableChannel(c)
 	if err != nil {
-		return err
-	}
-	if err := a.canWrite(c); err != nil {
 		return err
 	}
 	var req struct {

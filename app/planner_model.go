@@ -188,11 +188,8 @@ func (a *App) handlePlannerModelGet(c echo.Context) error {
 // document's choice, checked against the attached client's last catalog. {}
 // returns to the client's default.
 func (a *App) handlePlannerModel(c echo.Context) error {
-	ch, err := a.channel(c)
+	ch, err := a.writableChannel(c)
 	if err != nil {
-		return err
-	}
-	if err := a.canWrite(c); err != nil {
 		return err
 	}
 	var req struct {

@@ -87,11 +87,8 @@ func lastAttempt(msgs []store.Message, i int, recorded string) *store.Message {
 
 // handleMessageRetry is POST .../messages/:messageId/retry.
 func (a *App) handleMessageRetry(c echo.Context) error {
-	ch, err := a.channel(c)
+	ch, err := a.writableChannel(c)
 	if err != nil {
-		return err
-	}
-	if err := a.canWrite(c); err != nil {
 		return err
 	}
 	ctx := c.Request().Context()

@@ -18,14 +18,8 @@ func TestImages(t *testing.T) {
 	ctx := context.Background()
 	s := openTest(t)
 	r := mustRepo(t, s, "octo/plans")
-	a, err := s.CreateChannel(ctx, r.NodeID, "A")
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := s.CreateChannel(ctx, r.NodeID, "B")
-	if err != nil {
-		t.Fatal(err)
-	}
+	a := mustChannel(t, s, r.NodeID, "A")
+	b := mustChannel(t, s, r.NodeID, "B")
 	img := testImage([]byte("\x89PNG not really, but the store does not look"))
 
 	// The same bytes twice are one row, with the first save's time.
@@ -94,10 +88,7 @@ func TestSaveImageRefuses(t *testing.T) {
 	ctx := context.Background()
 	s := openTest(t)
 	r := mustRepo(t, s, "octo/plans")
-	ch, err := s.CreateChannel(ctx, r.NodeID, "A")
-	if err != nil {
-		t.Fatal(err)
-	}
+	ch := mustChannel(t, s, r.NodeID, "A")
 	img := testImage([]byte("bytes"))
 
 	wrong := img

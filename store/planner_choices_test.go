@@ -10,10 +10,7 @@ func TestModelChoiceAndReplyLinks(t *testing.T) {
 	ctx := context.Background()
 	s := openTest(t)
 	r := mustRepo(t, s, "octo/plans")
-	a, err := s.CreateChannel(ctx, r.NodeID, "A")
-	if err != nil {
-		t.Fatal(err)
-	}
+	a := mustChannel(t, s, r.NodeID, "A")
 	if _, err := s.ModelChoice(ctx, a.ID); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("no choice: %v", err)
 	}

@@ -11,10 +11,7 @@ func TestRuns(t *testing.T) {
 	ctx := context.Background()
 	s := openTest(t)
 	r := mustRepo(t, s, "octo/plans")
-	a, err := s.CreateChannel(ctx, r.NodeID, "A")
-	if err != nil {
-		t.Fatal(err)
-	}
+	a := mustChannel(t, s, r.NodeID, "A")
 	stage := func(id string, pos int, status string) RunStage {
 		return RunStage{ID: id, Position: pos, Body: json.RawMessage(`{"id":"` + id + `","status":"` + status + `"}`)}
 	}

@@ -35,6 +35,15 @@ func mustRepo(t testing.TB, s *Store, name string) Repository {
 	return r
 }
 
+func mustChannel(t testing.TB, s *Store, repositoryNodeID, title string) Channel {
+	t.Helper()
+	ch, err := s.CreateChannel(context.Background(), repositoryNodeID, title)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ch
+}
+
 func errCode(err error) string {
 	var se *Error
 	if errors.As(err, &se) {
