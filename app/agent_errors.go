@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 
 	"github.com/chopin-desktop/chopin/agentconn"
+	"github.com/chopin-desktop/chopin/redact"
 	"github.com/chopin-desktop/chopin/room"
 )
 
@@ -18,10 +19,10 @@ import (
 func toolRowOf(e agentconn.ToolCallEvent) room.ToolRow {
 	row := room.ToolRow{ID: e.ToolCallID, Name: e.Name, Host: e.Host, Status: e.Status,
 		DurationMs: e.Duration.Milliseconds(),
-		Input:      room.MaskJSON(e.Input),
-		Result:     room.MaskJSON(withoutImageBytes(e.Result))}
+		Input:      redact.JSON(e.Input),
+		Result:     redact.JSON(withoutImageBytes(e.Result))}
 	if te := e.Error; te != nil && maskKeeps(te.Code) && (te.Kind == "" || maskKeeps(te.Kind)) {
-		row.Error = &room.ToolRowError{Code: te.Code, Kind: te.Kind, Message: room.MaskCredentials(te.Message)}
+		row.Error = &room.ToolRowError{Code: te.Code, Kind: te.Kind, Message: redact.Text(te.Message)}
 	}
 	return row
 }
@@ -29,7 +30,7 @@ func toolRowOf(e agentconn.ToolCallEvent) room.ToolRow {
 // maskKeeps reports whether masking leaves an envelope's code or kind as
 // written: an envelope whose code or kind it would change is not
 // recognised, and is shown as an ordinary (masked) result.
-func maskKeeps(s string) bool { return room.MaskCredentials(s) == s }
+func maskKeeps(s string) bool { return redact.Text(s) == s }
 
 // withoutImageBytes is a result whose content array holds image blocks as
 // Work details shows it: {"text": [the text blocks], "images": n}. Any

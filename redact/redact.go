@@ -1,4 +1,4 @@
-package room
+package redact
 
 import (
 	"bytes"
@@ -18,22 +18,22 @@ import (
 // setting such as http_proxy or HTTPS_PROXY, token shapes such as ghp_… and
 // Slack xox…- tokens, and URL credentials". Each rule marks byte ranges of the
 // original text; overlapping and touching ranges are joined and each becomes
-// one maskRedacted. Working on the original text keeps one rule from reading
+// one [redacted]. Working on the original text keeps one rule from reading
 // another's output.
 
-// maskRedacted replaces each masked range: "https://alice:hunter2@host shows
+// redacted replaces each masked range: "https://alice:hunter2@host shows
 // as https://[redacted]@host".
-const maskRedacted = "[redacted]"
+const redacted = "[redacted]"
 
-// maskWindow bounds the URL rule: "it finds the last at-sign within 8,192
+// urlWindow bounds the URL rule: "it finds the last at-sign within 8,192
 // characters" after the // and "Only that window bounds the scan". An at-sign
 // counts when it starts within those characters, so at most 8,191 characters
 // lie between. Characters are code points (an invalid byte counts as one):
 // the largest of the usual counts, so the widest window, because the rule
 // "masks too much rather than too little".
-const maskWindow = 8192
+const urlWindow = 8192
 
-// maskShortUser is the longest user name the URL rule leaves visible. "Only a
+// shortUser is the longest user name the URL rule leaves visible. "Only a
 // short plain user name with no password, such as git in
 // ssh://git@github.com, stays visible": short means at most 16 characters,
 // room for the account names URLs carry without a password (git, hg, aur,
@@ -42,15 +42,15 @@ const maskWindow = 8192
 // Plain means written as itself with ASCII letters, digits, '.', '_' and '-'
 // only: no colon (so no password), no escape, percent sign, entity, space or
 // slash.
-const maskShortUser = 16
+const shortUser = 16
 
-// maskRange is a half-open byte range of the text to mask.
-type maskRange struct{ start, end int }
+// byteRange is a half-open byte range of the text to mask.
+type byteRange struct{ start, end int }
 
-// MaskCredentials returns s with each credential the spec's rules find
-// replaced by [redacted]. It returns s itself when nothing is masked.
-func MaskCredentials(s string) string {
-	rs := maskRanges(s)
+// Text returns s with each credential the spec's rules find replaced by
+// [redacted]. It returns s itself when nothing is masked.
+func Text(s string) string {
+	rs := ranges(s)
 	if len(rs) == 0 {
 		return s
 	}
@@ -59,21 +59,21 @@ func MaskCredentials(s string) string {
 	last := 0
 	for _, r := range rs {
 		b.WriteString(s[last:r.start])
-		b.WriteString(maskRedacted)
+		b.WriteString(redacted)
 		last = r.end
 	}
 	b.WriteString(s[last:])
 	return b.String()
 }
 
-// MaskJSON masks a JSON value and returns valid JSON with the same structure:
+// JSON masks a JSON value and returns valid JSON with the same structure:
 // the same objects, arrays and keys in the same order, numbers and literals
 // as written unless masked.
 //
 // It reads the value twice. First as the JSON text Chat shows, with the same
-// rules as MaskCredentials, because the spec's scan is bounded only by its
-// window, not by quotes: a range that crosses from one string into the next
-// masks the end of one and the start of the other, and {"password":"x"} is a
+// rules as Text, because the spec's scan is bounded only by its window, not
+// by quotes: a range that crosses from one string into the next masks the
+// end of one and the start of the other, and {"password":"x"} is a
 // credential assignment only when key and value are read together. Every
 // string the range touches, object keys included, loses the touched part
 // (widened to whole escapes, so each string stays valid); a number or literal
@@ -87,15 +87,15 @@ func MaskCredentials(s string) string {
 // Input that is not valid JSON is masked as text and returned as a JSON
 // string; empty input is returned as it is. It returns raw itself when
 // nothing is masked.
-func MaskJSON(raw json.RawMessage) json.RawMessage {
+func JSON(raw json.RawMessage) json.RawMessage {
 	if len(raw) == 0 {
 		return raw
 	}
 	if !json.Valid(raw) {
-		return maskJSONString(MaskCredentials(string(raw)))
+		return jsonString(Text(string(raw)))
 	}
 	s := string(raw)
-	cur := maskCursor{rs: maskRanges(s)}
+	cur := cursor{rs: ranges(s)}
 	var b bytes.Buffer
 	changed := false
 	for i := 0; i < len(s); {
@@ -109,7 +109,7 @@ func MaskJSON(raw json.RawMessage) json.RawMessage {
 				j++
 			}
 			j++
-			tok := maskJSONStringToken(s, i, j, &cur)
+			tok := jsonStringToken(s, i, j, &cur)
 			changed = changed || tok != s[i:j]
 			b.WriteString(tok)
 			i = j
@@ -123,7 +123,7 @@ func MaskJSON(raw json.RawMessage) json.RawMessage {
 				j++
 			}
 			if cur.hits(i, j) {
-				b.WriteString(`"` + maskRedacted + `"`)
+				b.WriteString(`"` + redacted + `"`)
 				changed = true
 			} else {
 				b.WriteString(s[i:j])
@@ -137,8 +137,8 @@ func MaskJSON(raw json.RawMessage) json.RawMessage {
 	return b.Bytes()
 }
 
-// maskJSONStringToken masks the JSON string token s[i:j], quotes included.
-func maskJSONStringToken(s string, i, j int, cur *maskCursor) string {
+// jsonStringToken masks the JSON string token s[i:j], quotes included.
+func jsonStringToken(s string, i, j int, cur *cursor) string {
 	tok := s[i:j]
 	if cur.hits(i+1, j-1) {
 		var b strings.Builder
@@ -156,7 +156,7 @@ func maskJSONStringToken(s string, i, j int, cur *maskCursor) string {
 			}
 			if cur.hits(u, u+n) {
 				if !masking {
-					b.WriteString(maskRedacted)
+					b.WriteString(redacted)
 				}
 				masking = true
 			} else {
@@ -174,15 +174,15 @@ func maskJSONStringToken(s string, i, j int, cur *maskCursor) string {
 			return tok // cannot happen: tok is a valid JSON string
 		}
 	}
-	if masked := MaskCredentials(text); masked != text {
-		return string(maskJSONString(masked))
+	if masked := Text(text); masked != text {
+		return string(jsonString(masked))
 	}
 	return tok
 }
 
-// maskJSONString encodes s as a JSON string without the HTML escapes
+// jsonString encodes s as a JSON string without the HTML escapes
 // json.Marshal adds, so unmasked text keeps its characters.
-func maskJSONString(s string) []byte {
+func jsonString(s string) []byte {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
@@ -190,28 +190,28 @@ func maskJSONString(s string) []byte {
 	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
 }
 
-// maskCursor answers, for byte ranges asked in increasing order, whether
+// cursor answers, for byte ranges asked in increasing order, whether
 // they overlap a masked range.
-type maskCursor struct {
-	rs []maskRange
+type cursor struct {
+	rs []byteRange
 	k  int
 }
 
-func (c *maskCursor) hits(start, end int) bool {
+func (c *cursor) hits(start, end int) bool {
 	for c.k < len(c.rs) && c.rs[c.k].end <= start {
 		c.k++
 	}
 	return c.k < len(c.rs) && c.rs[c.k].start < end
 }
 
-// maskRanges returns what the three rules mask in s, sorted, with overlapping
+// ranges returns what the three rules mask in s, sorted, with overlapping
 // and touching ranges joined and empty ones dropped.
-func maskRanges(s string) []maskRange {
-	var rs []maskRange
+func ranges(s string) []byteRange {
+	var rs []byteRange
 	rs = appendURLCredentials(rs, s)
 	rs = appendCredentialAssignments(rs, s)
 	rs = appendTokenShapes(rs, s)
-	slices.SortFunc(rs, func(a, b maskRange) int { return a.start - b.start })
+	slices.SortFunc(rs, func(a, b byteRange) int { return a.start - b.start })
 	out := rs[:0]
 	for _, r := range rs {
 		if r.end <= r.start {
@@ -237,7 +237,7 @@ func maskRanges(s string) []maskRange {
 // It is linear: one pass finds every separator's end and every at-sign's
 // start, and a window that only moves forward pairs them. A run of slashes is
 // read once, however many of its slashes could start a protocol-relative //.
-func appendURLCredentials(rs []maskRange, s string) []maskRange {
+func appendURLCredentials(rs []byteRange, s string) []byteRange {
 	var ends, ats []int
 	slashRunEnd := 0 // a // starting before this lies in a run already read
 	for i := 0; i < len(s); i++ {
@@ -246,11 +246,11 @@ func appendURLCredentials(rs []maskRange, s string) []maskRange {
 		default:
 			continue
 		}
-		if maskSpelling(s, i, '@') > 0 {
+		if spelling(s, i, '@') > 0 {
 			ats = append(ats, i)
 		}
-		if n := maskSpelling(s, i, ':'); n > 0 {
-			end, count := maskSlashRun(s, i+n)
+		if n := spelling(s, i, ':'); n > 0 {
+			end, count := slashRun(s, i+n)
 			if count >= 2 {
 				ends = append(ends, end)
 			}
@@ -258,8 +258,8 @@ func appendURLCredentials(rs []maskRange, s string) []maskRange {
 				slashRunEnd = max(slashRunEnd, end)
 			}
 		}
-		if i >= slashRunEnd && maskSlash(s, i) > 0 && maskOpensProtocolRelative(s, i) {
-			end, count := maskSlashRun(s, i)
+		if i >= slashRunEnd && slash(s, i) > 0 && opensProtocolRelative(s, i) {
+			end, count := slashRun(s, i)
 			if count >= 2 {
 				ends = append(ends, end)
 			}
@@ -282,7 +282,7 @@ func appendURLCredentials(rs []maskRange, s string) []maskRange {
 			chars -= utf8.RuneCountInString(s[from:e])
 		}
 		from = e
-		for chars < maskWindow-1 && to < len(s) {
+		for chars < urlWindow-1 && to < len(s) {
 			_, n := utf8.DecodeRuneInString(s[to:])
 			to += n
 			chars++
@@ -290,20 +290,20 @@ func appendURLCredentials(rs []maskRange, s string) []maskRange {
 		for k+1 < len(ats) && ats[k+1] <= to {
 			k++
 		}
-		if k < 0 || ats[k] < e || maskShortPlainUser(s[e:ats[k]]) {
+		if k < 0 || ats[k] < e || shortPlainUser(s[e:ats[k]]) {
 			continue
 		}
-		rs = append(rs, maskRange{e, ats[k]})
+		rs = append(rs, byteRange{e, ats[k]})
 	}
 	return rs
 }
 
-// maskOpensProtocolRelative reports whether a // at s[i] is protocol-relative:
+// opensProtocolRelative reports whether a // at s[i] is protocol-relative:
 // it "starts the text or follows whitespace, a quote, (, <, =, [, a comma or a
 // colon". Whitespace is Unicode's, and a quote is any Unicode quotation mark
 // or a backtick (Markdown's code quote). Only the colon, slashes and at-sign
 // are read in other spellings, so the character before is taken as written.
-func maskOpensProtocolRelative(s string, i int) bool {
+func opensProtocolRelative(s string, i int) bool {
 	if i == 0 {
 		return true
 	}
@@ -315,12 +315,12 @@ func maskOpensProtocolRelative(s string, i int) bool {
 	return unicode.IsSpace(r) || unicode.Is(unicode.Quotation_Mark, r)
 }
 
-// maskSlashRun reads the slashes from s[p]: "As URL parsers do, it reads a
+// slashRun reads the slashes from s[p]: "As URL parsers do, it reads a
 // backslash as a slash and lets tabs and line breaks come before each slash".
 // Tabs and line breaks are the ones the WHATWG URL parser removes (tab, LF,
 // CR), as characters: "a tab or line break written as an escape or entity" is
 // a known limit. It returns how many slashes it read and where the last ends.
-func maskSlashRun(s string, p int) (end, count int) {
+func slashRun(s string, p int) (end, count int) {
 	end = p
 	for {
 		q := p
@@ -330,7 +330,7 @@ func maskSlashRun(s string, p int) (end, count int) {
 		if q >= len(s) {
 			return end, count
 		}
-		n := maskSlash(s, q)
+		n := slash(s, q)
 		if n == 0 {
 			return end, count
 		}
@@ -340,32 +340,32 @@ func maskSlashRun(s string, p int) (end, count int) {
 	}
 }
 
-// maskSlash returns the length of a slash or backslash spelled at s[i], or 0.
+// slash returns the length of a slash or backslash spelled at s[i], or 0.
 // At a backslash an escape is tried first: the longer reading never hides a
 // slash the shorter one would find, since an escape's second character is a
 // letter or digit.
-func maskSlash(s string, i int) int {
-	if n := maskSpelling(s, i, '/'); n > 0 {
+func slash(s string, i int) int {
+	if n := spelling(s, i, '/'); n > 0 {
 		return n
 	}
-	return maskSpelling(s, i, '\\')
+	return spelling(s, i, '\\')
 }
 
-// maskShortPlainUser reports whether u is a user name the URL rule leaves
-// visible; see maskShortUser.
-func maskShortPlainUser(u string) bool {
-	if len(u) == 0 || len(u) > maskShortUser {
+// shortPlainUser reports whether u is a user name the URL rule leaves
+// visible; see shortUser.
+func shortPlainUser(u string) bool {
+	if len(u) == 0 || len(u) > shortUser {
 		return false
 	}
 	for i := 0; i < len(u); i++ {
-		if !maskIsAlnum(u[i]) && u[i] != '.' && u[i] != '_' && u[i] != '-' {
+		if !isAlnum(u[i]) && u[i] != '.' && u[i] != '_' && u[i] != '-' {
 			return false
 		}
 	}
 	return true
 }
 
-// maskSpelling returns the length of a spelling of the ASCII character c
+// spelling returns the length of a spelling of the ASCII character c
 // (one of : / \ @) that starts at s[i], or 0. "It reads the colon, slashes and
 // at-sign in any spelling a URL parser or a later decoding step would accept:
 // JSON, JavaScript (\u{40}, %u0040), Python and C (\U00000040, \x40, \100)
@@ -377,10 +377,10 @@ func maskShortPlainUser(u string) bool {
 // deliberately not read: a fullwidth at-sign, "a Python named escape such as
 // \N{COMMERCIAL AT}", and "percent-encoding of an escape's own characters,
 // such as %25%34%30 for %40" (likewise %5Cu0040, &#92;x40, &#37;40).
-func maskSpelling(s string, i int, c byte) int {
+func spelling(s string, i int, c byte) int {
 	switch s[i] {
 	case '\\':
-		if n := maskEscape(s, i, c); n > 0 {
+		if n := escape(s, i, c); n > 0 {
 			return n
 		}
 		if c == '\\' {
@@ -389,19 +389,19 @@ func maskSpelling(s string, i int, c byte) int {
 	case c:
 		return 1
 	case '%':
-		return maskPercent(s, i, c)
+		return percent(s, i, c)
 	case '&':
-		return maskEntity(s, i, c)
+		return entity(s, i, c)
 	}
 	return 0
 }
 
-// maskEscape reads a backslash escape of c at s[i]: \u0040 (JSON, JavaScript,
+// escape reads a backslash escape of c at s[i]: \u0040 (JSON, JavaScript,
 // Python), \u{40} (JavaScript, with any leading zeros), \U00000040 (Python,
 // C), \x40 (Python reads two hex digits, C every hex digit that follows, so
 // \x040 too; either reading counts), \x{40} (Perl, Ruby), and \100 (C,
 // Python and JavaScript read up to three octal digits).
-func maskEscape(s string, i int, c byte) int {
+func escape(s string, i int, c byte) int {
 	j := i + 1
 	if j+1 >= len(s) {
 		return 0
@@ -409,61 +409,61 @@ func maskEscape(s string, i int, c byte) int {
 	switch s[j] {
 	case 'u', 'x':
 		if s[j+1] == '{' {
-			n := maskDigits(s, j+2, 16, len(s))
-			if j+2+n < len(s) && s[j+2+n] == '}' && maskNumberIs(s[j+2:j+2+n], 16, c) {
+			n := countDigits(s, j+2, 16, len(s))
+			if j+2+n < len(s) && s[j+2+n] == '}' && numberIs(s[j+2:j+2+n], 16, c) {
 				return j + 3 + n - i
 			}
 			return 0
 		}
 		if s[j] == 'u' {
-			if maskHexIs(s, j+1, 4, c) {
+			if hexIs(s, j+1, 4, c) {
 				return 6
 			}
 			return 0
 		}
-		if maskHexIs(s, j+1, 2, c) {
+		if hexIs(s, j+1, 2, c) {
 			return 4
 		}
-		if n := maskDigits(s, j+1, 16, len(s)); maskNumberIs(s[j+1:j+1+n], 16, c) {
+		if n := countDigits(s, j+1, 16, len(s)); numberIs(s[j+1:j+1+n], 16, c) {
 			return 2 + n
 		}
 	case 'U':
-		if maskHexIs(s, j+1, 8, c) {
+		if hexIs(s, j+1, 8, c) {
 			return 10
 		}
 	default:
-		if n := maskDigits(s, j, 8, j+3); maskNumberIs(s[j:j+n], 8, c) {
+		if n := countDigits(s, j, 8, j+3); numberIs(s[j:j+n], 8, c) {
 			return 1 + n
 		}
 	}
 	return 0
 }
 
-// maskPercent reads percent-encoding of c at any depth: %40, %2540,
+// percent reads percent-encoding of c at any depth: %40, %2540,
 // %252540, …, and JavaScript's %u0040 at any depth (%25u0040).
-func maskPercent(s string, i int, c byte) int {
+func percent(s string, i int, c byte) int {
 	j := i + 1
 	for strings.HasPrefix(s[j:], "25") { // %25 is '%', never c
 		j += 2
 	}
 	switch {
-	case maskHexIs(s, j, 2, c):
+	case hexIs(s, j, 2, c):
 		return j + 2 - i
-	case j < len(s) && s[j] == 'u' && maskHexIs(s, j+1, 4, c):
+	case j < len(s) && s[j] == 'u' && hexIs(s, j+1, 4, c):
 		return j + 5 - i
 	}
 	return 0
 }
 
-// maskEntityNames are the HTML named character references of the characters
+// entityNames are the HTML named character references of the characters
 // the URL rule reads (&Colon; is ∷, not a colon: names are case-sensitive).
-var maskEntityNames = map[byte]string{'@': "commat", ':': "colon", '/': "sol", '\\': "bsol"}
+var entityNames = map[byte]string{'@': "commat", ':': "colon", '/': "sol", '\\': "bsol"}
 
-// maskEntity reads an HTML character reference to c, "with or without
+// entity reads an HTML character reference to c, "with or without
 // their semicolon": &#64;, &#064;, &#x40;, &#X40;, &commat;. An escaped
 // ampersand in front is read too (&amp;#64; decodes to &#64;), the entity
 // counterpart of %2540.
-func maskEntity(s string, i int, c byte) int {
+func entity(s string, i int, c byte) int {
 	j := i + 1
 	for strings.HasPrefix(s[j:], "amp") {
 		j += 3
@@ -478,13 +478,13 @@ func maskEntity(s string, i int, c byte) int {
 			base = 16
 			j++
 		}
-		n := maskDigits(s, j, base, len(s))
-		if !maskNumberIs(s[j:j+n], base, c) {
+		n := countDigits(s, j, base, len(s))
+		if !numberIs(s[j:j+n], base, c) {
 			return 0
 		}
 		j += n
 	} else {
-		name := maskEntityNames[c]
+		name := entityNames[c]
 		if !strings.HasPrefix(s[j:], name) {
 			return 0
 		}
@@ -496,13 +496,13 @@ func maskEntity(s string, i int, c byte) int {
 	return j - i
 }
 
-// maskHexIs reports whether s[p:p+n] is n hex digits whose value is c.
-func maskHexIs(s string, p, n int, c byte) bool {
-	return p+n <= len(s) && maskDigits(s, p, 16, p+n) == n && maskNumberIs(s[p:p+n], 16, c)
+// hexIs reports whether s[p:p+n] is n hex digits whose value is c.
+func hexIs(s string, p, n int, c byte) bool {
+	return p+n <= len(s) && countDigits(s, p, 16, p+n) == n && numberIs(s[p:p+n], 16, c)
 }
 
-// maskDigits counts the digits of base from s[p], stopping at limit.
-func maskDigits(s string, p, base, limit int) int {
+// countDigits counts the digits of base from s[p], stopping at limit.
+func countDigits(s string, p, base, limit int) int {
 	limit = min(limit, len(s))
 	n := 0
 	for p+n < limit {
@@ -518,9 +518,9 @@ func maskDigits(s string, p, base, limit int) int {
 	return n
 }
 
-// maskNumberIs reports whether digits, in base, are the code of c, with any
+// numberIs reports whether digits, in base, are the code of c, with any
 // number of leading zeros.
-func maskNumberIs(digits string, base int, c byte) bool {
+func numberIs(digits string, base int, c byte) bool {
 	digits = strings.TrimLeft(digits, "0")
 	if digits == "" || len(digits) > 3 {
 		return false
@@ -540,28 +540,28 @@ func maskNumberIs(digits string, base int, c byte) bool {
 
 // --- credential assignments ---
 
-// maskKeyWords and maskKeySuffixes define a credential assignment's key. A
+// keyWords and keySuffixes define a credential assignment's key. A
 // key is a run of ASCII letters, digits, '_', '.' and '-', read lowercased
 // with '_', '.' and '-' left out (so API_KEY, api-key, apiKey and
 // x-api-key all read as ...apikey), from its last 64 characters. It names a
-// credential when it contains one of maskKeyWords or ends with one of
-// maskKeySuffixes, or contains proxy: "every proxy setting" is every such key,
+// credential when it contains one of keyWords or ends with one of
+// keySuffixes, or contains proxy: "every proxy setting" is every such key,
 // http_proxy, HTTPS_PROXY, ALL_PROXY, no_proxy (a proxy setting too, though
 // it holds host names), git's http.proxy, npm's https-proxy, Chrome's
 // --proxy-server, GIT_PROXY_COMMAND.
 var (
-	maskKeyWords = []string{
+	keyWords = []string{
 		"password", "passwd", "passphrase", "secret", "credential",
 		"apikey", "accesskey", "privatekey", "authorization", "cookie",
 	}
 	// Suffixes, not words, so that max_tokens, token_count and bypass_list are
 	// not keys, while GITHUB_TOKEN, DB_PWD, SMTP_PASS and basic_auth are.
-	maskKeySuffixes = []string{"token", "pwd", "pass", "auth"}
+	keySuffixes = []string{"token", "pwd", "pass", "auth"}
 )
 
-// maskKeyNames reports whether key names a credential, and whether it names
+// keyNames reports whether key names a credential, and whether it names
 // a proxy setting.
-func maskKeyNames(key string) (credential, proxy bool) {
+func keyNames(key string) (credential, proxy bool) {
 	var buf [64]byte
 	n := len(buf)
 	for i := len(key) - 1; i >= 0 && n > 0; i-- {
@@ -582,12 +582,12 @@ func maskKeyNames(key string) (credential, proxy bool) {
 	if strings.Contains(k, "proxy") {
 		return true, true
 	}
-	for _, w := range maskKeyWords {
+	for _, w := range keyWords {
 		if strings.Contains(k, w) {
 			return true, false
 		}
 	}
-	for _, w := range maskKeySuffixes {
+	for _, w := range keySuffixes {
 		if strings.HasSuffix(k, w) {
 			return true, false
 		}
@@ -621,21 +621,21 @@ func maskKeyNames(key string) (credential, proxy bool) {
 // "export TOKEN=x", or a JSON string holding it).
 //
 // It is linear: a key that starts inside a value already masked is skipped.
-func appendCredentialAssignments(rs []maskRange, s string) []maskRange {
+func appendCredentialAssignments(rs []byteRange, s string) []byteRange {
 	scanned := 0
 	for i := 0; i < len(s); {
-		if !maskIsKeyByte(s[i]) {
+		if !isKeyByte(s[i]) {
 			i++
 			continue
 		}
 		start := i
-		for i < len(s) && maskIsKeyByte(s[i]) {
+		for i < len(s) && isKeyByte(s[i]) {
 			i++
 		}
 		if start < scanned {
 			continue
 		}
-		if r, next, ok := maskAssignedValue(s, start, i); ok {
+		if r, next, ok := assignedValue(s, start, i); ok {
 			rs = append(rs, r)
 			scanned = next
 		}
@@ -643,21 +643,21 @@ func appendCredentialAssignments(rs []maskRange, s string) []maskRange {
 	return rs
 }
 
-// maskAssignedValue finds the value assigned to s[start:end] when that is a
+// assignedValue finds the value assigned to s[start:end] when that is a
 // credential key. It returns the range to mask and where its scan stopped.
 // The key is tested only once an assignment's shape is found, since that is
 // the costlier test and most words are not followed by one.
-func maskAssignedValue(s string, start, end int) (maskRange, int, bool) {
+func assignedValue(s string, start, end int) (byteRange, int, bool) {
 	p := end
 	quotedKey := false
-	if start > 0 && maskIsQuote(s[start-1]) {
-		if r := maskBackslashes(s, p); p+r < len(s) && s[p+r] == s[start-1] {
+	if start > 0 && isQuote(s[start-1]) {
+		if r := backslashes(s, p); p+r < len(s) && s[p+r] == s[start-1] {
 			p += r + 1
 			quotedKey = true
 		}
 	}
 	afterKey := p
-	p = maskSkipBlanks(s, p)
+	p = skipBlanks(s, p)
 	flag := false
 	switch {
 	case p < len(s) && (s[p] == '=' || s[p] == ':'):
@@ -666,7 +666,7 @@ func maskAssignedValue(s string, start, end int) (maskRange, int, bool) {
 		if p < len(s) {
 			switch {
 			case op == '=' && s[p] == '=', op == ':' && s[p] == ':', op == ':' && strings.HasPrefix(s[p:], "//"):
-				return maskRange{}, 0, false
+				return byteRange{}, 0, false
 			case s[p] == '=' || s[p] == '>':
 				p++
 			}
@@ -674,35 +674,35 @@ func maskAssignedValue(s string, start, end int) (maskRange, int, bool) {
 	case p > afterKey && p < len(s) && (s[start] == '-' || strings.ContainsAny(s[start:end], "_.-")):
 		flag = true
 	default:
-		return maskRange{}, 0, false
+		return byteRange{}, 0, false
 	}
-	credential, proxy := maskKeyNames(s[start:end])
+	credential, proxy := keyNames(s[start:end])
 	if !credential || flag && s[start] != '-' && !proxy {
-		return maskRange{}, 0, false
+		return byteRange{}, 0, false
 	}
-	p = maskSkipBlanks(s, p)
+	p = skipBlanks(s, p)
 	if p >= len(s) || s[p] == '\n' || s[p] == '\r' || flag && s[p] == '-' {
-		return maskRange{}, 0, false
+		return byteRange{}, 0, false
 	}
-	if k := maskBackslashes(s, p); p+k < len(s) && maskIsQuote(s[p+k]) {
+	if k := backslashes(s, p); p+k < len(s) && isQuote(s[p+k]) {
 		q, from := s[p+k], p+k+1
 		for j := from; j < len(s); j++ {
 			switch s[j] {
 			case '\n', '\r':
-				return maskRange{from, j}, j, true
+				return byteRange{from, j}, j, true
 			case q:
 				// A quote written with k backslashes, as the opening one
 				// was, closes; an escaped one (2k+1) does not. Each escaped
 				// backslash before it adds 2(k+1), hence the modulo.
-				if r := maskBackslashesBefore(s, from, j); r%(2*(k+1)) == k {
-					return maskRange{from, j - k}, j, true
+				if r := backslashesBefore(s, from, j); r%(2*(k+1)) == k {
+					return byteRange{from, j - k}, j, true
 				}
 			}
 		}
-		return maskRange{from, len(s)}, len(s), true
+		return byteRange{from, len(s)}, len(s), true
 	}
 	if quotedKey && (s[p] == '{' || s[p] == '[') {
-		return maskRange{}, 0, false
+		return byteRange{}, 0, false
 	}
 	query := start > 0 && (s[start-1] == '?' || s[start-1] == '&')
 	j := p
@@ -711,8 +711,8 @@ func maskAssignedValue(s string, start, end int) (maskRange, int, bool) {
 		if c == '\n' || c == '\r' {
 			break
 		}
-		if maskIsQuote(c) {
-			return maskRange{p, j - maskBackslashesBefore(s, p, j)}, j, true
+		if isQuote(c) {
+			return byteRange{p, j - backslashesBefore(s, p, j)}, j, true
 		}
 		space := c == ' ' || c == '\t'
 		if quotedKey && (space || strings.IndexByte(",;)]}", c) >= 0) ||
@@ -721,24 +721,24 @@ func maskAssignedValue(s string, start, end int) (maskRange, int, bool) {
 			break
 		}
 	}
-	return maskRange{p, j}, j, true
+	return byteRange{p, j}, j, true
 }
 
-func maskIsKeyByte(c byte) bool {
-	return maskIsAlnum(c) || c == '_' || c == '.' || c == '-'
+func isKeyByte(c byte) bool {
+	return isAlnum(c) || c == '_' || c == '.' || c == '-'
 }
 
-func maskIsQuote(c byte) bool { return c == '"' || c == '\'' || c == '`' }
+func isQuote(c byte) bool { return c == '"' || c == '\'' || c == '`' }
 
-func maskSkipBlanks(s string, p int) int {
+func skipBlanks(s string, p int) int {
 	for p < len(s) && (s[p] == ' ' || s[p] == '\t') {
 		p++
 	}
 	return p
 }
 
-// maskBackslashes counts the backslashes from s[p].
-func maskBackslashes(s string, p int) int {
+// backslashes counts the backslashes from s[p].
+func backslashes(s string, p int) int {
 	n := 0
 	for p+n < len(s) && s[p+n] == '\\' {
 		n++
@@ -746,8 +746,8 @@ func maskBackslashes(s string, p int) int {
 	return n
 }
 
-// maskBackslashesBefore counts the backslashes right before s[j], back to from.
-func maskBackslashesBefore(s string, from, j int) int {
+// backslashesBefore counts the backslashes right before s[j], back to from.
+func backslashesBefore(s string, from, j int) int {
 	n := 0
 	for j-n-1 >= from && s[j-n-1] == '\\' {
 		n++
@@ -757,12 +757,12 @@ func maskBackslashesBefore(s string, from, j int) int {
 
 // --- token shapes ---
 
-// maskTokenPrefixes start the token shapes masked whole, prefix included:
+// tokenPrefixes start the token shapes masked whole, prefix included:
 // GitHub's (ghp_ and the others of its family, github_pat_), Chopin's own
 // agent token and Planner credential (chopin_a_, chopin_p_, which the spec
 // and design define), and a few other widely used ones with an unmistakable
 // prefix. Slack's xox…- tokens are matched apart in appendTokenShapes.
-var maskTokenPrefixes = []string{
+var tokenPrefixes = []string{
 	"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_",
 	"chopin_a_", "chopin_p_",
 	"glpat-", "sk-ant-", "sk-proj-",
@@ -773,7 +773,7 @@ var maskTokenPrefixes = []string{
 // one of the characters tokens are made of (ASCII letters, digits, '_' and
 // '-'). A Slack token is xox, then up to 16 letters, digits or dots (xoxb,
 // xoxp, xoxe.xoxp), then '-' and token characters.
-func appendTokenShapes(rs []maskRange, s string) []maskRange {
+func appendTokenShapes(rs []byteRange, s string) []byteRange {
 	for i := 0; i < len(s); i++ {
 		// Every prefix starts with one of these pairs; most text has none.
 		if i+1 >= len(s) {
@@ -784,11 +784,11 @@ func appendTokenShapes(rs []maskRange, s string) []maskRange {
 		default:
 			continue
 		}
-		if i > 0 && maskIsAlnum(s[i-1]) {
+		if i > 0 && isAlnum(s[i-1]) {
 			continue
 		}
 		body := -1
-		for _, p := range maskTokenPrefixes {
+		for _, p := range tokenPrefixes {
 			if strings.HasPrefix(s[i:], p) {
 				body = i + len(p)
 				break
@@ -796,7 +796,7 @@ func appendTokenShapes(rs []maskRange, s string) []maskRange {
 		}
 		if body < 0 && strings.HasPrefix(s[i:], "xox") {
 			j := i + 3
-			for j < len(s) && j-i < 3+16 && (maskIsAlnum(s[j]) || s[j] == '.') {
+			for j < len(s) && j-i < 3+16 && (isAlnum(s[j]) || s[j] == '.') {
 				j++
 			}
 			if j < len(s) && s[j] == '-' {
@@ -807,17 +807,17 @@ func appendTokenShapes(rs []maskRange, s string) []maskRange {
 			continue
 		}
 		j := body
-		for j < len(s) && (maskIsAlnum(s[j]) || s[j] == '_' || s[j] == '-') {
+		for j < len(s) && (isAlnum(s[j]) || s[j] == '_' || s[j] == '-') {
 			j++
 		}
 		if j > body {
-			rs = append(rs, maskRange{i, j})
+			rs = append(rs, byteRange{i, j})
 			i = j - 1
 		}
 	}
 	return rs
 }
 
-func maskIsAlnum(c byte) bool {
+func isAlnum(c byte) bool {
 	return c >= '0' && c <= '9' || c|0x20 >= 'a' && c|0x20 <= 'z'
 }

@@ -1,4 +1,4 @@
-package room
+package redact
 
 import (
 	"encoding/json"
@@ -7,21 +7,26 @@ import (
 	"testing"
 )
 
-type maskCase struct{ name, in, want string }
+// Every example the spec gives, each way it spells a URL's separators, the
+// known limits, the pathological inputs a careless scanner takes quadratic
+// time on, a fuzzer that hides a password in random spellings, and the
+// benchmarks docs/performance.md reports.
 
-func runMaskCases(t *testing.T, cases []maskCase) {
+type textCase struct{ name, in, want string }
+
+func runCases(t *testing.T, cases []textCase) {
 	t.Helper()
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			if got := MaskCredentials(c.in); got != c.want {
-				t.Errorf("MaskCredentials(%q)\n got %q\nwant %q", maskShow(c.in), maskShow(got), maskShow(c.want))
+			if got := Text(c.in); got != c.want {
+				t.Errorf("Text(%q)\n got %q\nwant %q", show(c.in), show(got), show(c.want))
 			}
 		})
 	}
 }
 
-// maskShow shortens a long text for a failure message.
-func maskShow(s string) string {
+// show shortens a long text for a failure message.
+func show(s string) string {
 	if len(s) <= 300 {
 		return s
 	}
@@ -29,11 +34,11 @@ func maskShow(s string) string {
 }
 
 // unmasked is a case the masking must leave as it is.
-func unmasked(name, in string) maskCase { return maskCase{name, in, in} }
+func unmasked(name, in string) textCase { return textCase{name, in, in} }
 
-// TestMaskCredentialsSpec holds every example the spec gives.
-func TestMaskCredentialsSpec(t *testing.T) {
-	runMaskCases(t, []maskCase{
+// TestTextSpec holds every example the spec gives.
+func TestTextSpec(t *testing.T) {
+	runCases(t, []textCase{
 		{"example", "https://alice:hunter2@host", "https://[redacted]@host"},
 		{"backslashes as slashes", `https:\\alice:hunter2@host`, `https:\\[redacted]@host`},
 		unmasked("short plain user name", "ssh://git@github.com"),
@@ -53,10 +58,10 @@ func TestMaskCredentialsSpec(t *testing.T) {
 	})
 }
 
-// TestMaskCredentialsAtSign spells the at-sign in each way the spec reads.
+// TestTextAtSign spells the at-sign in each way the spec reads.
 // The masked range ends where the at-sign's spelling starts; behind a run of
 // backslashes that is the run's last backslash.
-func TestMaskCredentialsAtSign(t *testing.T) {
+func TestTextAtSign(t *testing.T) {
 	for _, at := range []struct{ name, in, kept string }{
 		{"literal", "@", "@"},
 		{"JSON", `\u0040`, `\u0040`},
@@ -95,16 +100,16 @@ func TestMaskCredentialsAtSign(t *testing.T) {
 			if at.kept == "" {
 				want = in
 			}
-			if got := MaskCredentials(in); got != want {
-				t.Errorf("MaskCredentials(%q)\n got %q\nwant %q", in, got, want)
+			if got := Text(in); got != want {
+				t.Errorf("Text(%q)\n got %q\nwant %q", in, got, want)
 			}
 		})
 	}
 }
 
-// TestMaskCredentialsSeparator spells the colon and slashes of :// in each
+// TestTextSeparator spells the colon and slashes of :// in each
 // way the spec reads.
-func TestMaskCredentialsSeparator(t *testing.T) {
+func TestTextSeparator(t *testing.T) {
 	for _, sep := range []struct{ name, sep string }{
 		{"percent colon", "%3A//"},
 		{"percent colon lowercase", "%3a//"},
@@ -155,17 +160,17 @@ func TestMaskCredentialsSeparator(t *testing.T) {
 		t.Run(sep.name, func(t *testing.T) {
 			in := "https" + sep.sep + "alice:hunter2@host"
 			want := "https" + sep.sep + "[redacted]@host"
-			if got := MaskCredentials(in); got != want {
-				t.Errorf("MaskCredentials(%q)\n got %q\nwant %q", in, got, want)
+			if got := Text(in); got != want {
+				t.Errorf("Text(%q)\n got %q\nwant %q", in, got, want)
 			}
 		})
 	}
 }
 
-// TestMaskCredentialsProtocolRelative: a // that "starts the text or follows
+// TestTextProtocolRelative: a // that "starts the text or follows
 // whitespace, a quote, (, <, =, [, a comma or a colon (so not a // inside a
 // path)".
-func TestMaskCredentialsProtocolRelative(t *testing.T) {
+func TestTextProtocolRelative(t *testing.T) {
 	for _, before := range []string{
 		"", " ", "\t", "\n", "\u00a0", "\u3000", `"`, "'", "`", "\u201c", "«",
 		"(", "<", "=", "[", ",", ":",
@@ -176,8 +181,8 @@ func TestMaskCredentialsProtocolRelative(t *testing.T) {
 				in = slashes + "alice:hunter2@host"
 			}
 			want := strings.TrimSuffix(in, "alice:hunter2@host") + "[redacted]@host"
-			if got := MaskCredentials(in); got != want {
-				t.Errorf("MaskCredentials(%q)\n got %q\nwant %q", in, got, want)
+			if got := Text(in); got != want {
+				t.Errorf("Text(%q)\n got %q\nwant %q", in, got, want)
 			}
 		}
 	}
@@ -192,17 +197,17 @@ func TestMaskCredentialsProtocolRelative(t *testing.T) {
 		"x&quot;//alice:hunter2@host", // the character before is taken as written
 		"x /alice:hunter2@host",       // one slash
 	} {
-		if got := MaskCredentials(in); got != in {
-			t.Errorf("MaskCredentials(%q) = %q, want it unchanged", in, got)
+		if got := Text(in); got != in {
+			t.Errorf("Text(%q) = %q, want it unchanged", in, got)
 		}
 	}
 }
 
-// TestMaskCredentialsWindow: "it finds the last at-sign within 8,192
+// TestTextWindow: "it finds the last at-sign within 8,192
 // characters": one starting at the 8,192nd character counts, one after it
 // does not. Characters are code points, not bytes.
-func TestMaskCredentialsWindow(t *testing.T) {
-	runMaskCases(t, []maskCase{
+func TestTextWindow(t *testing.T) {
+	runCases(t, []textCase{
 		{"8191 between", "https://" + strings.Repeat("a", 8191) + "@host", "https://[redacted]@host"},
 		unmasked("8192 between", "https://"+strings.Repeat("a", 8192)+"@host"),
 		{"8191 two-byte characters between", "https://" + strings.Repeat("é", 8191) + "@host", "https://[redacted]@host"},
@@ -216,10 +221,10 @@ func TestMaskCredentialsWindow(t *testing.T) {
 	})
 }
 
-// TestMaskCredentialsShortUser: "Only a short plain user name with no
+// TestTextShortUser: "Only a short plain user name with no
 // password ... stays visible."
-func TestMaskCredentialsShortUser(t *testing.T) {
-	runMaskCases(t, []maskCase{
+func TestTextShortUser(t *testing.T) {
+	runCases(t, []textCase{
 		unmasked("git", "ssh://git@github.com:owner/repo.git"),
 		unmasked("hg", "ssh://hg@bitbucket.org/owner/repo"),
 		unmasked("with a dash", "ssh://ec2-user@host"),
@@ -237,10 +242,10 @@ func TestMaskCredentialsShortUser(t *testing.T) {
 	})
 }
 
-// TestMaskCredentialsKnownLimits are the spec's "Known limits", deliberately
+// TestTextKnownLimits are the spec's "Known limits", deliberately
 // not masked, each in a form no other rule reads.
-func TestMaskCredentialsKnownLimits(t *testing.T) {
-	runMaskCases(t, []maskCase{
+func TestTextKnownLimits(t *testing.T) {
+	runCases(t, []textCase{
 		unmasked("fullwidth at-sign", "https://alice:hunter2＠host"),
 		unmasked("zero-width space between the slashes", "https:/\u200b/alice:hunter2@host"),
 		unmasked("zero-width joiner after the colon", "https:\u200d//alice:hunter2@host"),
@@ -258,8 +263,8 @@ func TestMaskCredentialsKnownLimits(t *testing.T) {
 	})
 }
 
-func TestMaskCredentialsAssignments(t *testing.T) {
-	runMaskCases(t, []maskCase{
+func TestTextAssignments(t *testing.T) {
+	runCases(t, []textCase{
 		{"password=", "password=hunter2", "password=[redacted]"},
 		{"blanks around =", "PASSWORD = hunter2", "PASSWORD = [redacted]"},
 		{"quoted value", `DB_PASSWORD="hunter 2" next`, `DB_PASSWORD="[redacted]" next`},
@@ -305,10 +310,10 @@ func TestMaskCredentialsAssignments(t *testing.T) {
 	})
 }
 
-// TestMaskCredentialsProxySettings: "every proxy setting such as http_proxy
+// TestTextProxySettings: "every proxy setting such as http_proxy
 // or HTTPS_PROXY", NO_PROXY included.
-func TestMaskCredentialsProxySettings(t *testing.T) {
-	runMaskCases(t, []maskCase{
+func TestTextProxySettings(t *testing.T) {
+	runCases(t, []textCase{
 		{"http_proxy", "http_proxy=http://proxy:3128", "http_proxy=[redacted]"},
 		{"HTTPS_PROXY quoted", `HTTPS_PROXY="http://proxy:3128"`, `HTTPS_PROXY="[redacted]"`},
 		{"ALL_PROXY", "ALL_PROXY=socks5h://proxy:1080", "ALL_PROXY=[redacted]"},
@@ -327,8 +332,8 @@ func TestMaskCredentialsProxySettings(t *testing.T) {
 	})
 }
 
-func TestMaskCredentialsTokenShapes(t *testing.T) {
-	runMaskCases(t, []maskCase{
+func TestTextTokenShapes(t *testing.T) {
+	runCases(t, []textCase{
 		{"ghp_", "ghp_16C7e42F292c6912E7710c838347Ae178B4a", "[redacted]"},
 		{"gho_", "use gho_16C7e42F292c6912E7710c838347Ae178B4a.", "use [redacted]."},
 		{"ghu_", "(ghu_abc)", "([redacted])"},
@@ -350,8 +355,8 @@ func TestMaskCredentialsTokenShapes(t *testing.T) {
 	})
 }
 
-func TestMaskJSON(t *testing.T) {
-	for _, c := range []maskCase{
+func TestJSON(t *testing.T) {
+	for _, c := range []textCase{
 		{"string value", `{"url":"https://alice:hunter2@host"}`, `{"url":"https://[redacted]@host"}`},
 		{"assignment across key and value", `{"password":"hunter2","n":1}`, `{"password":"[redacted]","n":1}`},
 		{"nested", `{"env":{"GITHUB_TOKEN":"abc","HOME":"/h"}}`, `{"env":{"GITHUB_TOKEN":"[redacted]","HOME":"/h"}}`},
@@ -370,24 +375,24 @@ func TestMaskJSON(t *testing.T) {
 		{"not JSON", `password=hunter2 "`, `"password=[redacted]\""`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			got := MaskJSON(json.RawMessage(c.in))
+			got := JSON(json.RawMessage(c.in))
 			if string(got) != c.want {
-				t.Errorf("MaskJSON(%s)\n got %s\nwant %s", c.in, got, c.want)
+				t.Errorf("JSON(%s)\n got %s\nwant %s", c.in, got, c.want)
 			}
 			if !json.Valid(got) {
-				t.Errorf("MaskJSON(%s) = %s, not valid JSON", c.in, got)
+				t.Errorf("JSON(%s) = %s, not valid JSON", c.in, got)
 			}
 		})
 	}
-	if got := MaskJSON(nil); got != nil {
-		t.Errorf("MaskJSON(nil) = %q, want nil", got)
+	if got := JSON(nil); got != nil {
+		t.Errorf("JSON(nil) = %q, want nil", got)
 	}
 }
 
-// maskPathological are inputs built to make a careless scanner quadratic,
+// pathological are inputs built to make a careless scanner quadratic,
 // each about 2n bytes, with what the masking must make of them.
-func maskPathological(n int) []maskCase {
-	return []maskCase{
+func pathological(n int) []textCase {
+	return []textCase{
 		{"slashes", strings.Repeat("//", n) + "alice:pw@host", strings.Repeat("//", n) + "[redacted]@host"},
 		unmasked("spaced slashes", strings.Repeat(" //", n)),
 		unmasked("at-signs", strings.Repeat("@", 2*n)),
@@ -407,25 +412,25 @@ func maskPathological(n int) []maskCase {
 	}
 }
 
-func TestMaskCredentialsPathological(t *testing.T) {
-	runMaskCases(t, maskPathological(1<<15))
+func TestTextPathological(t *testing.T) {
+	runCases(t, pathological(1<<15))
 }
 
-// FuzzMaskCredentials builds scheme://user:secret@host with the separator
+// FuzzText builds scheme://user:secret@host with the separator
 // and the at-sign in random spellings, between random text, and checks the
 // secret never shows. Any input must also mask without panicking and give
-// valid JSON from MaskJSON.
-func FuzzMaskCredentials(f *testing.F) {
+// valid JSON from JSON.
+func FuzzText(f *testing.F) {
 	f.Add("see ", " done", uint64(0), "hunter2")
 	f.Add(`{"a":"`, `"}`, uint64(0x123456789), "s3cr3tPass")
 	f.Add("", "", uint64(1<<63-1), "x")
 	f.Add("\\", "@", uint64(0xdeadbeef), "pw")
 	f.Fuzz(func(t *testing.T, before, after string, choice uint64, secret string) {
-		_ = MaskCredentials(before)
-		if before != "" && !json.Valid(MaskJSON(json.RawMessage(before))) {
-			t.Fatalf("MaskJSON(%q) is not valid JSON", before)
+		_ = Text(before)
+		if before != "" && !json.Valid(JSON(json.RawMessage(before))) {
+			t.Fatalf("JSON(%q) is not valid JSON", before)
 		}
-		secret = maskFuzzSecret(secret)
+		secret = fuzzSecret(secret)
 		pick := func(options []string) string {
 			o := options[choice%uint64(len(options))]
 			choice /= uint64(len(options))
@@ -433,27 +438,27 @@ func FuzzMaskCredentials(f *testing.F) {
 		}
 		var url string
 		if pick([]string{"scheme", "protocol-relative"}) == "scheme" {
-			url = pick([]string{"https", "ssh", "x"}) + maskFuzzSpelling(':', pick)
+			url = pick([]string{"https", "ssh", "x"}) + fuzzSpelling(':', pick)
 		} else {
 			url = pick([]string{" ", "\n", `"`, "'", "(", "<", "=", "[", ","})
 		}
-		url += pick(maskFuzzBlanks) + maskFuzzSpelling('/', pick) + pick(maskFuzzBlanks) + maskFuzzSpelling('/', pick)
+		url += pick(fuzzBlanks) + fuzzSpelling('/', pick) + pick(fuzzBlanks) + fuzzSpelling('/', pick)
 		url += pick([]string{"user", "x-access-token", "oauth2", "token"}) + ":" + secret +
-			maskFuzzSpelling('@', pick) + "host.example"
+			fuzzSpelling('@', pick) + "host.example"
 		in := before + url + after
 		if strings.Count(in, secret) != 1 {
 			t.Skip("the secret also appears around the URL")
 		}
-		if out := MaskCredentials(in); strings.Contains(out, secret) {
-			t.Fatalf("MaskCredentials(%q) = %q shows the secret %q", in, out, secret)
+		if out := Text(in); strings.Contains(out, secret) {
+			t.Fatalf("Text(%q) = %q shows the secret %q", in, out, secret)
 		}
 	})
 }
 
-var maskFuzzBlanks = []string{"", "", "\t", "\n", "\r\n", "\t\n"}
+var fuzzBlanks = []string{"", "", "\t", "\n", "\r\n", "\t\n"}
 
-// maskFuzzSecret makes a password of 6 or more letters and digits.
-func maskFuzzSecret(s string) string {
+// fuzzSecret makes a password of 6 or more letters and digits.
+func fuzzSecret(s string) string {
 	const alnum = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
 	b := []byte("Zq9")
 	for i := 0; i < len(s) && len(b) < 40; i++ {
@@ -465,10 +470,10 @@ func maskFuzzSecret(s string) string {
 	return string(b)
 }
 
-// maskFuzzSpelling spells c in one of the ways the spec reads. The
+// fuzzSpelling spells c in one of the ways the spec reads. The
 // characters after each spelling (a letter past f, or another spelling)
 // never extend it into a different character.
-func maskFuzzSpelling(c byte, pick func([]string) string) string {
+func fuzzSpelling(c byte, pick func([]string) string) string {
 	hex := fmt.Sprintf("%02x", c)
 	upper := strings.ToUpper(hex)
 	names := map[byte]string{'@': "commat", ':': "colon", '/': "sol"}
@@ -492,9 +497,9 @@ func maskFuzzSpelling(c byte, pick func([]string) string) string {
 	return s
 }
 
-// maskBenchToolResult is a 64 KiB tool result of the usual kind: command
+// benchToolResult is a 64 KiB tool result of the usual kind: command
 // output with paths, URLs, JSON and a few credentials.
-func maskBenchToolResult() string {
+func benchToolResult() string {
 	lines := []string{
 		"$ git remote -v",
 		"origin\thttps://github.com/chopin-desktop/chopin.git (fetch)",
@@ -517,32 +522,32 @@ func maskBenchToolResult() string {
 	return b.String()[:64<<10]
 }
 
-// BenchmarkMaskCredentials runs a 64 KiB tool result, then each
+// BenchmarkText runs a 64 KiB tool result, then each
 // pathological input at 64 KiB and at 256 KiB: linear work shows as the same
 // MB/s at both sizes, quadratic work as a quarter.
-func BenchmarkMaskCredentials(b *testing.B) {
-	b.Run("tool result 64KiB", func(b *testing.B) { maskBench(b, maskBenchToolResult()) })
+func BenchmarkText(b *testing.B) {
+	b.Run("tool result 64KiB", func(b *testing.B) { benchText(b, benchToolResult()) })
 	for _, size := range []int{64, 256} {
-		for _, c := range maskPathological(size << 9) {
-			b.Run(fmt.Sprintf("%s %dKiB", c.name, size), func(b *testing.B) { maskBench(b, c.in) })
+		for _, c := range pathological(size << 9) {
+			b.Run(fmt.Sprintf("%s %dKiB", c.name, size), func(b *testing.B) { benchText(b, c.in) })
 		}
 	}
 }
 
-func maskBench(b *testing.B, in string) {
+func benchText(b *testing.B, in string) {
 	b.SetBytes(int64(len(in)))
 	for b.Loop() {
-		MaskCredentials(in)
+		Text(in)
 	}
 }
 
-func BenchmarkMaskJSON(b *testing.B) {
-	raw, err := json.Marshal(map[string]any{"output": maskBenchToolResult(), "exitCode": 0})
+func BenchmarkJSON(b *testing.B) {
+	raw, err := json.Marshal(map[string]any{"output": benchToolResult(), "exitCode": 0})
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.SetBytes(int64(len(raw)))
 	for b.Loop() {
-		MaskJSON(raw)
+		JSON(raw)
 	}
 }
