@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/chopin-desktop/chopin/agentconn"
+	"github.com/chopin-desktop/chopin/picture"
 	"github.com/chopin-desktop/chopin/room"
 	"github.com/chopin-desktop/chopin/store"
 )
@@ -82,11 +83,11 @@ func (a *App) uploadedImage(documentID string, input, result json.RawMessage) []
 		return nil
 	}
 	alt := args.Alt
-	return []room.ToolImage{{Alt: &alt, Image: room.Image{SHA256: img.SHA256, Ext: img.Ext,
+	return []room.ToolImage{{Alt: &alt, Image: picture.Image{SHA256: img.SHA256, Ext: img.Ext,
 		MimeType: img.MimeType, Width: img.Width, Height: img.Height}}}
 }
 
-func storeImage(img room.Image) store.Image {
+func storeImage(img picture.Image) store.Image {
 	return store.Image{SHA256: img.SHA256, Ext: img.Ext, MimeType: img.MimeType,
 		Width: img.Width, Height: img.Height, Data: img.Data}
 }

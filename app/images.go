@@ -11,7 +11,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/chopin-desktop/chopin/room"
+	"github.com/chopin-desktop/chopin/picture"
 	"github.com/chopin-desktop/chopin/store"
 )
 
@@ -34,6 +34,11 @@ var servedImageTypes = map[string]bool{
 	"image/avif": true, "image/bmp": true, "image/x-icon": true,
 }
 
+// thumbnailWidths are the widths /images/ serves a smaller copy at
+// (?w=360 and so on), Slack's thumbnail widths: a bounded set, so the
+// copies a server keeps are bounded too.
+var thumbnailWidths = []int{64, 80, 160, 360, 480, 720, 960, 1024}
+
 var errImageNotFound = httpError(http.StatusNotFound, "image-not-found", "There is no such image, or it belongs to no document you can read.")
 
 func (a *App) handleImage(c echo.Context) error {
@@ -47,7 +52,7 @@ func (a *App) handleImage(c echo.Context) error {
 	width := 0
 	if w := c.QueryParam("w"); w != "" {
 		n, err := strconv.Atoi(w)
-		if err != nil || !slices.Contains(room.ThumbnailWidths, n) {
+		if err != nil || !slices.Contains(thumbnailWidths, n) {
 			return badRequest("invalid-width", "w must be one of the thumbnail widths "+thumbnailWidthList()+".")
 		}
 		width = n
@@ -95,14 +100,14 @@ func isSHA256Hex(s string) bool {
 
 func thumbnailWidthList() string {
 	var ws []string
-	for _, w := range room.ThumbnailWidths {
+	for _, w := range thumbnailWidths {
 		ws = append(ws, strconv.Itoa(w))
 	}
 	return strings.Join(ws, ", ")
 }
 
 // thumbnail is img at most width wide: from the cache, made now, or the
-// image itself when no smaller copy is right (see room.Thumbnail).
+// image itself when no smaller copy is right (see picture.Thumbnail).
 func (a *App) thumbnail(img store.Image, width int) (mime string, data []byte) {
 	key := img.SHA256 + "-" + strconv.Itoa(width)
 	if t, ok := thumbnails.get(key); ok {
@@ -113,7 +118,7 @@ func (a *App) thumbnail(img store.Image, width int) (mime string, data []byte) {
 	if t, ok := thumbnails.get(key); ok { // made while this one waited
 		return t.mime, t.data
 	}
-	t, ok, err := room.Thumbnail(room.Image{SHA256: img.SHA256, Ext: img.Ext, MimeType: img.MimeType,
+	t, ok, err := picture.Thumbnail(picture.Image{SHA256: img.SHA256, Ext: img.Ext, MimeType: img.MimeType,
 		Width: img.Width, Height: img.Height, Data: img.Data}, width)
 	if err != nil {
 		a.log.Warn("make thumbnail", "image", img.SHA256, "width", width, "err", err)

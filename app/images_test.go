@@ -13,6 +13,7 @@ import (
 
 	"golang.org/x/image/webp"
 
+	"github.com/chopin-desktop/chopin/picture"
 	"github.com/chopin-desktop/chopin/room"
 	"github.com/chopin-desktop/chopin/store"
 )
@@ -20,7 +21,7 @@ import (
 // storeTestImage keeps a real w×h PNG, half see-through, as one of the
 // document's images, the way a turn's tool result or upload_plan_image
 // will, and returns what was stored.
-func storeTestImage(t *testing.T, ta *testApp, channelID string, w, h int) room.Image {
+func storeTestImage(t *testing.T, ta *testApp, channelID string, w, h int) picture.Image {
 	t.Helper()
 	pic := image.NewNRGBA(image.Rect(0, 0, w, h))
 	for y := range h {
@@ -55,7 +56,7 @@ func TestImageServed(t *testing.T) {
 	doc := ta.createDocument("octo/plans", "Images")
 	img := storeTestImage(t, ta, doc.ID, 800, 400)
 
-	r := ta.do("GET", img.Path(), nil)
+	r := ta.do("GET", room.ImagePath(img), nil)
 	want(t, r, 200, "")
 	for k, v := range map[string]string{
 		"Content-Type":                 "image/png",
@@ -72,18 +73,18 @@ func TestImageServed(t *testing.T) {
 	if !bytes.Equal(r.Body, img.Data) {
 		t.Fatal("served bytes differ from the stored ones")
 	}
-	r = ta.request(ta.browser, "GET", img.Path(), nil, map[string]string{"If-None-Match": `"` + img.SHA256 + `"`})
+	r = ta.request(ta.browser, "GET", room.ImagePath(img), nil, map[string]string{"If-None-Match": `"` + img.SHA256 + `"`})
 	want(t, r, 304, "")
 
 	// The agent token reads it too; a stranger does not.
 	ta.app.agentToken.mu.RLock()
 	token := ta.app.agentToken.value
 	ta.app.agentToken.mu.RUnlock()
-	want(t, ta.request(http.DefaultClient, "GET", img.Path(), nil, map[string]string{"Authorization": "Bearer " + token}), 200, "")
-	if r := ta.request(http.DefaultClient, "GET", img.Path(), nil, nil); r.Status != 401 || bytes.Contains(r.Body, img.Data[:16]) {
+	want(t, ta.request(http.DefaultClient, "GET", room.ImagePath(img), nil, map[string]string{"Authorization": "Bearer " + token}), 200, "")
+	if r := ta.request(http.DefaultClient, "GET", room.ImagePath(img), nil, nil); r.Status != 401 || bytes.Contains(r.Body, img.Data[:16]) {
 		t.Fatalf("without a session: %d", r.Status)
 	}
-	want(t, ta.request(http.DefaultClient, "GET", img.Path(), nil, map[string]string{"Authorization": "Bearer chopin_a_wrong"}), 401, "")
+	want(t, ta.request(http.DefaultClient, "GET", room.ImagePath(img), nil, map[string]string{"Authorization": "Bearer chopin_a_wrong"}), 401, "")
 
 	// Unknown hash, another extension, a malformed name: 404.
 	for _, p := range []string{
@@ -108,7 +109,7 @@ func TestImageThumbnail(t *testing.T) {
 	img := storeTestImage(t, ta, doc.ID, 800, 400)
 
 	for range 2 { // made, then from the cache
-		r := ta.do("GET", img.Path()+"?w=360", nil)
+		r := ta.do("GET", room.ImagePath(img)+"?w=360", nil)
 		want(t, r, 200, "")
 		if ct := r.Header.Get("Content-Type"); ct != "image/webp" || r.Header.Get("X-Content-Type-Options") != "nosniff" ||
 			r.Header.Get("Content-Security-Policy") != imageCSP || r.Header.Get("Etag") != `"`+img.SHA256+`-w360"` {
@@ -123,13 +124,13 @@ func TestImageThumbnail(t *testing.T) {
 		}
 	}
 	// Wider than the image: the image itself.
-	r := ta.do("GET", img.Path()+"?w=960", nil)
+	r := ta.do("GET", room.ImagePath(img)+"?w=960", nil)
 	want(t, r, 200, "")
 	if r.Header.Get("Content-Type") != "image/png" || !bytes.Equal(r.Body, img.Data) {
 		t.Fatalf("?w=960 of an 800-wide image: %s", r.Header.Get("Content-Type"))
 	}
-	want(t, ta.do("GET", img.Path()+"?w=333", nil), 400, "invalid-width")
-	want(t, ta.do("GET", img.Path()+"?w=big", nil), 400, "invalid-width")
+	want(t, ta.do("GET", room.ImagePath(img)+"?w=333", nil), 400, "invalid-width")
+	want(t, ta.do("GET", room.ImagePath(img)+"?w=big", nil), 400, "invalid-width")
 }
 
 func TestImageOfDeletedDocument(t *testing.T) {
@@ -137,9 +138,9 @@ func TestImageOfDeletedDocument(t *testing.T) {
 	ta.addRepository("octo/plans")
 	doc := ta.createDocument("octo/plans", "Gone")
 	img := storeTestImage(t, ta, doc.ID, 20, 10)
-	want(t, ta.do("GET", img.Path(), nil), 200, "")
+	want(t, ta.do("GET", room.ImagePath(img), nil), 200, "")
 	want(t, ta.do("POST", "/api/channels/"+doc.ID+"/archive", nil), 200, "")
-	want(t, ta.do("GET", img.Path(), nil), 200, "") // an archived document is still read
+	want(t, ta.do("GET", room.ImagePath(img), nil), 200, "") // an archived document is still read
 	want(t, ta.do("DELETE", "/api/channels/"+doc.ID, nil), 204, "")
-	want(t, ta.do("GET", img.Path(), nil), 404, "image-not-found")
+	want(t, ta.do("GET", room.ImagePath(img), nil), 404, "image-not-found")
 }

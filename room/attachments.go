@@ -7,6 +7,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/chopin-desktop/chopin/picture"
 )
 
 // Images and text files a person sends with a message (spec "Images and
@@ -89,9 +91,9 @@ func ReadAttachments(ups []AttachmentUpload, lim AttachmentLimits) ([]ChatAttach
 			return nil, errorf(CodeMessageTooLarge, "A message's files hold at most %d bytes together; these have more.", maxTotal)
 		}
 		a := ChatAttachment{Name: name, Size: len(data), Data: base64.StdEncoding.EncodeToString(data)}
-		switch t := sniffImage(data); {
-		case t == typePNG || t == typeJPEG || t == typeWebP || t == typeGIF:
-			a.Kind, a.MediaType = AttachmentImage, t.mime
+		switch t := picture.Sniff(data); {
+		case t == picture.PNG || t == picture.JPEG || t == picture.WebP || t == picture.GIF:
+			a.Kind, a.MediaType = AttachmentImage, t.MimeType()
 		case t == nil && isText(data):
 			a.Kind, a.MediaType = AttachmentFile, "text/plain"
 		default:

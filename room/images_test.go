@@ -13,12 +13,10 @@ import (
 	"image/png"
 	"math/rand/v2"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/HugoSmits86/nativewebp"
 	"golang.org/x/image/bmp"
-	"golang.org/x/image/webp"
 )
 
 // Real images, made here with real encoders.
@@ -188,8 +186,8 @@ func TestReadToolResultTypes(t *testing.T) {
 			if ti.Alt == nil || *ti.Alt != alt || ti.Caption == nil || *ti.Caption != "" {
 				t.Fatalf("alt %v caption %v", ti.Alt, ti.Caption)
 			}
-			if img.Path() != "/images/"+img.SHA256+"."+tc.ext || len(img.SHA256) != 64 {
-				t.Fatalf("path %s", img.Path())
+			if ImagePath(img) != "/images/"+img.SHA256+"."+tc.ext || len(img.SHA256) != 64 {
+				t.Fatalf("path %s", ImagePath(img))
 			}
 		})
 	}
@@ -307,83 +305,6 @@ func TestNotStored(t *testing.T) {
 	}
 }
 
-// A 12 MB picture is stored as a smaller copy that fits.
-var (
-	bigOnce sync.Once
-	bigPNG  []byte
-)
-
-func twelveMBPNG(t testing.TB) []byte {
-	bigOnce.Do(func() { bigPNG = encodePNG(t, noise(2000, 2000)) })
-	return bigPNG
-}
-
-func TestLargeImageStoredSmaller(t *testing.T) {
-	data := twelveMBPNG(t)
-	if len(data) < 12_000_000 {
-		t.Fatalf("the noisy PNG is only %d bytes", len(data))
-	}
-	const limit = tenMiB
-	content, _ := ReadToolResult(result(t, map[string]any{"type": "image", "data": b64(data), "mimeType": "image/png"}), limit)
-	ti := content.Images[0]
-	if ti.Refused != nil {
-		t.Fatal(ti.Refused.Reason)
-	}
-	img := ti.Image
-	if img.MimeType != "image/webp" || img.Ext != "webp" || len(img.Data) > limit || img.Width >= 2000 || img.Width < 1000 {
-		t.Fatalf("stored %s %d×%d, %d bytes", img.MimeType, img.Width, img.Height, len(img.Data))
-	}
-	cfg, err := webp.DecodeConfig(bytes.NewReader(img.Data))
-	if err != nil || cfg.Width != img.Width || cfg.Height != img.Height {
-		t.Fatalf("stored WebP reads as %+v, %v", cfg, err)
-	}
-	if ratio := float64(img.Width) / float64(img.Height); ratio < 0.99 || ratio > 1.01 {
-		t.Fatalf("aspect ratio %f", ratio)
-	}
-	t.Logf("%d bytes of PNG stored as %d×%d WebP of %d bytes", len(data), img.Width, img.Height, len(img.Data))
-}
-
-func TestWideImageKeepsAlpha(t *testing.T) {
-	data := encodePNG(t, gradient(5000, 40, true))
-	content, _ := ReadToolResult(result(t, map[string]any{"type": "image", "data": b64(data), "mimeType": "image/png"}), tenMiB)
-	ti := content.Images[0]
-	if ti.Refused != nil {
-		t.Fatal(ti.Refused.Reason)
-	}
-	img := ti.Image
-	if img.MimeType != "image/webp" || img.Width != 4096 || img.Height != 33 {
-		t.Fatalf("stored %s %d×%d", img.MimeType, img.Width, img.Height)
-	}
-	dec, err := webp.Decode(bytes.NewReader(img.Data))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, _, _, a := dec.At(10, 10).RGBA(); a != 0 {
-		t.Fatalf("left half has alpha %d, want transparent", a)
-	}
-	if _, _, _, a := dec.At(4000, 10).RGBA(); a != 0xffff {
-		t.Fatalf("right half has alpha %d, want opaque", a)
-	}
-}
-
-func TestLargeJPEGStaysJPEG(t *testing.T) {
-	data := withOrientation(encodeJPEG(t, gradient(4200, 300, false), 90), 8)
-	content, _ := ReadToolResult(result(t, map[string]any{"type": "image", "data": b64(data), "mimeType": "image/jpeg"}), tenMiB)
-	ti := content.Images[0]
-	if ti.Refused != nil {
-		t.Fatal(ti.Refused.Reason)
-	}
-	img := ti.Image
-	// Turned a quarter by EXIF, it shows 300 wide and 4200 tall.
-	if img.MimeType != "image/jpeg" || img.Ext != "jpg" || img.Height != 4096 || img.Width != 293 {
-		t.Fatalf("stored %s %d×%d", img.MimeType, img.Width, img.Height)
-	}
-	cfg, err := jpeg.DecodeConfig(bytes.NewReader(img.Data))
-	if err != nil || cfg.Width != 293 || cfg.Height != 4096 || jpegOrientation(img.Data) != 1 {
-		t.Fatalf("stored JPEG reads as %+v, %v", cfg, err)
-	}
-}
-
 func TestTooManyPixels(t *testing.T) {
 	// A PNG of 10000×6000 compresses to little but would take 240 MB to decode.
 	img := image.NewGray(image.Rect(0, 0, 10000, 6000))
@@ -391,43 +312,6 @@ func TestTooManyPixels(t *testing.T) {
 	content, _ := ReadToolResult(result(t, map[string]any{"type": "image", "data": b64(data), "mimeType": "image/png"}), tenMiB)
 	if r := content.Images[0].Refused; r == nil || r.Reason != "Image couldn't be shown: it is more pixels than Chopin can make smaller (10000 × 6000)." {
 		t.Fatalf("refused %+v", r)
-	}
-}
-
-func TestThumbnail(t *testing.T) {
-	pngImg := newImage(typePNG, encodePNG(t, gradient(800, 400, true)), 800, 400)
-	thumb, ok, err := Thumbnail(pngImg, 360)
-	if err != nil || !ok {
-		t.Fatalf("thumbnail: %v %v", ok, err)
-	}
-	if thumb.MimeType != "image/webp" || thumb.Width != 360 || thumb.Height != 180 {
-		t.Fatalf("thumbnail %s %d×%d", thumb.MimeType, thumb.Width, thumb.Height)
-	}
-	dec, err := webp.Decode(bytes.NewReader(thumb.Data))
-	if err != nil || dec.Bounds().Dx() != 360 {
-		t.Fatalf("thumbnail decodes as %v, %v", dec.Bounds(), err)
-	}
-	if _, _, _, a := dec.At(5, 5).RGBA(); a != 0 {
-		t.Fatal("thumbnail lost transparency")
-	}
-
-	jpgImg := newImage(typeJPEG, encodeJPEG(t, gradient(800, 400, false), 90), 800, 400)
-	if thumb, ok, err = Thumbnail(jpgImg, 160); err != nil || !ok || thumb.MimeType != "image/jpeg" || thumb.Width != 160 || thumb.Height != 80 {
-		t.Fatalf("JPEG thumbnail %s %d×%d %v %v", thumb.MimeType, thumb.Width, thumb.Height, ok, err)
-	}
-	// No wider than asked, a GIF (it may move), an AVIF: the image itself.
-	for _, img := range []Image{
-		pngImg,
-		newImage(typeGIF, encodeGIF(t, gradient(800, 400, false)), 800, 400),
-		newImage(typeAVIF, avifOf(800, 400), 800, 400),
-	} {
-		w := 360
-		if img.MimeType == "image/png" {
-			w = 800
-		}
-		if _, ok, err := Thumbnail(img, w); ok || err != nil {
-			t.Errorf("%s at %d: ok %v, %v", img.MimeType, w, ok, err)
-		}
 	}
 }
 
@@ -496,49 +380,5 @@ func TestPrepareUploadOverOneMiB(t *testing.T) {
 	again, _ := PrepareUpload(UploadImageArgs{Data: b64(data), MimeType: "image/png", Alt: "noise"}, tenMiB)
 	if again.SHA256 != img.SHA256 {
 		t.Fatal("the smaller copy of the same bytes differs")
-	}
-}
-
-func BenchmarkKeepImage12MBPNG(b *testing.B) {
-	data := twelveMBPNG(b)
-	w, h, err := readImage(typePNG, data)
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.SetBytes(int64(len(data)))
-	b.ReportAllocs()
-	for b.Loop() {
-		img, err := keepImage(typePNG, data, w, h, tenMiB)
-		if err != nil || len(img.Data) > tenMiB {
-			b.Fatal(err)
-		}
-	}
-}
-
-func BenchmarkKeepImage12MBJPEG(b *testing.B) {
-	// A 6000×4000 photo-sized JPEG of noise, about 12 MB at quality 90.
-	data := encodeJPEG(b, noise(3000, 4000), 90)
-	w, h, err := readImage(typeJPEG, data)
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Logf("JPEG of %d bytes", len(data))
-	b.SetBytes(int64(len(data)))
-	b.ReportAllocs()
-	for b.Loop() {
-		img, err := keepImage(typeJPEG, data, w, h, tenMiB)
-		if err != nil || len(img.Data) > tenMiB || img.Height > MaxImageSide {
-			b.Fatal(err)
-		}
-	}
-}
-
-func BenchmarkThumbnail360(b *testing.B) {
-	img := newImage(typeJPEG, encodeJPEG(b, gradient(4000, 3000, false), 90), 4000, 3000)
-	b.ReportAllocs()
-	for b.Loop() {
-		if _, ok, err := Thumbnail(img, 360); !ok || err != nil {
-			b.Fatal(err)
-		}
 	}
 }

@@ -34,7 +34,7 @@ func (p *PlannerReply) AddImages(images []ToolImage) {
 	}
 	shown, refused := PlaceImages(images, len(p.details.Images))
 	for _, ti := range shown {
-		p.details.Images = append(p.details.Images, ReplyImage{Path: ti.Image.Path(), MimeType: ti.Image.MimeType,
+		p.details.Images = append(p.details.Images, ReplyImage{Path: ImagePath(ti.Image), MimeType: ti.Image.MimeType,
 			Width: ti.Image.Width, Height: ti.Image.Height, Alt: ti.Alt, Caption: ti.Caption})
 	}
 	p.details.RefusedImages = append(p.details.RefusedImages, refused...)
