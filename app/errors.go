@@ -96,36 +96,28 @@ func (a *App) translate(err error, c echo.Context) *HTTPError {
 
 // kindStatus is the HTTP status of each kind of refusal: the one place a
 // domain error becomes a status. Codes have no statuses of their own.
+// fault.Internal has none: it is answered as any unexpected error is.
 var kindStatus = map[fault.Kind]int{
 	fault.Invalid:   http.StatusBadRequest,
 	fault.NotFound:  http.StatusNotFound,
 	fault.Conflict:  http.StatusConflict,
 	fault.TooLarge:  http.StatusRequestEntityTooLarge,
 	fault.Forbidden: http.StatusForbidden,
-	fault.Internal:  http.StatusInternalServerError,
 }
 
 // refusal is a domain error as the client sees it: the status its kind has,
-// its own code and message. An Internal one is logged too, and a kind with
-// no status is Chopin's mistake, answered as any unexpected error is.
+// its own code and message.
 func (a *App) refusal(kind fault.Kind, code, message string, err error, c echo.Context) *HTTPError {
 	status, ok := kindStatus[kind]
 	if !ok {
 		return a.internal(err, c)
 	}
-	if kind == fault.Internal {
-		a.logFailure(err, c)
-	}
 	return httpError(status, code, message)
 }
 
-// internal is an unexpected error: 500 with a generic message; the detail
+// internal is Chopin's own failure: 500 with a generic message; the detail
 // goes to the log only.
 func (a *App) internal(err error, c echo.Context) *HTTPError {
-	a.logFailure(err, c)
-	return httpError(http.StatusInternalServerError, "internal", "Something went wrong inside Chopin; the log has the details.")
-}
-
-func (a *App) logFailure(err error, c echo.Context) {
 	a.log.Error("request failed", "method", c.Request().Method, "path", c.Request().URL.Path, "err", err)
+	return httpError(http.StatusInternalServerError, "internal", "Something went wrong inside Chopin; the log has the details.")
 }
