@@ -1,5 +1,9 @@
 package app
 
+// Errors as clients see them: one echo error handler turns every error into
+// a status and a JSON {code, message} (docs/http-api.md, "Errors"); a domain
+// refusal's status comes from its kind alone.
+
 import (
 	"errors"
 	"net/http"
@@ -7,13 +11,15 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/chopin-desktop/chopin/fault"
 	"github.com/chopin-desktop/chopin/room"
-	"github.com/chopin-desktop/chopin/store"
 )
 
-// HTTPError is an error with the status, code and message a client sees.
-// Anything that is not an HTTPError (or a store error) becomes a 500 with a
-// generic message; its detail goes to the log only.
+// HTTPError is an error with the status, code and message a client sees,
+// for what only HTTP knows of: sign-in, origins, routes. A domain refusal is
+// a fault.Error (store's among them) or a room.Error instead, whose kind
+// gives the status. Anything else becomes a 500 with a generic message; its
+// detail goes to the log only.
 type HTTPError struct {
 	Status  int
 	Code    string
@@ -34,8 +40,9 @@ var (
 	errResearch        = httpError(http.StatusNotFound, "research-unavailable", "Web research is not available in Chopin desktop: it needs the network.")
 )
 
-func badRequest(code, message string) *HTTPError {
-	return httpError(http.StatusBadRequest, code, message)
+// badRequest refuses a request the app itself finds malformed.
+func badRequest(code, message string) error {
+	return &fault.Error{Kind: fault.Invalid, Code: code, Message: message}
 }
 
 // handleError is echo's one error handler: it turns every error into a
@@ -62,20 +69,13 @@ func (a *App) translate(err error, c echo.Context) *HTTPError {
 	if errors.As(err, &he) {
 		return he
 	}
-	var se *store.Error
-	if errors.As(err, &se) {
-		status := http.StatusBadRequest
-		switch {
-		case errors.Is(se.Kind, store.ErrNotFound):
-			status = http.StatusNotFound
-		case errors.Is(se.Kind, store.ErrConflict):
-			status = http.StatusConflict
-		}
-		return httpError(status, se.Code, se.Message)
+	var fe *fault.Error
+	if errors.As(err, &fe) {
+		return a.refusal(fe.Kind, fe.Code, fe.Message, err, c)
 	}
 	var re *room.Error
 	if errors.As(err, &re) {
-		return httpError(roomErrorStatus(re.Code), re.Code, re.Message)
+		return a.refusal(re.Kind(), re.Code, re.Message, err, c)
 	}
 	var ee *echo.HTTPError
 	if errors.As(err, &ee) {
@@ -91,24 +91,33 @@ func (a *App) translate(err error, c echo.Context) *HTTPError {
 			return httpError(ee.Code, "bad-request", http.StatusText(ee.Code))
 		}
 	}
-	a.log.Error("request failed", "method", c.Request().Method, "path", c.Request().URL.Path, "err", err)
-	return httpError(http.StatusInternalServerError, "internal", "Something went wrong inside Chopin; the log has the details.")
+	return a.internal(err, c)
 }
 
-// roomErrorStatus is the HTTP status of a room's refusal.
-func roomErrorStatus(code string) int {
-	switch code {
-	case room.CodeNotFound:
-		return http.StatusNotFound
-	case room.CodeStaleRevision, room.CodeStaleVersion, room.CodeDocumentArchived, room.CodeDecisionClosed,
-		room.CodePlannerNotAttached, room.CodePlannerBusy:
-		return http.StatusConflict
-	case room.CodeMessageTooLarge, room.CodeDocumentTooLarge:
-		return http.StatusRequestEntityTooLarge
-	case room.CodeReadOnly:
-		return http.StatusForbidden
-	case room.CodeInternal:
-		return http.StatusInternalServerError
+// kindStatus is the HTTP status of each kind of refusal: the one place a
+// domain error becomes a status. Codes have no statuses of their own.
+// fault.Internal has none: it is answered as any unexpected error is.
+var kindStatus = map[fault.Kind]int{
+	fault.Invalid:   http.StatusBadRequest,
+	fault.NotFound:  http.StatusNotFound,
+	fault.Conflict:  http.StatusConflict,
+	fault.TooLarge:  http.StatusRequestEntityTooLarge,
+	fault.Forbidden: http.StatusForbidden,
+}
+
+// refusal is a domain error as the client sees it: the status its kind has,
+// its own code and message.
+func (a *App) refusal(kind fault.Kind, code, message string, err error, c echo.Context) *HTTPError {
+	status, ok := kindStatus[kind]
+	if !ok {
+		return a.internal(err, c)
 	}
-	return http.StatusBadRequest
+	return httpError(status, code, message)
+}
+
+// internal is Chopin's own failure: 500 with a generic message; the detail
+// goes to the log only.
+func (a *App) internal(err error, c echo.Context) *HTTPError {
+	a.log.Error("request failed", "method", c.Request().Method, "path", c.Request().URL.Path, "err", err)
+	return httpError(http.StatusInternalServerError, "internal", "Something went wrong inside Chopin; the log has the details.")
 }

@@ -58,9 +58,6 @@ const (
 	maxAttachmentName = 255
 )
 
-// CodeInvalidAttachment refuses a file Chopin cannot keep.
-const CodeInvalidAttachment = "invalid-attachment"
-
 // ReadAttachments checks a message's files and returns them as kept.
 func ReadAttachments(ups []AttachmentUpload, lim AttachmentLimits) ([]ChatAttachment, error) {
 	if len(ups) > MaxAttachments {

@@ -23,9 +23,6 @@ type CommandChecker interface {
 	CheckCommand(ctx context.Context, ch Channel, cmd ChatCommand) error
 }
 
-// CodeUnknownCommand refuses a command the attached client does not offer.
-const CodeUnknownCommand = "unknown-command"
-
 // SayCommand posts a person's command for the Planner: checked against what
 // the attached client reported, then sent as Say sends "@chopin /name args".
 func (r *Room) SayCommand(ctx context.Context, who Identity, cmd ChatCommand, args string) (Message, error) {

@@ -524,30 +524,3 @@ func (ls lines) lineAt(offset int) int {
 func isBlank(line string) bool {
 	return strings.Trim(line, " \t") == ""
 }
-
-// Error codes. They are stable: clients and tests match on them.
-const (
-	CodeStaleRevision     = "stale-revision"
-	CodeInvalidOperation  = "invalid-operation"
-	CodeInvalidArgument   = "invalid-argument"
-	CodeReservedComponent = "reserved-component"
-	CodeDocumentTooLarge  = "document-too-large"
-	CodeEmptyDocument     = "empty-document"
-	CodeInvalidQuestion   = "invalid-question"
-	CodeInvalidAnswer     = "invalid-answer"
-)
-
-// An Error is a refusal the caller shows as it is: Code is a stable
-// identifier, Message plain English saying what happened and what to do.
-// Stale is set only for stale-revision.
-type Error struct {
-	Code    string `json:"code"`
-	Message string `json:"message"`
-	Stale   *Stale `json:"stale,omitempty"`
-}
-
-func (e *Error) Error() string { return e.Message }
-
-func errorf(code, format string, args ...any) *Error {
-	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
-}

@@ -255,14 +255,8 @@ type UploadImageResult struct {
 	Markdown string `json:"markdown"`
 }
 
-// Refusal codes of upload_plan_image.
-const (
-	CodeImageTooLarge      = "image-too-large"
-	CodeUnsupportedImage   = "unsupported-image-type"
-	CodeImageTypeMismatch  = "image-type-mismatch"
-	CodeImageTooManyPixels = "image-too-many-pixels"
-	MaxImageAlt            = 200 // characters (code points) of alt
-)
+// MaxImageAlt is the most characters (code points) an image's alt holds.
+const MaxImageAlt = 200
 
 // PrepareUpload checks upload_plan_image's input and makes the Image to
 // store: the bytes themselves, or a smaller copy when they are over

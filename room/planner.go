@@ -17,13 +17,6 @@ type Planner interface {
 	Turn(ctx context.Context, ch Channel, m Message) error
 }
 
-// Codes of a message no Planner can take. The wording is the agent
-// connection's: it alone knows whether a Planner is attached, away or busy.
-const (
-	CodePlannerNotAttached = "planner-not-attached"
-	CodePlannerBusy        = "planner-busy"
-)
-
 // noPlanner is the Planner of a hub built without one (tests of the room
 // alone); the app always plugs in the agent connection.
 type noPlanner struct{}

@@ -175,17 +175,3 @@ func newID() string {
 	rand.Read(b)
 	return hex.EncodeToString(b)
 }
-
-// More error codes of the room.
-const (
-	CodeDocumentArchived = "document-archived"
-	CodeStaleVersion     = "stale-version"
-	CodeInvalidChanges   = "invalid-changes"
-	CodeReadOnly         = "read-only"
-	CodeMalformed        = "malformed-message"
-	CodeUnknownType      = "unknown-message-type"
-	CodeMessageTooLarge  = "message-too-large"
-	CodeNotFound         = "not-found"
-	CodeDecisionClosed   = "decision-closed"
-	CodeInternal         = "internal"
-)
