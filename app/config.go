@@ -1,5 +1,11 @@
 package app
 
+// Loading the configuration (DESIGN.md section 4): LoadConfig resolves every
+// row of the settings table from flags, the environment, chopin.toml and
+// defaults, checks each value, and reports every problem in one line that
+// names where the value came from. It also reads chopin.toml, refusing
+// unknown keys at their line, and its [[repository]] tables.
+
 import (
 	"bytes"
 	"errors"
@@ -27,13 +33,14 @@ import (
 
 // Config is the whole configuration of one Chopin process. It is built by
 // LoadConfig from flags, environment, chopin.toml and defaults, in that order
-// of precedence, and validated before anything starts.
+// of precedence, and validated before anything starts. A field's comment
+// names the setting that fills it.
 type Config struct {
-	AuthMode string // AUTH_MODE: only "local"
-	Harness  string // HARNESS: only "remote"
+	AuthMode string // AUTH_MODE
+	Harness  string // HARNESS
 	Agent    bool   // AGENT: false makes /api/v1/agent answer 404
 
-	ServerHost string // SERVER_HOST: 127.0.0.1, ::1 or localhost
+	ServerHost string // SERVER_HOST
 	Port       int    // PORT: 0 picks a free port (tests)
 	// AppOrigin is APP_ORIGIN as configured, normalised to scheme://host:port,
 	// or empty when it was not set: the origin is then http://<host>:<port> of
@@ -52,15 +59,18 @@ type Config struct {
 
 	Model string // MODEL: sent as a turn's model when set
 
-	PlannerAttachGrace     time.Duration // PLANNER_ATTACH_GRACE_MS
-	AgentPing              time.Duration // AGENT_CONNECTION_PING_MS
-	AgentTimeout           time.Duration // AGENT_CONNECTION_TIMEOUT_MS
-	AgentMaxSilence        time.Duration // AGENT_CONNECTION_MAX_SILENCE_MS
-	HandoverPlannerWindow  time.Duration // HANDOVER_PLANNER_WINDOW_MS
-	AgentAnswerTimeout     time.Duration // tests only: the wait for stop and resume answers; zero is 10 s
-	MaxStoredImageBytes    int64         // MAX_STORED_IMAGE_BYTES
-	ChatAttachmentMaxBytes int64         // CHAT_ATTACHMENT_MAX_BYTES
-	ChatAttachmentMaxTotal int64         // CHAT_ATTACHMENT_MAX_TOTAL_BYTES
+	PlannerAttachGrace    time.Duration // PLANNER_ATTACH_GRACE_MS
+	AgentPing             time.Duration // AGENT_CONNECTION_PING_MS
+	AgentTimeout          time.Duration // AGENT_CONNECTION_TIMEOUT_MS
+	AgentMaxSilence       time.Duration // AGENT_CONNECTION_MAX_SILENCE_MS
+	HandoverPlannerWindow time.Duration // HANDOVER_PLANNER_WINDOW_MS
+	// AgentAnswerTimeout is how long the agent connection waits for stop and
+	// resume answers. Not a setting: tests shorten it; zero is agentconn's
+	// default.
+	AgentAnswerTimeout     time.Duration
+	MaxStoredImageBytes    int64 // MAX_STORED_IMAGE_BYTES
+	ChatAttachmentMaxBytes int64 // CHAT_ATTACHMENT_MAX_BYTES
+	ChatAttachmentMaxTotal int64 // CHAT_ATTACHMENT_MAX_TOTAL_BYTES
 
 	// Repositories listed in the config file ([[repository]] name, path).
 	Repositories []ConfigRepository
@@ -72,7 +82,8 @@ type ConfigRepository struct {
 	Path string // optional local checkout; absolute, an existing directory
 }
 
-// Flags are the global command-line flags. An empty field was not given.
+// Flags are the global command-line flags, the settings that have a flag.
+// An empty field was not given.
 // Port is kept as text so that it is validated, and its failure reported,
 // exactly like PORT.
 type Flags struct {
@@ -89,63 +100,6 @@ type ConfigError struct {
 }
 
 func (e *ConfigError) Error() string { return strings.Join(e.Problems, "\n") }
-
-// fileRepository is one [[repository]] table of chopin.toml.
-type fileRepository struct {
-	Name *string `toml:"name"`
-	Path *string `toml:"path"`
-}
-
-// fileSchema is the Go type chopin.toml decodes into, made from the settings
-// table: a pointer field per key (nil when the file leaves the key out), a
-// struct per table such as [account], and the [[repository]] list. Decoding
-// into it, go-toml itself refuses an unknown key or a value of the wrong
-// type, at its line. fileFields is where each key's field is.
-var fileSchema, fileFields = makeFileSchema()
-
-func makeFileSchema() (reflect.Type, map[string][]int) {
-	goType := map[settingKind]reflect.Type{
-		textSetting:   reflect.TypeFor[*string](),
-		onlySetting:   reflect.TypeFor[*string](),
-		switchSetting: reflect.TypeFor[*bool](),
-		numberSetting: reflect.TypeFor[*int64](),
-	}
-	field := func(key string, typ reflect.Type) reflect.StructField {
-		return reflect.StructField{
-			Name: strings.ToUpper(key[:1]) + key[1:],
-			Type: typ,
-			Tag:  reflect.StructTag(`toml:"` + key + `"`),
-		}
-	}
-	var top []reflect.StructField
-	tableAt := map[string]int{}
-	tableFields := map[string][]reflect.StructField{}
-	fields := map[string][]int{}
-	for _, s := range settings {
-		if s.key == "" {
-			continue
-		}
-		table, key, inTable := strings.Cut(s.key, ".")
-		if !inTable {
-			fields[s.key] = []int{len(top)}
-			top = append(top, field(s.key, goType[s.kind]))
-			continue
-		}
-		at, ok := tableAt[table]
-		if !ok {
-			at = len(top)
-			tableAt[table] = at
-			top = append(top, field(table, nil)) // its type once all its keys are known
-		}
-		fields[s.key] = []int{at, len(tableFields[table])}
-		tableFields[table] = append(tableFields[table], field(key, goType[s.kind]))
-	}
-	for table, at := range tableAt {
-		top[at].Type = reflect.StructOf(tableFields[table])
-	}
-	top = append(top, field("repository", reflect.TypeFor[[]fileRepository]()))
-	return reflect.StructOf(top), fields
-}
 
 // currentUser is the OS account the login and display name default to.
 // A variable so tests can pretend to be someone else.
@@ -573,6 +527,63 @@ func (r *resolver) repositories() []ConfigRepository {
 	return repos
 }
 
+// fileRepository is one [[repository]] table of chopin.toml.
+type fileRepository struct {
+	Name *string `toml:"name"`
+	Path *string `toml:"path"`
+}
+
+// fileSchema is the Go type chopin.toml decodes into, made from the settings
+// table: a pointer field per key (nil when the file leaves the key out), a
+// struct per table such as [account], and the [[repository]] list. Decoding
+// into it, go-toml itself refuses an unknown key or a value of the wrong
+// type, at its line. fileFields is where each key's field is.
+var fileSchema, fileFields = makeFileSchema()
+
+func makeFileSchema() (reflect.Type, map[string][]int) {
+	goType := map[settingKind]reflect.Type{
+		textSetting:   reflect.TypeFor[*string](),
+		onlySetting:   reflect.TypeFor[*string](),
+		switchSetting: reflect.TypeFor[*bool](),
+		numberSetting: reflect.TypeFor[*int64](),
+	}
+	field := func(key string, typ reflect.Type) reflect.StructField {
+		return reflect.StructField{
+			Name: strings.ToUpper(key[:1]) + key[1:],
+			Type: typ,
+			Tag:  reflect.StructTag(`toml:"` + key + `"`),
+		}
+	}
+	var top []reflect.StructField
+	tableAt := map[string]int{}
+	tableFields := map[string][]reflect.StructField{}
+	fields := map[string][]int{}
+	for _, s := range settings {
+		if s.key == "" {
+			continue
+		}
+		table, key, inTable := strings.Cut(s.key, ".")
+		if !inTable {
+			fields[s.key] = []int{len(top)}
+			top = append(top, field(s.key, goType[s.kind]))
+			continue
+		}
+		at, ok := tableAt[table]
+		if !ok {
+			at = len(top)
+			tableAt[table] = at
+			top = append(top, field(table, nil)) // its type once all its keys are known
+		}
+		fields[s.key] = []int{at, len(tableFields[table])}
+		tableFields[table] = append(tableFields[table], field(key, goType[s.kind]))
+	}
+	for table, at := range tableAt {
+		top[at].Type = reflect.StructOf(tableFields[table])
+	}
+	top = append(top, field("repository", reflect.TypeFor[[]fileRepository]()))
+	return reflect.StructOf(top), fields
+}
+
 // readFile decodes the config file into r.fileValues and r.fileRepos. A missing file is fine unless
 // the person named it with --config.
 func (r *resolver) readFile(path string, named bool) {
@@ -631,7 +642,7 @@ func (r *resolver) fileError(err error) {
 	r.problemf("%s: %v", r.path, err)
 }
 
-var typeMismatch = regexp.MustCompile(`^cannot decode TOML (\w+) into`)
+var typeMismatch = regexp.MustCompile(`^cannot decode TOML (.+?) into `)
 
 // keyKind says what the value of a key of chopin.toml must be.
 func keyKind(key string) string {
