@@ -58,8 +58,9 @@ type setting struct {
 	apply func(r *resolver, cfg *Config, v resolved)
 }
 
-// Bounds the table and its checks share. The ones the specification sets
-// are marked; the others are chosen here.
+// Bounds the table and the checks of single settings share. Where the
+// specification sets a bound, the row or constant says so; the others are
+// chosen here.
 const (
 	DefaultPort = 8787
 
@@ -230,7 +231,7 @@ var settings = []setting{
 	},
 }
 
-// name is what --help and messages call the setting.
+// name is how the table's own tests refer to a row.
 func (s *setting) name() string {
 	if s.env != "" {
 		return s.env
