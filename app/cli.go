@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"net/url"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 )
@@ -39,7 +40,7 @@ const (
 	answerTimeout = 3 * time.Second
 )
 
-const usageText = `Chopin: write plans with an AI Planner, on your own computer.
+var usageText = `Chopin: write plans with an AI Planner, on your own computer.
 
 Usage:
   chopin [flags]                  start Chopin, or find the one running, and open it in the browser
@@ -52,35 +53,52 @@ Usage:
 Run "chopin COMMAND --help" for a command's own flags.
 ` + globalFlagsText + environmentText
 
-const globalFlagsText = `
-Flags, for every command (they win over the environment and chopin.toml):
-  --config PATH    the config file (default: chopin.toml in the config directory)
-  --data-dir DIR   where the database is kept (CHOPIN_DATA_DIR)
-  --host HOST      127.0.0.1, ::1 or localhost (SERVER_HOST)
-  --port PORT      the port to serve on; 0 picks a free one (PORT)
-`
+// The global flags and the environment, as --help lists them: from the
+// settings table.
+var (
+	globalFlagsText = flagsHelp()
+	environmentText = environmentHelp()
+)
 
-const environmentText = `
-Environment (wins over chopin.toml; chopin.toml.example explains each):
-  AUTH_MODE                        local (the only mode)
-  HARNESS                          remote (the only harness)
-  AGENT                            on or off (default on)
-  SERVER_HOST                      127.0.0.1, ::1 or localhost (default 127.0.0.1)
-  PORT                             0 to 65535 (default 8787)
-  APP_ORIGIN                       loopback http(s) origin on PORT (default http://SERVER_HOST:PORT)
-  CHOPIN_DATA_DIR                  default $XDG_DATA_HOME/chopin
-  CHOPIN_CONFIG_DIR                chopin.toml and the agent token (default $XDG_CONFIG_HOME/chopin)
-  MODEL                            model named in every turn (default: the agent's choice)
-  PLANNER_ATTACH_GRACE_MS          0 to 3600000 (default 120000)
-  AGENT_CONNECTION_PING_MS         10 to 300000 (default 15000)
-  AGENT_CONNECTION_TIMEOUT_MS      10 to 3600000, above the ping interval (default 120000)
-  AGENT_CONNECTION_MAX_SILENCE_MS  10 to 3600000, above the ping interval (default 900000)
-  HANDOVER_PLANNER_WINDOW_MS       0 to 600000 (default 10000)
-  MAX_STORED_IMAGE_BYTES           1024 to 104857600 (default 10485760)
-  CHAT_ATTACHMENT_MAX_BYTES        1 to 1048576 (default 1048576)
-  CHAT_ATTACHMENT_MAX_TOTAL_BYTES  1 to 1048576 (default 1048576)
-  BROWSER                          the browser command to open links with
-`
+func flagsHelp() string {
+	var rows []*setting
+	for i := range settings {
+		if settings[i].flag != "" {
+			rows = append(rows, &settings[i])
+		}
+	}
+	slices.SortFunc(rows, func(a, b *setting) int { return strings.Compare(a.flag, b.flag) })
+	var b strings.Builder
+	b.WriteString("\nFlags, for every command (they win over the environment and chopin.toml):\n")
+	for _, s := range rows {
+		where := s.env
+		if where == "" {
+			where = s.defaultHelp()
+		}
+		fmt.Fprintf(&b, "  %-15s  %s (%s)\n", "--"+s.flag+" "+s.flagArg, s.allowed(), where)
+	}
+	return b.String()
+}
+
+func environmentHelp() string {
+	width := 0
+	for _, s := range settings {
+		width = max(width, len(s.env))
+	}
+	var b strings.Builder
+	b.WriteString("\nEnvironment (wins over chopin.toml; chopin.toml.example explains each):\n")
+	for _, s := range settings {
+		if s.env == "" {
+			continue
+		}
+		line := s.allowed()
+		if d := s.defaultHelp(); d != "" {
+			line += " (" + d + ")"
+		}
+		fmt.Fprintf(&b, "  %-*s  %s\n", width, s.env, line)
+	}
+	return b.String()
+}
 
 type command struct {
 	name, usage string
@@ -224,10 +242,11 @@ func (c *CLI) flagSet(name string, flags *Flags) *flag.FlagSet {
 			return nil
 		}
 	}
-	fs.Func("config", "", text(&flags.ConfigFile))
-	fs.Func("data-dir", "", text(&flags.DataDir))
-	fs.Func("host", "", text(&flags.Host))
-	fs.Func("port", "", text(&flags.Port))
+	for _, s := range settings {
+		if s.flag != "" {
+			fs.Func(s.flag, "", text(s.flagValue(flags)))
+		}
+	}
 	return fs
 }
 

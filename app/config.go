@@ -1,5 +1,11 @@
 package app
 
+// Loading the configuration (DESIGN.md section 4): LoadConfig resolves every
+// row of the settings table from flags, the environment, chopin.toml and
+// defaults, checks each value, and reports every problem in one line that
+// names where the value came from. It also reads chopin.toml, refusing
+// unknown keys at their line, and its [[repository]] tables.
+
 import (
 	"bytes"
 	"errors"
@@ -10,6 +16,7 @@ import (
 	"os"
 	"os/user"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"strconv"
 	"strings"
@@ -26,13 +33,14 @@ import (
 
 // Config is the whole configuration of one Chopin process. It is built by
 // LoadConfig from flags, environment, chopin.toml and defaults, in that order
-// of precedence, and validated before anything starts.
+// of precedence, and validated before anything starts. A field's comment
+// names the setting that fills it.
 type Config struct {
-	AuthMode string // AUTH_MODE: only "local"
-	Harness  string // HARNESS: only "remote"
+	AuthMode string // AUTH_MODE
+	Harness  string // HARNESS
 	Agent    bool   // AGENT: false makes /api/v1/agent answer 404
 
-	ServerHost string // SERVER_HOST: 127.0.0.1, ::1 or localhost
+	ServerHost string // SERVER_HOST
 	Port       int    // PORT: 0 picks a free port (tests)
 	// AppOrigin is APP_ORIGIN as configured, normalised to scheme://host:port,
 	// or empty when it was not set: the origin is then http://<host>:<port> of
@@ -51,15 +59,18 @@ type Config struct {
 
 	Model string // MODEL: sent as a turn's model when set
 
-	PlannerAttachGrace     time.Duration // PLANNER_ATTACH_GRACE_MS
-	AgentPing              time.Duration // AGENT_CONNECTION_PING_MS
-	AgentTimeout           time.Duration // AGENT_CONNECTION_TIMEOUT_MS
-	AgentMaxSilence        time.Duration // AGENT_CONNECTION_MAX_SILENCE_MS
-	HandoverPlannerWindow  time.Duration // HANDOVER_PLANNER_WINDOW_MS
-	AgentAnswerTimeout     time.Duration // tests only: the wait for stop and resume answers; zero is 10 s
-	MaxStoredImageBytes    int64         // MAX_STORED_IMAGE_BYTES
-	ChatAttachmentMaxBytes int64         // CHAT_ATTACHMENT_MAX_BYTES
-	ChatAttachmentMaxTotal int64         // CHAT_ATTACHMENT_MAX_TOTAL_BYTES
+	PlannerAttachGrace    time.Duration // PLANNER_ATTACH_GRACE_MS
+	AgentPing             time.Duration // AGENT_CONNECTION_PING_MS
+	AgentTimeout          time.Duration // AGENT_CONNECTION_TIMEOUT_MS
+	AgentMaxSilence       time.Duration // AGENT_CONNECTION_MAX_SILENCE_MS
+	HandoverPlannerWindow time.Duration // HANDOVER_PLANNER_WINDOW_MS
+	// AgentAnswerTimeout is how long the agent connection waits for stop and
+	// resume answers. Not a setting: tests shorten it; zero is agentconn's
+	// default.
+	AgentAnswerTimeout     time.Duration
+	MaxStoredImageBytes    int64 // MAX_STORED_IMAGE_BYTES
+	ChatAttachmentMaxBytes int64 // CHAT_ATTACHMENT_MAX_BYTES
+	ChatAttachmentMaxTotal int64 // CHAT_ATTACHMENT_MAX_TOTAL_BYTES
 
 	// Repositories listed in the config file ([[repository]] name, path).
 	Repositories []ConfigRepository
@@ -71,7 +82,8 @@ type ConfigRepository struct {
 	Path string // optional local checkout; absolute, an existing directory
 }
 
-// Flags are the global command-line flags. An empty field was not given.
+// Flags are the global command-line flags, the settings that have a flag.
+// An empty field was not given.
 // Port is kept as text so that it is validated, and its failure reported,
 // exactly like PORT.
 type Flags struct {
@@ -89,70 +101,6 @@ type ConfigError struct {
 
 func (e *ConfigError) Error() string { return strings.Join(e.Problems, "\n") }
 
-// Defaults and bounds. The bounds that the specification sets are marked;
-// the others are chosen here and documented in chopin.toml.example.
-const (
-	DefaultPort = 8787
-
-	defaultPlannerAttachGraceMS = 120_000
-	maxPlannerAttachGraceMS     = 3_600_000 // spec: 0 to 3600000
-
-	defaultAgentPingMS = 15_000
-	minAgentIntervalMS = 10 // small values are for tests
-	maxAgentPingMS     = 300_000
-
-	defaultAgentTimeoutMS = 120_000
-	maxAgentTimeoutMS     = 3_600_000
-
-	defaultAgentMaxSilenceMS = 900_000
-	maxAgentMaxSilenceMS     = 3_600_000 // spec: up to an hour
-
-	defaultHandoverPlannerWindowMS = 10_000
-	maxHandoverPlannerWindowMS     = 600_000
-
-	defaultMaxStoredImageBytes = 10 << 20
-	minMaxStoredImageBytes     = 1 << 10
-	maxMaxStoredImageBytes     = 100 << 20
-
-	// spec: "at most 20, and together at most 1,048,576 bytes before base64";
-	// a deployment's own caps are never higher under HARNESS=remote.
-	maxChatAttachmentBytes = 1 << 20
-
-	maxModelLength       = 200
-	maxDisplayNameLength = 100
-)
-
-// The keys of chopin.toml. Pointers tell "absent" from a zero value.
-type fileConfig struct {
-	AuthMode   *string `toml:"auth_mode"`
-	Harness    *string `toml:"harness"`
-	Agent      *bool   `toml:"agent"`
-	ServerHost *string `toml:"server_host"`
-	Port       *int64  `toml:"port"`
-	AppOrigin  *string `toml:"app_origin"`
-	DataDir    *string `toml:"data_dir"`
-	Model      *string `toml:"model"`
-
-	PlannerAttachGraceMS        *int64 `toml:"planner_attach_grace_ms"`
-	AgentConnectionPingMS       *int64 `toml:"agent_connection_ping_ms"`
-	AgentConnectionTimeoutMS    *int64 `toml:"agent_connection_timeout_ms"`
-	AgentConnectionMaxSilenceMS *int64 `toml:"agent_connection_max_silence_ms"`
-	HandoverPlannerWindowMS     *int64 `toml:"handover_planner_window_ms"`
-	MaxStoredImageBytes         *int64 `toml:"max_stored_image_bytes"`
-	ChatAttachmentMaxBytes      *int64 `toml:"chat_attachment_max_bytes"`
-	ChatAttachmentMaxTotalBytes *int64 `toml:"chat_attachment_max_total_bytes"`
-
-	Account struct {
-		Login *string `toml:"login"`
-		Name  *string `toml:"name"`
-	} `toml:"account"`
-
-	Repository []struct {
-		Name *string `toml:"name"`
-		Path *string `toml:"path"`
-	} `toml:"repository"`
-}
-
 // currentUser is the OS account the login and display name default to.
 // A variable so tests can pretend to be someone else.
 var currentUser = user.Current
@@ -168,82 +116,18 @@ var currentUser = user.Current
 func LoadConfig(flags Flags, getenv func(string) string) (Config, error) {
 	r := &resolver{flags: flags, getenv: getenv}
 	var cfg Config
-
-	cfg.ConfigDir = r.xdgDir("XDG_CONFIG_HOME", xdg.ConfigHome)
-	if v := getenv("CHOPIN_CONFIG_DIR"); v != "" {
-		cfg.ConfigDir = r.abs("CHOPIN_CONFIG_DIR="+v, v)
-	}
-	cfg.ConfigFile = filepath.Join(cfg.ConfigDir, "chopin.toml")
-	if flags.ConfigFile != "" {
-		cfg.ConfigFile = r.abs("--config="+flags.ConfigFile, flags.ConfigFile)
+	// The settings chopin.toml cannot hold say where it is.
+	for i := range settings {
+		if s := &settings[i]; s.key == "" && s.apply != nil {
+			r.load(s, &cfg)
+		}
 	}
 	r.readFile(cfg.ConfigFile, flags.ConfigFile != "")
-	f := &r.file
-
-	cfg.AuthMode = r.choice(r.str("", "AUTH_MODE", "auth_mode", f.AuthMode, "local"), "local")
-	cfg.Harness = r.choice(r.str("", "HARNESS", "harness", f.Harness, "remote"), "remote")
-	cfg.Agent = r.agent(f.Agent)
-
-	host := r.str(flags.Host, "SERVER_HOST", "server_host", f.ServerHost, "127.0.0.1")
-	cfg.ServerHost = r.loopbackHost(host)
-
-	port := r.integer(intSetting{
-		flag: flags.Port, flagName: "--port", env: "PORT", key: "port", file: f.Port,
-		def: DefaultPort, min: 0, max: 65535,
-		want: "a port number from 0 to 65535 (0 picks a free port)",
-	})
-	cfg.Port = int(port.value)
-	cfg.AppOrigin = r.appOrigin(r.str("", "APP_ORIGIN", "app_origin", f.AppOrigin, ""), cfg.Port)
-
-	cfg.DataDir = r.dataDir(f.DataDir)
-
-	cfg.Model = r.model(r.str("", "MODEL", "model", f.Model, ""))
-
-	ms := func(env, key string, file *int64, def, min, max int64) setting[int64] {
-		return r.integer(intSetting{
-			env: env, key: key, file: file, def: def, min: min, max: max,
-			want: fmt.Sprintf("a whole number of milliseconds from %d to %d", min, max),
-		})
+	for i := range settings {
+		if s := &settings[i]; s.key != "" {
+			r.load(s, &cfg)
+		}
 	}
-	grace := ms("PLANNER_ATTACH_GRACE_MS", "planner_attach_grace_ms", f.PlannerAttachGraceMS,
-		defaultPlannerAttachGraceMS, 0, maxPlannerAttachGraceMS)
-	ping := ms("AGENT_CONNECTION_PING_MS", "agent_connection_ping_ms", f.AgentConnectionPingMS,
-		defaultAgentPingMS, minAgentIntervalMS, maxAgentPingMS)
-	timeout := ms("AGENT_CONNECTION_TIMEOUT_MS", "agent_connection_timeout_ms", f.AgentConnectionTimeoutMS,
-		defaultAgentTimeoutMS, minAgentIntervalMS, maxAgentTimeoutMS)
-	silence := ms("AGENT_CONNECTION_MAX_SILENCE_MS", "agent_connection_max_silence_ms", f.AgentConnectionMaxSilenceMS,
-		defaultAgentMaxSilenceMS, minAgentIntervalMS, maxAgentMaxSilenceMS)
-	handover := ms("HANDOVER_PLANNER_WINDOW_MS", "handover_planner_window_ms", f.HandoverPlannerWindowMS,
-		defaultHandoverPlannerWindowMS, 0, maxHandoverPlannerWindowMS)
-	// A client that answers every ping must never be dropped for it.
-	if ping.ok && timeout.ok && timeout.value <= ping.value {
-		r.problemf("%s: must be longer than the ping interval (%s), or a connection that answers every ping would be dropped between pings", timeout.label, ping.label)
-	}
-	if ping.ok && silence.ok && silence.value <= ping.value {
-		r.problemf("%s: must be longer than the ping interval (%s), or a connection that answers every ping would be dropped between pings", silence.label, ping.label)
-	}
-	cfg.PlannerAttachGrace = time.Duration(grace.value) * time.Millisecond
-	cfg.AgentPing = time.Duration(ping.value) * time.Millisecond
-	cfg.AgentTimeout = time.Duration(timeout.value) * time.Millisecond
-	cfg.AgentMaxSilence = time.Duration(silence.value) * time.Millisecond
-	cfg.HandoverPlannerWindow = time.Duration(handover.value) * time.Millisecond
-
-	cfg.MaxStoredImageBytes = r.integer(intSetting{
-		env: "MAX_STORED_IMAGE_BYTES", key: "max_stored_image_bytes", file: f.MaxStoredImageBytes,
-		def: defaultMaxStoredImageBytes, min: minMaxStoredImageBytes, max: maxMaxStoredImageBytes,
-		want: fmt.Sprintf("a whole number of bytes from %d (1 KiB) to %d (100 MiB)", minMaxStoredImageBytes, maxMaxStoredImageBytes),
-	}).value
-	attachmentWant := fmt.Sprintf("a whole number of bytes from 1 to %d (1 MiB, the most the agent connection allows)", maxChatAttachmentBytes)
-	cfg.ChatAttachmentMaxBytes = r.integer(intSetting{
-		env: "CHAT_ATTACHMENT_MAX_BYTES", key: "chat_attachment_max_bytes", file: f.ChatAttachmentMaxBytes,
-		def: maxChatAttachmentBytes, min: 1, max: maxChatAttachmentBytes, want: attachmentWant,
-	}).value
-	cfg.ChatAttachmentMaxTotal = r.integer(intSetting{
-		env: "CHAT_ATTACHMENT_MAX_TOTAL_BYTES", key: "chat_attachment_max_total_bytes", file: f.ChatAttachmentMaxTotalBytes,
-		def: maxChatAttachmentBytes, min: 1, max: maxChatAttachmentBytes, want: attachmentWant,
-	}).value
-
-	cfg.Login, cfg.DisplayName = r.account()
 	cfg.Repositories = r.repositories()
 
 	if len(r.problems) > 0 {
@@ -254,28 +138,108 @@ func LoadConfig(flags Flags, getenv func(string) string) (Config, error) {
 
 // resolver carries what LoadConfig reads and the problems it has found so far.
 type resolver struct {
-	flags    Flags
-	getenv   func(string) string
-	file     fileConfig
-	path     string         // the config file, for messages
-	lines    map[string]int // key path ("port", "account.login", "repository.1.name") -> line
-	problems []string
+	flags      Flags
+	getenv     func(string) string
+	fileValues map[string]any // chopin.toml's values by key ("port", "account.login")
+	fileRepos  []fileRepository
+	path       string         // the config file, for messages
+	lines      map[string]int // key path ("port", "account.login", "repository.1.name") -> line
+	ping       resolved       // envPing, once resolved
+	problems   []string
 }
 
 func (r *resolver) problemf(format string, args ...any) {
 	r.problems = append(r.problems, fmt.Sprintf(format, args...))
 }
 
-// setting is a resolved value and the label that names where it came from,
-// such as "PORT=99999" or "/home/me/.config/chopin/chopin.toml:3: port = 99999",
-// so that a message points at the place to fix. ok is false when the value
-// was refused (value is then the default, to keep the other checks quiet).
-type setting[T any] struct {
-	value    T
-	label    string
-	ok       bool
-	set      bool // given by a flag, the environment or the file
-	fromFile bool
+// load resolves one setting and stores it in cfg.
+func (r *resolver) load(s *setting, cfg *Config) {
+	v := r.resolve(s)
+	if s.env == envPing {
+		r.ping = v
+	}
+	// A client that answers every ping must never be dropped for it.
+	if s.abovePing && r.ping.ok && v.ok && v.number <= r.ping.number {
+		r.problemf("%s: must be longer than the ping interval (%s), or a connection that answers every ping would be dropped between pings", v.label, r.ping.label)
+	}
+	s.apply(r, cfg, v)
+}
+
+// resolve finds a setting's value: its flag if given, else its environment
+// variable, else its key in chopin.toml, else its default; and refuses a
+// value its kind does not allow.
+func (r *resolver) resolve(s *setting) resolved {
+	var given, label string
+	if s.flagValue != nil && *s.flagValue(&r.flags) != "" {
+		given = *s.flagValue(&r.flags)
+		label = "--" + s.flag + "=" + given
+	} else if s.env != "" && r.getenv(s.env) != "" {
+		given = r.getenv(s.env)
+		label = s.env + "=" + given
+	}
+	v := resolved{text: s.defText, on: s.defOn, number: s.defNumber, label: label, ok: true, set: true}
+	if label != "" {
+		r.parse(s, &v, given)
+	} else if fv, ok := r.fileValues[s.key]; ok {
+		v.label, v.fromFile = r.fileLabel(s.key, fv), true
+		r.check(s, &v, fv)
+	} else {
+		v.set = false
+		v.label = s.env + "=" + s.defText
+		if s.kind == numberSetting {
+			v.label = fmt.Sprintf("%s=%d", s.env, s.defNumber)
+		}
+		return v
+	}
+	if s.kind == onlySetting && v.text != s.defText {
+		r.problemf("%s: not supported; the only supported value is %q", v.label, s.defText)
+		v.text, v.ok = s.defText, false
+	}
+	return v
+}
+
+// parse reads a value given as text, by a flag or the environment.
+func (r *resolver) parse(s *setting, v *resolved, text string) {
+	switch s.kind {
+	case switchSetting:
+		switch strings.ToLower(text) {
+		case "on", "true", "1":
+			v.on = true
+		case "off", "false", "0":
+			v.on = false
+		default:
+			r.problemf("%s: must be on or off", v.label)
+			v.ok = false
+		}
+	case numberSetting:
+		// Only plain decimal digits: no sign, no spaces, no "10s" or "1e3".
+		n, err := strconv.ParseInt(text, 10, 64)
+		if err != nil || n < s.min || n > s.max || strings.TrimLeft(text, "0123456789") != "" {
+			r.problemf("%s: must be %s", v.label, s.want())
+			v.ok = false
+			return
+		}
+		v.number = n
+	default:
+		v.text = text
+	}
+}
+
+// check reads a value from chopin.toml, already of its key's TOML type.
+func (r *resolver) check(s *setting, v *resolved, value any) {
+	switch value := value.(type) {
+	case bool:
+		v.on = value
+	case int64:
+		if value < s.min || value > s.max {
+			r.problemf("%s: must be %s", v.label, s.want())
+			v.ok = false
+			return
+		}
+		v.number = value
+	case string:
+		v.text = value
+	}
 }
 
 // fileLabel names a key of the config file at its line.
@@ -313,104 +277,26 @@ func tomlValue(v any) string {
 	return fmt.Sprint(v)
 }
 
-// str resolves a text setting: the flag value if given, else the environment,
-// else the file, else def.
-func (r *resolver) str(flagValue, env, key string, file *string, def string) setting[string] {
-	switch {
-	case flagValue != "":
-		return setting[string]{value: flagValue, label: "--" + flagNameFor(env) + "=" + flagValue, ok: true, set: true}
-	case r.getenv(env) != "":
-		v := r.getenv(env)
-		return setting[string]{value: v, label: env + "=" + v, ok: true, set: true}
-	case file != nil:
-		return setting[string]{value: *file, label: r.fileLabel(key, *file), ok: true, set: true, fromFile: true}
+// configDir resolves CHOPIN_CONFIG_DIR.
+func (r *resolver) configDir(v resolved) string {
+	if !v.set {
+		return r.xdgDir("XDG_CONFIG_HOME", xdg.ConfigHome)
 	}
-	return setting[string]{value: def, label: env + "=" + def, ok: true}
+	return r.abs(v.label, v.text)
 }
 
-// flagNameFor names the flag that overrides an environment variable.
-func flagNameFor(env string) string {
-	switch env {
-	case "SERVER_HOST":
-		return "host"
-	case "PORT":
-		return "port"
-	case "CHOPIN_DATA_DIR":
-		return "data-dir"
+// configFile resolves --config: chopin.toml in dir unless named.
+func (r *resolver) configFile(v resolved, dir string) string {
+	if !v.set {
+		return filepath.Join(dir, "chopin.toml")
 	}
-	return strings.ToLower(env)
-}
-
-// choice accepts only the one value Chopin supports today.
-func (r *resolver) choice(s setting[string], supported string) string {
-	if s.value != supported {
-		r.problemf("%s: not supported; the only supported value is %q", s.label, supported)
-	}
-	return supported
-}
-
-func (r *resolver) agent(file *bool) bool {
-	if v := r.getenv("AGENT"); v != "" {
-		switch strings.ToLower(v) {
-		case "on", "true", "1":
-			return true
-		case "off", "false", "0":
-			return false
-		}
-		r.problemf("AGENT=%s: must be on or off", v)
-		return true
-	}
-	if file != nil {
-		return *file
-	}
-	return true
-}
-
-type intSetting struct {
-	flag, flagName string // the flag's value, if given, and its name
-	env, key       string
-	file           *int64
-	def, min, max  int64
-	want           string // what a valid value is, after "must be "
-}
-
-func (r *resolver) integer(s intSetting) setting[int64] {
-	out := setting[int64]{value: s.def, ok: true}
-	var text string
-	switch {
-	case s.flag != "":
-		out.label, text, out.set = s.flagName+"="+s.flag, s.flag, true
-	case r.getenv(s.env) != "":
-		text = r.getenv(s.env)
-		out.label, out.set = s.env+"="+text, true
-	case s.file != nil:
-		out.label, out.set = r.fileLabel(s.key, *s.file), true
-		if *s.file < s.min || *s.file > s.max {
-			r.problemf("%s: must be %s", out.label, s.want)
-			out.ok = false
-			return out
-		}
-		out.value = *s.file
-		return out
-	default:
-		out.label = fmt.Sprintf("%s=%d", s.env, s.def)
-		return out
-	}
-	// Only plain decimal digits: no sign, no spaces, no "10s" or "1e3".
-	n, err := strconv.ParseInt(text, 10, 64)
-	if err != nil || n < s.min || n > s.max || strings.TrimLeft(text, "0123456789") != "" {
-		r.problemf("%s: must be %s", out.label, s.want)
-		out.ok = false
-		return out
-	}
-	out.value = n
-	return out
+	return r.abs(v.label, v.text)
 }
 
 // loopbackHost accepts only names of this computer: Chopin has no sign-in,
 // so whoever can reach it can read and change every document.
-func (r *resolver) loopbackHost(s setting[string]) string {
-	host := strings.TrimSuffix(strings.TrimPrefix(s.value, "["), "]")
+func (r *resolver) loopbackHost(s resolved) string {
+	host := strings.TrimSuffix(strings.TrimPrefix(s.text, "["), "]")
 	switch strings.ToLower(host) {
 	case "127.0.0.1", "::1", "localhost":
 		return strings.ToLower(host)
@@ -429,7 +315,7 @@ func isLoopbackName(host string) bool {
 }
 
 // appOrigin checks APP_ORIGIN and returns it as scheme://host:port.
-func (r *resolver) appOrigin(s setting[string], port int) string {
+func (r *resolver) appOrigin(s resolved, port int) string {
 	if !s.set {
 		return ""
 	}
@@ -438,7 +324,7 @@ func (r *resolver) appOrigin(s setting[string], port int) string {
 		return ""
 	}
 	want := fmt.Sprintf("must be a loopback http or https origin on port %d, such as http://127.0.0.1:%d", port, port)
-	u, err := url.Parse(s.value)
+	u, err := url.Parse(s.text)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.User != nil ||
 		(u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.Fragment != "" || u.Opaque != "" {
 		r.problemf("%s: %s", s.label, want)
@@ -456,12 +342,11 @@ func (r *resolver) appOrigin(s setting[string], port int) string {
 }
 
 // dataDir resolves CHOPIN_DATA_DIR, which may not exist yet.
-func (r *resolver) dataDir(file *string) string {
-	s := r.str(r.flags.DataDir, "CHOPIN_DATA_DIR", "data_dir", file, "")
+func (r *resolver) dataDir(s resolved) string {
 	if !s.set {
 		return r.xdgDir("XDG_DATA_HOME", xdg.DataHome)
 	}
-	path := s.value
+	path := s.text
 	if s.fromFile {
 		if path == "" {
 			r.problemf("%s: must name a directory; leave data_dir out for the default", s.label)
@@ -511,15 +396,15 @@ func (r *resolver) filePath(p string) string {
 	return p
 }
 
-func (r *resolver) model(s setting[string]) string {
+func (r *resolver) model(s resolved) string {
 	if !s.set {
 		return ""
 	}
-	if len([]rune(s.value)) > maxModelLength || strings.TrimSpace(s.value) != s.value || hasControl(s.value) {
+	if len([]rune(s.text)) > maxModelLength || strings.TrimSpace(s.text) != s.text || hasControl(s.text) {
 		r.problemf("%s: must be a model name of at most %d characters, without spaces at either end or control characters", s.label, maxModelLength)
 		return ""
 	}
-	return s.value
+	return s.text
 }
 
 func hasControl(s string) bool {
@@ -532,36 +417,41 @@ var loginPattern = regexp.MustCompile(`^[A-Za-z0-9]+(-[A-Za-z0-9]+)*$`)
 
 func validLogin(s string) bool { return len(s) <= 39 && loginPattern.MatchString(s) }
 
-// account resolves the local account's login and display name.
-func (r *resolver) account() (login, name string) {
-	f := r.file.Account
-	var osName string
+// login resolves the local account's login.
+func (r *resolver) login(s resolved) string {
+	login := "me"
 	if u, err := currentUser(); err == nil {
 		login = LoginFromUserName(u.Username)
-		// On Unix, Name is the GECOS field: "Full Name,room,phone,...".
-		osName, _, _ = strings.Cut(u.Name, ",")
-		osName = strings.TrimSpace(osName)
-	} else {
-		login = "me"
 	}
-	if f.Login != nil {
-		if validLogin(*f.Login) {
-			login = *f.Login
-		} else {
-			r.problemf("%s: must be a GitHub-style login: 1 to 39 letters, digits or single hyphens, not starting or ending with a hyphen", r.fileLabel("account.login", *f.Login))
-		}
+	if !s.set {
+		return login
 	}
-	if f.Name != nil {
-		n := *f.Name
+	if !validLogin(s.text) {
+		r.problemf("%s: must be a GitHub-style login: 1 to 39 letters, digits or single hyphens, not starting or ending with a hyphen", s.label)
+		return login
+	}
+	return s.text
+}
+
+// displayName resolves the local account's display name: the file's, else
+// the OS account's full name, else the login.
+func (r *resolver) displayName(s resolved, login string) string {
+	if s.set {
+		n := s.text
 		if n == "" || strings.TrimSpace(n) != n || hasControl(n) || len([]rune(n)) > maxDisplayNameLength {
-			r.problemf("%s: must be 1 to %d characters, without spaces at either end or control characters", r.fileLabel("account.name", n), maxDisplayNameLength)
+			r.problemf("%s: must be 1 to %d characters, without spaces at either end or control characters", s.label, maxDisplayNameLength)
 		}
-		return login, n
+		return n
 	}
-	if osName != "" && !hasControl(osName) && len([]rune(osName)) <= maxDisplayNameLength {
-		return login, osName
+	if u, err := currentUser(); err == nil {
+		// On Unix, Name is the GECOS field: "Full Name,room,phone,...".
+		osName, _, _ := strings.Cut(u.Name, ",")
+		osName = strings.TrimSpace(osName)
+		if osName != "" && !hasControl(osName) && len([]rune(osName)) <= maxDisplayNameLength {
+			return osName
+		}
 	}
-	return login, login
+	return login
 }
 
 // LoginFromUserName reduces an operating-system user name to a GitHub-style
@@ -601,7 +491,7 @@ func LoginFromUserName(username string) string {
 func (r *resolver) repositories() []ConfigRepository {
 	var repos []ConfigRepository
 	seen := map[string]bool{}
-	for i, entry := range r.file.Repository {
+	for i, entry := range r.fileRepos {
 		key := fmt.Sprintf("repository.%d", i)
 		if entry.Name == nil {
 			r.problemf("%s: [[repository]] has no name; give it one, such as name = \"owner/name\"", r.at(key))
@@ -637,7 +527,64 @@ func (r *resolver) repositories() []ConfigRepository {
 	return repos
 }
 
-// readFile decodes the config file into r.file. A missing file is fine unless
+// fileRepository is one [[repository]] table of chopin.toml.
+type fileRepository struct {
+	Name *string `toml:"name"`
+	Path *string `toml:"path"`
+}
+
+// fileSchema is the Go type chopin.toml decodes into, made from the settings
+// table: a pointer field per key (nil when the file leaves the key out), a
+// struct per table such as [account], and the [[repository]] list. Decoding
+// into it, go-toml itself refuses an unknown key or a value of the wrong
+// type, at its line. fileFields is where each key's field is.
+var fileSchema, fileFields = makeFileSchema()
+
+func makeFileSchema() (reflect.Type, map[string][]int) {
+	goType := map[settingKind]reflect.Type{
+		textSetting:   reflect.TypeFor[*string](),
+		onlySetting:   reflect.TypeFor[*string](),
+		switchSetting: reflect.TypeFor[*bool](),
+		numberSetting: reflect.TypeFor[*int64](),
+	}
+	field := func(key string, typ reflect.Type) reflect.StructField {
+		return reflect.StructField{
+			Name: strings.ToUpper(key[:1]) + key[1:],
+			Type: typ,
+			Tag:  reflect.StructTag(`toml:"` + key + `"`),
+		}
+	}
+	var top []reflect.StructField
+	tableAt := map[string]int{}
+	tableFields := map[string][]reflect.StructField{}
+	fields := map[string][]int{}
+	for _, s := range settings {
+		if s.key == "" {
+			continue
+		}
+		table, key, inTable := strings.Cut(s.key, ".")
+		if !inTable {
+			fields[s.key] = []int{len(top)}
+			top = append(top, field(s.key, goType[s.kind]))
+			continue
+		}
+		at, ok := tableAt[table]
+		if !ok {
+			at = len(top)
+			tableAt[table] = at
+			top = append(top, field(table, nil)) // its type once all its keys are known
+		}
+		fields[s.key] = []int{at, len(tableFields[table])}
+		tableFields[table] = append(tableFields[table], field(key, goType[s.kind]))
+	}
+	for table, at := range tableAt {
+		top[at].Type = reflect.StructOf(tableFields[table])
+	}
+	top = append(top, field("repository", reflect.TypeFor[[]fileRepository]()))
+	return reflect.StructOf(top), fields
+}
+
+// readFile decodes the config file into r.fileValues and r.fileRepos. A missing file is fine unless
 // the person named it with --config.
 func (r *resolver) readFile(path string, named bool) {
 	r.path = path
@@ -653,12 +600,18 @@ func (r *resolver) readFile(path string, named bool) {
 		return
 	}
 	dec := toml.NewDecoder(bytes.NewReader(doc)).DisallowUnknownFields()
-	var f fileConfig
-	if err := dec.Decode(&f); err != nil {
+	file := reflect.New(fileSchema).Elem()
+	if err := dec.Decode(file.Addr().Interface()); err != nil {
 		r.fileError(err)
 		return
 	}
-	r.file = f
+	r.fileValues = map[string]any{}
+	for key, index := range fileFields {
+		if f := file.FieldByIndex(index); !f.IsNil() {
+			r.fileValues[key] = f.Elem().Interface()
+		}
+	}
+	r.fileRepos = file.FieldByName("Repository").Interface().([]fileRepository)
 	r.lines = keyLines(doc)
 }
 
@@ -677,11 +630,11 @@ func (r *resolver) fileError(err error) {
 	if errors.As(err, &de) {
 		line, col := de.Position()
 		msg := strings.TrimPrefix(de.Error(), "toml: ")
-		// "cannot decode TOML string into struct field app.fileConfig.Port of type *int64"
+		// "cannot decode TOML string into struct field .Port of type *int64"
 		// says more about Go than about the file.
 		if m := typeMismatch.FindStringSubmatch(msg); m != nil && len(de.Key()) > 0 {
 			key := strings.Join(de.Key(), ".")
-			msg = fmt.Sprintf("%s must be %s, not a %s", key, keyKind(lastKeyPart(key)), m[1])
+			msg = fmt.Sprintf("%s must be %s, not a %s", key, keyKind(key), m[1])
 		}
 		r.problemf("%s:%d:%d: %s", r.path, line, col, msg)
 		return
@@ -689,19 +642,22 @@ func (r *resolver) fileError(err error) {
 	r.problemf("%s: %v", r.path, err)
 }
 
-var typeMismatch = regexp.MustCompile(`^cannot decode TOML (\w+) into`)
+var typeMismatch = regexp.MustCompile(`^cannot decode TOML (.+?) into `)
 
+// keyKind says what the value of a key of chopin.toml must be.
 func keyKind(key string) string {
-	switch key {
-	case "agent":
-		return "true or false"
-	case "account":
-		return "a table ([account])"
-	case "repository":
+	if key == "repository" {
 		return "a list of tables ([[repository]])"
 	}
-	if strings.HasSuffix(key, "_ms") || strings.HasSuffix(key, "_bytes") || key == "port" {
-		return "a whole number"
+	for _, s := range settings {
+		switch {
+		case s.key == key && s.kind == switchSetting:
+			return "true or false"
+		case s.key == key && s.kind == numberSetting:
+			return "a whole number"
+		case strings.HasPrefix(s.key, key+"."):
+			return "a table ([" + key + "])"
+		}
 	}
 	return "a string"
 }
