@@ -1,10 +1,12 @@
 // Draws ```mermaid fences: the Mermaid library is a chunk of its own, loaded
 // the first time a diagram is on screen, with strict security.
 
-let loading: Promise<any> | null = null;
+type Mermaid = typeof import("mermaid").default;
+
+let loading: Promise<Mermaid> | null = null;
 let counter = 0;
 
-function mermaid(): Promise<any> {
+function mermaid(): Promise<Mermaid> {
   if (!loading) {
     loading = import("mermaid").then((m) => {
       const mm = m.default;

@@ -32,7 +32,8 @@ import { markdown } from "@codemirror/lang-markdown";
 import { HighlightStyle, syntaxHighlighting } from "@codemirror/language";
 import { tags as t } from "@lezer/highlight";
 import { collab, getSyncedVersion, receiveUpdates, sendableUpdates, getClientID } from "@codemirror/collab";
-import type { Frame, RoomSocket } from "./room";
+import type { RoomSocket } from "./room";
+import type { ServerFrame, Update } from "./protocol";
 
 export interface SyncStatus {
   ready: boolean;
@@ -253,7 +254,7 @@ export class PlanSync {
     this.socket.send({ type: "plan:open", id: this.openID, epoch: this.epoch, version: getSyncedVersion(this.view.state) });
   }
 
-  private handle(f: Frame) {
+  private handle(f: ServerFrame) {
     switch (f.type) {
       case "plan:snapshot":
         if (f.id && f.id === this.openID) {
@@ -321,7 +322,7 @@ export class PlanSync {
     this.push();
   }
 
-  private receive(epoch: string, version: number, wire: { clientID: string; changes: unknown }[]) {
+  private receive(epoch: string, version: number, wire: Update[]) {
     const synced = getSyncedVersion(this.view.state);
     if (epoch !== this.epoch || version > synced) {
       // Another history, or a gap: ask for what we are missing.

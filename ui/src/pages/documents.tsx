@@ -36,8 +36,8 @@ export function DocumentsPage({ owner, repository }: { owner: string; repository
       setList((old) => (more && old ? [...old, ...page.channels] : page.channels));
       setCursor(page.nextCursor);
       setError("");
-    } catch (e: any) {
-      if (g === gen.current) setError(e.message);
+    } catch (e) {
+      if (g === gen.current) setError((e as Error).message);
     }
   }
 
@@ -56,8 +56,8 @@ export function DocumentsPage({ owner, repository }: { owner: string; repository
     try {
       const ch = await api<Channel>("POST", base, title.trim() ? { title: title.trim() } : undefined);
       navigate(pathOf(ch.url));
-    } catch (err: any) {
-      setCreateError(err.message);
+    } catch (err) {
+      setCreateError((err as Error).message);
     }
   }
 
@@ -109,8 +109,8 @@ function DocumentRow({ ch, onChange, onDelete, hideArchived }: { ch: Channel; on
     setError("");
     try {
       await f();
-    } catch (e: any) {
-      setError(e.message);
+    } catch (e) {
+      setError((e as Error).message);
     }
   }
   const rename = (e: Event) => {

@@ -26,8 +26,8 @@ export function RepositoriesPage() {
       if (path.trim()) body.path = path.trim();
       const repo = await api<Repository>("POST", "/api/repositories", body);
       navigate(docsPath(repo));
-    } catch (err: any) {
-      setError(err.message);
+    } catch (err) {
+      setError((err as Error).message);
     } finally {
       setBusy(false);
     }

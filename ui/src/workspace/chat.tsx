@@ -2,22 +2,21 @@
 // server's own words.
 
 import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
-import { api, type Message } from "../api";
+import { api, type ControlResult } from "../api";
+import type { ChatSendFrame, Message, MessageDetails } from "../protocol";
 import { renderChat } from "../markdown";
 import { drawDiagrams } from "../mermaid";
 import { ErrorText } from "../pages/shell";
 import type { WorkspaceCtx } from "./workspace";
-import { RunCards, type RunCard } from "./runs";
+import { RunCards } from "./runs";
 import { Gallery } from "./gallery";
 import { ModelPicker } from "./model";
 import { maxFiles, MessageFiles, PendingFiles, readFile, type Outgoing } from "./attachments";
 import { CommandChip, commandIn, CommandList, commandMatches, commandOptionID, reportedCommands, type PlannerCommand } from "./commands";
 
-const arr = (v: unknown): any[] => (Array.isArray(v) ? v : []);
-
 // controlWords says what Stop Planner or Resume Planner achieved, from the
 // answer of POST .../planner/stop or /resume.
-export function controlWords(action: "stop" | "resume", res: any, run?: string): string {
+export function controlWords(action: "stop" | "resume", res: ControlResult, run?: string): string {
   const out: string[] = [];
   if (action === "stop" && res?.aborted) out.push("Stopped the Planner's reply.");
   for (const r of res?.results ?? []) {
@@ -60,8 +59,8 @@ export function ChatPane({ ctx }: { ctx: WorkspaceCtx }) {
       const all = [...files, ...read];
       if (all.length > maxFiles) setError(`A message takes at most ${maxFiles} files.`);
       setFiles(all.slice(0, maxFiles));
-    } catch (e: any) {
-      setError(e.message);
+    } catch (e) {
+      setError((e as Error).message);
     }
   }
 
@@ -83,7 +82,7 @@ export function ChatPane({ ctx }: { ctx: WorkspaceCtx }) {
     setSending(true);
     setError("");
     try {
-      const frame: any = { type: "chat:send", text };
+      const frame: Omit<ChatSendFrame, "id"> = { type: "chat:send", text };
       if (cmd) frame.command = { name: cmd.name, kind: cmd.kind };
       else if (files.length) frame.attachments = files.map((f) => ({ name: f.name, data: f.data }));
       await socket.request(frame);
@@ -91,8 +90,8 @@ export function ChatPane({ ctx }: { ctx: WorkspaceCtx }) {
       setCommand(null);
       if (!cmd) setFiles([]);
       stick.current = true;
-    } catch (e: any) {
-      setError(e.message);
+    } catch (e) {
+      setError((e as Error).message);
     } finally {
       setSending(false);
     }
@@ -102,10 +101,10 @@ export function ChatPane({ ctx }: { ctx: WorkspaceCtx }) {
   async function planner(action: "stop" | "resume", run?: string) {
     setControl({ busy: true, text: action === "stop" ? "Stopping…" : "Resuming…", error: false });
     try {
-      const res = await api("POST", `/api/channels/${state.channel.id}/planner/${action}`, run ? { run } : {});
+      const res = await api<ControlResult>("POST", `/api/channels/${state.channel.id}/planner/${action}`, run ? { run } : {});
       setControl({ busy: false, text: controlWords(action, res, run), error: false });
-    } catch (e: any) {
-      setControl({ busy: false, text: e.message, error: true });
+    } catch (e) {
+      setControl({ busy: false, text: (e as Error).message, error: true });
     }
   }
 
@@ -114,7 +113,7 @@ export function ChatPane({ ctx }: { ctx: WorkspaceCtx }) {
   }, [state.messages]);
 
   const p = state.planner;
-  const runs = (p.runs ?? []) as RunCard[];
+  const runs = p.runs ?? [];
   const streaming = state.messages.some((m) => m.role === "planner" && m.status === "streaming");
   const working = streaming || runs.some((r) => r.status === "running" || r.status === "waiting");
   const paused = runs.filter((r) => r.status === "paused").length;
@@ -283,8 +282,8 @@ function RetryButton({ channel, message, disabled }: { channel: string; message:
           setError("");
           try {
             await api("POST", `/api/channels/${channel}/messages/${message}/retry`);
-          } catch (e: any) {
-            setError(e.message);
+          } catch (e) {
+            setError((e as Error).message);
             setBusy(false);
           }
         }}
@@ -320,51 +319,47 @@ function ChatMessage({ m, me, retry, channel, canEdit }: { m: Message; me: strin
       </header>
       {m.details && <Details details={m.details} />}
       {m.text && <div class="msg-body prose" dangerouslySetInnerHTML={{ __html: renderChat(m.text) }} />}
-      {m.role === "person" && Array.isArray(m.details?.attachments) && <MessageFiles files={m.details.attachments} />}
-      <Gallery images={arr(m.details?.images ?? m.images)} refused={arr(m.details?.refusedImages ?? m.refusedImages)} />
+      {m.role === "person" && m.details?.attachments && <MessageFiles files={m.details.attachments} />}
+      <Gallery images={m.details?.images ?? []} refused={m.details?.refusedImages ?? []} />
       {retry && <RetryButton channel={channel} message={retry} disabled={!canEdit} />}
     </article>
   );
 }
 
-// Details renders a Planner reply's details generically: reasoning folded,
-// and every tool call as a row under "Work details".
-function Details({ details }: { details: any }) {
-  if (typeof details !== "object" || details === null) return null;
-  const reasoning: string[] = [];
-  const pushText = (v: any) => {
-    if (typeof v === "string" && v.trim()) reasoning.push(v);
-    else if (Array.isArray(v)) v.forEach(pushText);
-    else if (v && typeof v === "object" && typeof v.text === "string") reasoning.push(v.text);
-  };
-  pushText(details.reasoning);
-  const rows: any[] = [details.tools, details.toolCalls, details.actions, details.calls, details.work].find(Array.isArray) ?? [];
-  const failure = typeof details.error === "string" ? details.error : "";
+// Details renders a Planner reply's details: the failure, the reasoning
+// folded, and every tool call as a row under "Work details".
+const toolLabel = { running: "Running", done: "Done", failed: "Failed" };
+
+function Details({ details }: { details: MessageDetails }) {
+  const reasoning = details.reasoning?.trim() ? details.reasoning : "";
+  const rows = details.tools ?? [];
+  const failure = details.error ?? "";
   return (
     <div class="details">
       {failure && <p class="error-text">{failure}</p>}
-      {reasoning.length > 0 && (
+      {reasoning && (
         <details class="reasoning">
           <summary>Reasoning</summary>
-          {reasoning.map((r, i) => <p key={i} class="reasoning-text">{r}</p>)}
+          <p class="reasoning-text">{reasoning}</p>
         </details>
       )}
       {rows.length > 0 && (
         <details class="work">
-          <summary>Work details · {rows.length} {rows.length === 1 ? "action" : "actions"}</summary>
+          <summary>
+            Work details · {rows.length} {rows.length === 1 ? "action" : "actions"}
+          </summary>
           <ul>
             {rows.map((r, i) => {
-              const name = r.title ?? r.name ?? r.toolName ?? r.tool ?? "action";
-              const status = r.status ?? r.state ?? "";
-              const err = r.error?.message ?? (typeof r.error === "string" ? r.error : "");
               const kind = r.error?.kind || r.error?.code || "";
-              const label = status === "running" ? "Running" : status === "done" ? "Done" : status === "failed" ? "Failed" : String(status);
               return (
-                <li key={i} class={"work-row " + status}>
-                  <span class="mono">{String(name)}</span>
-                  {status && <span class="muted small">{label}{kind ? ` · ${kind}` : ""}</span>}
-                  {typeof r.durationMs === "number" && status !== "running" && <span class="muted small">{(r.durationMs / 1000).toFixed(1)} s</span>}
-                  {err && <span class="error-text small">{String(err)}</span>}
+                <li key={i} class={"work-row " + r.status}>
+                  <span class="mono">{r.name}</span>
+                  <span class="muted small">
+                    {toolLabel[r.status] ?? r.status}
+                    {kind ? ` · ${kind}` : ""}
+                  </span>
+                  {r.status !== "running" && <span class="muted small">{(r.durationMs / 1000).toFixed(1)} s</span>}
+                  {r.error?.message && <span class="error-text small">{r.error.message}</span>}
                 </li>
               );
             })}

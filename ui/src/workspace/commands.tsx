@@ -7,9 +7,9 @@
 // (unknown-command) is shown in its words. Names, kinds and descriptions are
 // shown exactly as the client wrote them, as text.
 
-import type { ModelState } from "./model";
+import type { CatalogCommand, ModelState } from "../protocol";
 
-export type PlannerCommand = { name: string; description?: string; kind: string };
+export type PlannerCommand = CatalogCommand;
 
 export const reportedCommands = (m?: ModelState): PlannerCommand[] =>
   m?.offered && Array.isArray(m.commands) ? m.commands.filter((c) => c && typeof c.name === "string" && c.name !== "") : [];

@@ -2,7 +2,7 @@
 // HTTP, or inline in the rendered Plan.
 
 import { useEffect, useState } from "preact/hooks";
-import type { CardAnswer, Decision, Question } from "../api";
+import type { CardAnswer, ClientRequest, Decision, Question } from "../protocol";
 import { cardText, renderChat, renderInline } from "../markdown";
 import { ago, ErrorText } from "../pages/shell";
 import { drawDiagrams } from "../mermaid";
@@ -38,7 +38,7 @@ function headingOf(d: Decision): { heading: string; body: string; chip?: string 
   const c = d.call;
   if (c.method === "questionnaire") {
     const q = c.params?.questions?.[d.index];
-    if (q) return { ...cardText(q.question), chip: q.header };
+    return q ? { ...cardText(q.question), chip: q.header } : { heading: "", body: "" };
   }
   if (c.method === "confirm") return { heading: c.title ?? "Confirm", body: c.message ?? "" };
   return { heading: c.title ?? "", body: "" };
@@ -67,13 +67,13 @@ export function DecisionCard({ ctx, d, inPlan }: { ctx: WorkspaceCtx; d: Decisio
     if (zoomRef.current) drawDiagrams(zoomRef.current);
   });
 
-  async function send(frame: Record<string, unknown>) {
+  async function send(frame: ClientRequest) {
     setBusy(true);
     setError("");
     try {
-      await ctx.socket.request(frame as any);
-    } catch (e: any) {
-      setError(e.message);
+      await ctx.socket.request(frame);
+    } catch (e) {
+      setError((e as Error).message);
     } finally {
       setBusy(false);
     }

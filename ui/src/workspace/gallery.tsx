@@ -4,22 +4,9 @@
 // counting the images ahead of it). Only the document's own images
 // (/images/<sha256>.<ext>) are ever loaded; a click opens one large.
 
-import type { RefObject } from "preact";
+import type { RefObject, VNode } from "preact";
 import { useEffect, useRef, useState } from "preact/hooks";
-
-export interface ReplyImage {
-  path: string;
-  mimeType?: string;
-  width?: number;
-  height?: number;
-  alt?: string;
-  caption?: string;
-}
-
-export interface RefusedImage {
-  reason: string;
-  before: number;
-}
+import type { RefusedImage, ReplyImage } from "../protocol";
 
 export const ownImage = (src: unknown): src is string => typeof src === "string" && /^\/images\/[0-9a-f]{64}\.[a-z]+$/.test(src);
 
@@ -31,7 +18,7 @@ export function Gallery({ images, refused }: { images: ReplyImage[]; refused?: R
   const shown = images.filter((i) => ownImage(i?.path));
   const notes = (refused ?? []).filter((r) => r && typeof r.reason === "string");
   if (!shown.length && !notes.length) return null;
-  const items: any[] = [];
+  const items: VNode[] = [];
   for (let i = 0; i <= shown.length; i++) {
     for (const [k, r] of notes.entries()) if (Math.min(r.before, shown.length) === i) items.push(<RefusedNote key={"r" + k} r={r} />);
     const img = shown[i];

@@ -2,17 +2,7 @@
 
 import { useEffect, useRef } from "preact/hooks";
 import type { WorkspaceCtx } from "./workspace";
-import type { RunCard } from "./runs";
-
-export interface PlannerState {
-  state: "attached" | "grace" | "disconnected" | "none" | "unknown" | string;
-  login?: string;
-  since?: string;
-  until?: string;
-  features?: string[];
-  runs?: RunCard[];
-  [k: string]: unknown;
-}
+import type { PlannerState } from "./reduce";
 
 const at = (iso?: string) => (iso ? new Date(iso).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" }) : "");
 

@@ -8,28 +8,7 @@
 // failed or blocked run shows every unfinished stage as stopped.
 
 import { useState } from "preact/hooks";
-
-export interface Stage {
-  id: string;
-  name: string;
-  parentIds?: string[];
-  kind?: string;
-  status: string;
-  started?: number;
-  ended?: number;
-}
-
-export interface RunCard {
-  id: string;
-  name: string;
-  status: string;
-  started: number;
-  updated: number;
-  ended?: number;
-  stages: Stage[];
-  earlierStages?: number;
-  waiting: number;
-}
+import type { RunCard, Stage } from "../protocol";
 
 const unfinished = new Set(["pending", "running", "awaiting_input", "paused"]);
 const stopsBelow = new Set(["stopped", "failed", "blocked", "skipped"]);
@@ -72,7 +51,7 @@ export function stageTree(run: RunCard): StageNode[] {
   for (const s of stages) byId.set(s.id, s); // a repeated id keeps its last value
   const list = Array.from(byId.values());
 
-  // Whether any ancestor (through every parent link) stops what is below it.
+  // Whether an ancestor (through every parent link) stops what is below it.
   const memo = new Map<string, boolean>();
   const stoppedAbove = (s: Stage, seen: Set<string>): boolean => {
     const m = memo.get(s.id);
