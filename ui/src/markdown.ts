@@ -97,10 +97,16 @@ const tabs: TokenizerExtension & RendererExtension = {
   renderer(t) {
     const { panes } = t as TabsToken;
     const head = panes
-      .map((p, i) => `<button type="button" class="tab${i === 0 ? " selected" : ""}" data-tab="${i}">${escapeHTML(p.title)}</button>`)
+      .map(
+        (p, i) =>
+          `<button type="button" class="tab${i === 0 ? " selected" : ""}" data-tab="${i}">${escapeHTML(p.title)}</button>`,
+      )
       .join("");
     const body = panes
-      .map((p, i) => `<div class="tab-pane${i === 0 ? " selected" : ""}" data-pane="${i}">${this.parser.parse(p.tokens)}</div>`)
+      .map(
+        (p, i) =>
+          `<div class="tab-pane${i === 0 ? " selected" : ""}" data-pane="${i}">${this.parser.parse(p.tokens)}</div>`,
+      )
       .join("");
     return `<div class="tabs"><div class="tab-list">${head}</div>${body}</div>`;
   },
@@ -142,7 +148,8 @@ DOMPurify.addHook("afterSanitizeAttributes", (node) => {
   if (node.tagName === "A" && node.getAttribute("target") === "_blank") node.setAttribute("rel", "noopener noreferrer");
 });
 
-export const sanitize = (html: string) => DOMPurify.sanitize(html, { ADD_ATTR: ["target"], FORBID_TAGS: ["style", "form", "input"] });
+export const sanitize = (html: string) =>
+  DOMPurify.sanitize(html, { ADD_ATTR: ["target"], FORBID_TAGS: ["style", "form", "input"] });
 
 export type PlanSegment = { kind: "html"; html: string } | { kind: "decision"; id: string };
 

@@ -21,7 +21,9 @@ function mermaid(): Promise<Mermaid> {
 // diagram; source Mermaid cannot draw stays as code.
 export async function drawDiagrams(root: HTMLElement) {
   // A reply still streaming is not drawn until its text is final.
-  const blocks = Array.from(root.querySelectorAll<HTMLElement>(".mermaid-block:not([data-drawn])")).filter((b) => !b.closest(".status-streaming"));
+  const blocks = Array.from(root.querySelectorAll<HTMLElement>(".mermaid-block:not([data-drawn])")).filter(
+    (b) => !b.closest(".status-streaming"),
+  );
   if (!blocks.length) return;
   // Claimed before the first await, so overlapping calls (the plan's and a
   // card's within it) never draw one block twice.

@@ -169,15 +169,7 @@ export interface PlannerStatus {
 export type RunStatus = "running" | "waiting" | "paused" | "finished" | "blocked" | "failed" | "stopped";
 
 export type StageStatus =
-  | "pending"
-  | "running"
-  | "awaiting_input"
-  | "paused"
-  | "blocked"
-  | "completed"
-  | "failed"
-  | "skipped"
-  | "stopped";
+  "pending" | "running" | "awaiting_input" | "paused" | "blocked" | "completed" | "failed" | "skipped" | "stopped";
 
 // RunCard is a workflow run's latest state, stages merged. Times are whole
 // seconds since the epoch.

@@ -59,7 +59,8 @@ export class RoomSocket {
     ws.onclose = (ev) => {
       if (this.ws !== ws) return;
       this.ws = null;
-      for (const p of this.pending.values()) p.reject(new RoomError("offline", "The connection to Chopin was lost; try again once it is back."));
+      for (const p of this.pending.values())
+        p.reject(new RoomError("offline", "The connection to Chopin was lost; try again once it is back."));
       this.pending.clear();
       if (ev.code === 4404) {
         this.closed = true;

@@ -63,7 +63,12 @@ export function MessageFiles({ files }: { files: ChatAttachment[] }) {
         if (f.kind === "image" && shownTypes.has(f.mediaType)) {
           const src = `data:${f.mediaType};base64,${f.data}`;
           return (
-            <button key={i} class="file-image" aria-label={`Open image: ${f.name}`} onClick={() => setLarge({ src, alt: f.name })}>
+            <button
+              key={i}
+              class="file-image"
+              aria-label={`Open image: ${f.name}`}
+              onClick={() => setLarge({ src, alt: f.name })}
+            >
               <img src={src} alt={f.name} />
             </button>
           );

@@ -12,7 +12,15 @@ import { RunCards } from "./runs";
 import { Gallery } from "./gallery";
 import { ModelPicker } from "./model";
 import { maxFiles, MessageFiles, PendingFiles, readFile, type Outgoing } from "./attachments";
-import { CommandChip, commandIn, CommandList, commandMatches, commandOptionID, reportedCommands, type PlannerCommand } from "./commands";
+import {
+  CommandChip,
+  commandIn,
+  CommandList,
+  commandMatches,
+  commandOptionID,
+  reportedCommands,
+  type PlannerCommand,
+} from "./commands";
 
 // controlWords says what Stop Planner or Resume Planner achieved, from the
 // answer of POST .../planner/stop or /resume.
@@ -22,8 +30,12 @@ export function controlWords(action: "stop" | "resume", res: ControlResult, run?
   for (const r of res?.results ?? []) {
     const what = r.run || run ? "the run" : "its runs";
     if (!r.answered) out.push("The Planner did not answer in time; try again.");
-    else if (!r.ok) out.push(`The Planner could not ${action === "stop" ? "pause" : "resume"} ${what}${r.message ? `: ${r.message}` : "."}`);
-    else out.push(`The Planner ${action === "stop" ? "paused" : "resumed"} ${what}${r.message ? `: ${r.message}` : "."}`);
+    else if (!r.ok)
+      out.push(
+        `The Planner could not ${action === "stop" ? "pause" : "resume"} ${what}${r.message ? `: ${r.message}` : "."}`,
+      );
+    else
+      out.push(`The Planner ${action === "stop" ? "paused" : "resumed"} ${what}${r.message ? `: ${r.message}` : "."}`);
   }
   if (!out.length) out.push(action === "stop" ? "Nothing was running." : "Nothing was paused.");
   return Array.from(new Set(out)).join(" ");
@@ -97,11 +109,19 @@ export function ChatPane({ ctx }: { ctx: WorkspaceCtx }) {
     }
   }
 
-  const [control, setControl] = useState<{ busy: boolean; text: string; error: boolean }>({ busy: false, text: "", error: false });
+  const [control, setControl] = useState<{ busy: boolean; text: string; error: boolean }>({
+    busy: false,
+    text: "",
+    error: false,
+  });
   async function planner(action: "stop" | "resume", run?: string) {
     setControl({ busy: true, text: action === "stop" ? "Stopping…" : "Resuming…", error: false });
     try {
-      const res = await api<ControlResult>("POST", `/api/channels/${state.channel.id}/planner/${action}`, run ? { run } : {});
+      const res = await api<ControlResult>(
+        "POST",
+        `/api/channels/${state.channel.id}/planner/${action}`,
+        run ? { run } : {},
+      );
       setControl({ busy: false, text: controlWords(action, res, run), error: false });
     } catch (e) {
       setControl({ busy: false, text: (e as Error).message, error: true });
@@ -158,37 +178,65 @@ export function ChatPane({ ctx }: { ctx: WorkspaceCtx }) {
 
   return (
     <div class="chat">
-      <div class="transcript" ref={list} onScroll={(e) => {
-        const el = e.currentTarget;
-        stick.current = el.scrollHeight - el.scrollTop - el.clientHeight < 40;
-      }} aria-live="polite">
+      <div
+        class="transcript"
+        ref={list}
+        onScroll={(e) => {
+          const el = e.currentTarget;
+          stick.current = el.scrollHeight - el.scrollTop - el.clientHeight < 40;
+        }}
+        aria-live="polite"
+      >
         {state.messages.length === 0 && (
           <p class="empty chat-empty">
             Talk about the plan here. Mention <code>@chopin</code> to ask the Planner.
           </p>
         )}
         {state.messages.map((m, i) => (
-          <ChatMessage key={m.id} m={m} me={ctx.session.login} retry={retriable(state.messages, i, ctx.session.login)} channel={state.channel.id} canEdit={state.canEdit} />
+          <ChatMessage
+            key={m.id}
+            m={m}
+            me={ctx.session.login}
+            retry={retriable(state.messages, i, ctx.session.login)}
+            channel={state.channel.id}
+            canEdit={state.canEdit}
+          />
         ))}
-        <RunCards runs={runs} busy={control.busy || !state.canEdit} onControl={p.state === "attached" ? planner : undefined} />
+        <RunCards
+          runs={runs}
+          busy={control.busy || !state.canEdit}
+          onControl={p.state === "attached" ? planner : undefined}
+        />
       </div>
       {showBar && (
         <div class="planner-working" aria-label="Planner controls">
           <span class="muted small planner-activity">
-            {working ? "The Planner is working…" : paused > 0 ? `${paused} ${paused === 1 ? "run" : "runs"} paused` : ""}
+            {working
+              ? "The Planner is working…"
+              : paused > 0
+                ? `${paused} ${paused === 1 ? "run" : "runs"} paused`
+                : ""}
           </span>
           <span class="spacer" />
           {p.state === "attached" && working && (
-            <button class="quiet small" disabled={control.busy || !state.canEdit} onClick={() => planner("stop")}>Stop Planner</button>
+            <button class="quiet small" disabled={control.busy || !state.canEdit} onClick={() => planner("stop")}>
+              Stop Planner
+            </button>
           )}
           {p.state === "attached" && paused > 0 && (
-            <button class="small" disabled={control.busy || !state.canEdit} onClick={() => planner("resume")}>Resume Planner</button>
+            <button class="small" disabled={control.busy || !state.canEdit} onClick={() => planner("resume")}>
+              Resume Planner
+            </button>
           )}
           {control.text && (
             <p class={"control-result small " + (control.error ? "error-text" : "muted")} role="status">
               {control.text}
               {!control.busy && (
-                <button class="link small dismiss" aria-label="Dismiss" onClick={() => setControl({ busy: false, text: "", error: false })}>
+                <button
+                  class="link small dismiss"
+                  aria-label="Dismiss"
+                  onClick={() => setControl({ busy: false, text: "", error: false })}
+                >
                   ×
                 </button>
               )}
@@ -206,17 +254,22 @@ export function ChatPane({ ctx }: { ctx: WorkspaceCtx }) {
         {listOpen && <CommandList items={matches} active={activeIndex} onChoose={choose} />}
         {command && <CommandChip command={command} disabled={sending} onRemove={() => setCommand(null)} />}
         {imageUnread(ctx, draft, files) && (
-          <p class="muted small file-note">The Planner's model does not read images: it will only be told an image came with the message.</p>
+          <p class="muted small file-note">
+            The Planner's model does not read images: it will only be told an image came with the message.
+          </p>
         )}
         <textarea
           name="message"
           aria-label="Message"
           rows={2}
           placeholder={
-            !state.canEdit ? "This document is archived"
-            : command ? `Words for /${command.name} (optional)`
-            : commands.length ? "Message · @chopin asks the Planner · / for its commands"
-            : "Message · @chopin asks the Planner"
+            !state.canEdit
+              ? "This document is archived"
+              : command
+                ? `Words for /${command.name} (optional)`
+                : commands.length
+                  ? "Message · @chopin asks the Planner · / for its commands"
+                  : "Message · @chopin asks the Planner"
           }
           disabled={!state.canEdit}
           value={draft}
@@ -230,12 +283,27 @@ export function ChatPane({ ctx }: { ctx: WorkspaceCtx }) {
           }}
           onKeyDown={onKey}
         />
-        <input ref={picker} type="file" multiple hidden onChange={(e) => (addFiles(e.currentTarget.files), (e.currentTarget.value = ""))} aria-label="Files" />
+        <input
+          ref={picker}
+          type="file"
+          multiple
+          hidden
+          onChange={(e) => (addFiles(e.currentTarget.files), (e.currentTarget.value = ""))}
+          aria-label="Files"
+        />
         <div class="composer-buttons">
-          <button type="button" class="quiet small attach" disabled={!state.canEdit || sending} onClick={() => picker.current?.click()} title="Attach images or text files">
+          <button
+            type="button"
+            class="quiet small attach"
+            disabled={!state.canEdit || sending}
+            onClick={() => picker.current?.click()}
+            title="Attach images or text files"
+          >
             Attach
           </button>
-          <button class="primary" type="submit" disabled={(!draft.trim() && !command) || sending || !state.canEdit}>Send</button>
+          <button class="primary" type="submit" disabled={(!draft.trim() && !command) || sending || !state.canEdit}>
+            Send
+          </button>
         </div>
       </form>
     </div>
@@ -295,7 +363,19 @@ function RetryButton({ channel, message, disabled }: { channel: string; message:
   );
 }
 
-function ChatMessage({ m, me, retry, channel, canEdit }: { m: Message; me: string; retry: string; channel: string; canEdit: boolean }) {
+function ChatMessage({
+  m,
+  me,
+  retry,
+  channel,
+  canEdit,
+}: {
+  m: Message;
+  me: string;
+  retry: string;
+  channel: string;
+  canEdit: boolean;
+}) {
   if (m.role === "system") {
     return (
       <div class="msg msg-system" role="note" aria-label="Notice" data-seq={m.seq}>
@@ -312,7 +392,9 @@ function ChatMessage({ m, me, retry, channel, canEdit }: { m: Message; me: strin
     <article class={"msg msg-" + m.role + (m.status ? " status-" + m.status : "")} data-seq={m.seq}>
       <header class="msg-head">
         <span class="msg-author">{who}</span>
-        <time class="muted small" dateTime={new Date(m.createdAt).toISOString()}>{time}</time>
+        <time class="muted small" dateTime={new Date(m.createdAt).toISOString()}>
+          {time}
+        </time>
         {m.status === "streaming" && <span class="muted small">writing…</span>}
         {m.status === "failed" && <span class="badge danger-badge">failed</span>}
         {m.status === "stopped" && <span class="badge">stopped</span>}

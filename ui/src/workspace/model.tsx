@@ -57,7 +57,15 @@ export function ModelPicker({ ctx, onError }: { ctx: WorkspaceCtx; onError: (mes
         }}
       >
         <option value="">{fallback ? `Default · ${label(fallback)}` : "Default model"}</option>
-        {groups.map((g, k) => (g.key ? <optgroup key={k} label={g.name}>{g.items.map(option)}</optgroup> : g.items.map(option)))}
+        {groups.map((g, k) =>
+          g.key ? (
+            <optgroup key={k} label={g.name}>
+              {g.items.map(option)}
+            </optgroup>
+          ) : (
+            g.items.map(option)
+          ),
+        )}
       </select>
       {levels.length > 0 && (
         <select
@@ -71,7 +79,9 @@ export function ModelPicker({ ctx, onError }: { ctx: WorkspaceCtx; onError: (mes
         >
           <option value="">{defaultLevel}</option>
           {levels.map((l) => (
-            <option key={l} value={l}>{l}</option>
+            <option key={l} value={l}>
+              {l}
+            </option>
           ))}
         </select>
       )}

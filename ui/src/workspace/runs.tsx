@@ -70,7 +70,8 @@ export function stageTree(run: RunCard): StageNode[] {
     return out;
   };
   const runStops = stopsRun.has(run.status);
-  const shown = (s: Stage) => (unfinished.has(s.status) && (runStops || stoppedAbove(s, new Set([s.id]))) ? "stopped" : s.status);
+  const shown = (s: Stage) =>
+    unfinished.has(s.status) && (runStops || stoppedAbove(s, new Set([s.id]))) ? "stopped" : s.status;
 
   const nodes = new Map<string, StageNode>();
   for (const s of list) nodes.set(s.id, { stage: s, shown: shown(s), children: [] });
@@ -109,9 +110,18 @@ function current(nodes: StageNode[]): StageNode | undefined {
   return found;
 }
 
-const clock = (sec?: number) => (sec ? new Date(sec * 1000).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" }) : "");
+const clock = (sec?: number) =>
+  sec ? new Date(sec * 1000).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" }) : "";
 
-export function RunCards({ runs, onControl, busy }: { runs: RunCard[]; onControl?: (action: "stop" | "resume", run: string) => void; busy?: boolean }) {
+export function RunCards({
+  runs,
+  onControl,
+  busy,
+}: {
+  runs: RunCard[];
+  onControl?: (action: "stop" | "resume", run: string) => void;
+  busy?: boolean;
+}) {
   if (!runs?.length) return null;
   return (
     <section class="runs" aria-label="Runs">
@@ -122,7 +132,15 @@ export function RunCards({ runs, onControl, busy }: { runs: RunCard[]; onControl
   );
 }
 
-function RunCardView({ run, onControl, busy }: { run: RunCard; onControl?: (action: "stop" | "resume", run: string) => void; busy?: boolean }) {
+function RunCardView({
+  run,
+  onControl,
+  busy,
+}: {
+  run: RunCard;
+  onControl?: (action: "stop" | "resume", run: string) => void;
+  busy?: boolean;
+}) {
   const [open, setOpen] = useState(false);
   const tree = stageTree(run);
   const total = countStages(tree, () => true);
@@ -132,7 +150,11 @@ function RunCardView({ run, onControl, busy }: { run: RunCard; onControl?: (acti
   const status = runLabel[run.status] ?? run.status;
   const when = run.ended ? `ended ${clock(run.ended)}` : `started ${clock(run.started)}`;
   return (
-    <article class={"run-card run-" + run.status + (open ? " open" : "")} data-run={run.id} aria-label={`Run: ${run.name}`}>
+    <article
+      class={"run-card run-" + run.status + (open ? " open" : "")}
+      data-run={run.id}
+      aria-label={`Run: ${run.name}`}
+    >
       <button class="run-head" aria-expanded={open} onClick={() => setOpen(!open)}>
         <span class={"run-dot " + run.status} />
         <span class="run-name">{run.name || "Run"}</span>
@@ -143,7 +165,9 @@ function RunCardView({ run, onControl, busy }: { run: RunCard; onControl?: (acti
             {done}/{total} done
           </span>
         )}
-        <span class="chevron" aria-hidden="true">{open ? "▾" : "▸"}</span>
+        <span class="chevron" aria-hidden="true">
+          {open ? "▾" : "▸"}
+        </span>
       </button>
       {!open && (now || run.waiting > 0) && (
         <p class="run-now muted small">
@@ -156,7 +180,8 @@ function RunCardView({ run, onControl, busy }: { run: RunCard; onControl?: (acti
         <div class="run-body">
           <p class="muted small run-meta">
             {when}
-            {run.waiting > 0 && ` · ${run.waiting} ${run.waiting === 1 ? "question" : "questions"} waiting in Decisions`}
+            {run.waiting > 0 &&
+              ` · ${run.waiting} ${run.waiting === 1 ? "question" : "questions"} waiting in Decisions`}
           </p>
           {earlier > 0 && (
             <p class="muted small earlier-stages">
@@ -167,9 +192,13 @@ function RunCardView({ run, onControl, busy }: { run: RunCard; onControl?: (acti
           {onControl && liveRun(run) && (
             <div class="actions">
               {run.status === "paused" ? (
-                <button class="small" disabled={busy} onClick={() => onControl("resume", run.id)}>Resume this run</button>
+                <button class="small" disabled={busy} onClick={() => onControl("resume", run.id)}>
+                  Resume this run
+                </button>
               ) : (
-                <button class="quiet small" disabled={busy} onClick={() => onControl("stop", run.id)}>Stop this run</button>
+                <button class="quiet small" disabled={busy} onClick={() => onControl("stop", run.id)}>
+                  Stop this run
+                </button>
               )}
             </div>
           )}

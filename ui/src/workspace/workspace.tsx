@@ -89,7 +89,10 @@ export function Workspace({ initial, session }: { initial: Channel; session: Ses
         <section class="problem" role="alert">
           <h1>This document was deleted</h1>
           <p>
-            Its plan, Chat and Decisions are gone. <a href={docsHref} onClick={onLinkClick}>Back to the documents of {state.channel.repository}</a>
+            Its plan, Chat and Decisions are gone.{" "}
+            <a href={docsHref} onClick={onLinkClick}>
+              Back to the documents of {state.channel.repository}
+            </a>
           </p>
         </section>
       </div>
@@ -101,7 +104,11 @@ export function Workspace({ initial, session }: { initial: Channel; session: Ses
       <TopBar ctx={ctx} docsHref={docsHref} onPlanner={() => setConnectOpen(true)} />
       {state.channel.archivedAt && (
         <div class="archived-bar" role="status">
-          Archived: read-only. Restore it from the <a href={docsHref + "?includeArchived=true"} onClick={onLinkClick}>document list</a> to edit again.
+          Archived: read-only. Restore it from the{" "}
+          <a href={docsHref + "?includeArchived=true"} onClick={onLinkClick}>
+            document list
+          </a>{" "}
+          to edit again.
         </div>
       )}
       <div class="panes">
@@ -111,11 +118,26 @@ export function Workspace({ initial, session }: { initial: Channel; session: Ses
         <section class="pane doc-pane" hidden={!(planShown || decisionsShown)} aria-label="Document">
           {wide && (
             <div class="switch" role="tablist" aria-label="Document view">
-              <button role="tab" aria-selected={docView === "plan"} class={docView === "plan" ? "on" : ""} onClick={() => setDocView("plan")}>
+              <button
+                role="tab"
+                aria-selected={docView === "plan"}
+                class={docView === "plan" ? "on" : ""}
+                onClick={() => setDocView("plan")}
+              >
                 Plan
               </button>
-              <button role="tab" aria-selected={docView === "decisions"} class={docView === "decisions" ? "on" : ""} onClick={() => setDocView("decisions")}>
-                Decisions{open > 0 && <span class="count" aria-label={`${open} unanswered`}>{open}</span>}
+              <button
+                role="tab"
+                aria-selected={docView === "decisions"}
+                class={docView === "decisions" ? "on" : ""}
+                onClick={() => setDocView("decisions")}
+              >
+                Decisions
+                {open > 0 && (
+                  <span class="count" aria-label={`${open} unanswered`}>
+                    {open}
+                  </span>
+                )}
               </button>
             </div>
           )}
@@ -130,9 +152,18 @@ export function Workspace({ initial, session }: { initial: Channel; session: Ses
       {!wide && (
         <nav class="bottom-bar" aria-label="Destinations">
           {(["chat", "plan", "decisions"] as const).map((v) => (
-            <button key={v} class={compactView === v ? "on" : ""} aria-current={compactView === v ? "page" : undefined} onClick={() => setCompactView(v)}>
+            <button
+              key={v}
+              class={compactView === v ? "on" : ""}
+              aria-current={compactView === v ? "page" : undefined}
+              onClick={() => setCompactView(v)}
+            >
               {v === "chat" ? "Chat" : v === "plan" ? "Plan" : "Decisions"}
-              {v === "decisions" && open > 0 && <span class="count" aria-label={`${open} unanswered`}>{open}</span>}
+              {v === "decisions" && open > 0 && (
+                <span class="count" aria-label={`${open} unanswered`}>
+                  {open}
+                </span>
+              )}
             </button>
           ))}
         </nav>
@@ -144,11 +175,17 @@ export function Workspace({ initial, session }: { initial: Channel; session: Ses
 
 function TopBar({ ctx, docsHref, onPlanner }: { ctx: WorkspaceCtx; docsHref: string; onPlanner: () => void }) {
   const { state } = ctx;
-  const label = { connecting: "Connecting…", online: "Live", offline: "Offline, reconnecting…", deleted: "Deleted" }[state.connection];
+  const label = { connecting: "Connecting…", online: "Live", offline: "Offline, reconnecting…", deleted: "Deleted" }[
+    state.connection
+  ];
   return (
     <header class="top-bar">
-      <a class="brand" href="/" onClick={onLinkClick} title="Repositories">Chopin</a>
-      <a class="crumb" href={docsHref} onClick={onLinkClick}>{state.channel.repository}</a>
+      <a class="brand" href="/" onClick={onLinkClick} title="Repositories">
+        Chopin
+      </a>
+      <a class="crumb" href={docsHref} onClick={onLinkClick}>
+        {state.channel.repository}
+      </a>
       <span class="crumb-sep">/</span>
       <h1 class="doc-title">{state.channel.title}</h1>
       <span class="spacer" />
