@@ -301,6 +301,19 @@ try {
     await box.waitFor({ state: "hidden" });
   });
 
+  await step("the reply's Work details show its tool call as the server sent it", async () => {
+    const work = a.locator(".transcript .msg-planner").last().locator("details.work");
+    await work.locator("summary").click();
+    const summary = await work.locator("summary").textContent();
+    if (summary !== "Work details · 1 action") throw new Error("summary " + summary);
+    const row = work.locator(".work-row");
+    await until("the tool row done", async () => (await row.getAttribute("class")) === "work-row done");
+    const name = await row.locator(".mono").textContent();
+    if (name !== "draw_chart") throw new Error("row name " + name);
+    const status = await row.locator(".muted").first().textContent();
+    if (status !== "Done") throw new Error("row status " + status);
+  });
+
   await step("a message the working Planner did not read shows as a quiet notice", async () => {
     const box = a.getByRole("textbox", { name: "Message" });
     await box.fill("@chopin also check the docs");
