@@ -93,7 +93,7 @@ export class RoomSocket {
   request(f: ClientRequest): Promise<OkFrame> {
     const id = this.nextID(f.type.split(":")[0]);
     return new Promise((resolve, reject) => {
-      if (!this.send({ ...f, id } as ClientFrame)) {
+      if (!this.send({ ...f, id })) {
         reject(new RoomError("offline", "Not connected to Chopin; try again once the connection is back."));
         return;
       }
