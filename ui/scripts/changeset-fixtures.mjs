@@ -29,13 +29,48 @@ const pick = (xs) => xs[int(xs.length)];
 
 // Pieces of text that stress UTF-16 counting and line splitting.
 const fragments = [
-  "plan", "the ", "step", " ", "  ", "\t", "# Heading", "- item", "`code`", "1. ",
-  '<Callout type="note">', "</Callout>", "a & b", '"quoted"', "back\\slash",
-  "é", "ß", "e\u0301", "a\u0308\u0304", // precomposed, combining marks
-  "漢字", "かな", "한국어", "𠜎", // CJK, one of them outside the BMP
-  "😀", "😁", "👍🏽", "👩‍👩‍👧", "👩‍👩‍👦", "🇫🇷", "🏳️‍🌈", // astral, ZWJ sequences, flags
-  "\u2028", "\u0007", "\u001f", "\b", "\f", "\u007f", // JSON.stringify escapes some, not others
-  "\n", "\n", "\n\n", "\r\n", "\r\n", "\r", // line endings, CodeMirror splits all three
+  "plan",
+  "the ",
+  "step",
+  " ",
+  "  ",
+  "\t",
+  "# Heading",
+  "- item",
+  "`code`",
+  "1. ",
+  '<Callout type="note">',
+  "</Callout>",
+  "a & b",
+  '"quoted"',
+  "back\\slash",
+  "é",
+  "ß",
+  "e\u0301",
+  "a\u0308\u0304", // precomposed, combining marks
+  "漢字",
+  "かな",
+  "한국어",
+  "𠜎", // CJK, one of them outside the BMP
+  "😀",
+  "😁",
+  "👍🏽",
+  "👩‍👩‍👧",
+  "👩‍👩‍👦",
+  "🇫🇷",
+  "🏳️‍🌈", // astral, ZWJ sequences, flags
+  "\u2028",
+  "\u0007",
+  "\u001f",
+  "\b",
+  "\f",
+  "\u007f", // JSON.stringify escapes some, not others
+  "\n",
+  "\n",
+  "\n\n",
+  "\r\n",
+  "\r\n",
+  "\r", // line endings, CodeMirror splits all three
 ];
 
 function randomText(maxFragments) {
@@ -120,8 +155,23 @@ const handPicked = [
   ["between-e-and-accent", "e\u0301", [{ from: 1, insert: "x" }]],
   ["astral-cjk", "𠜎漢", [{ from: 2, to: 3, insert: "字" }]],
   ["html-and-u2028", "<a>", [{ from: 3, insert: "&\u2028</a>" }]],
-  ["many-changes", "0123456789", [{ from: 1, to: 2 }, { from: 4, insert: "x" }, { from: 6, to: 9, insert: "yy\nzz" }]],
-  ["out-of-order", "abcdef", [{ from: 4, to: 5, insert: "E" }, { from: 0, to: 1, insert: "A" }]],
+  [
+    "many-changes",
+    "0123456789",
+    [
+      { from: 1, to: 2 },
+      { from: 4, insert: "x" },
+      { from: 6, to: 9, insert: "yy\nzz" },
+    ],
+  ],
+  [
+    "out-of-order",
+    "abcdef",
+    [
+      { from: 4, to: 5, insert: "E" },
+      { from: 0, to: 1, insert: "A" },
+    ],
+  ],
   ["empty-lines-only", "", [{ from: 0, insert: "\n\n" }]],
 ];
 for (const [name, raw, specs] of handPicked) {
@@ -191,16 +241,27 @@ function diff(before, after) {
 
 const diffs = [];
 const diffPairs = [
-  ["", ""], ["same", "same"], ["", "new"], ["old", ""], ["aa", "aaa"], ["aaa", "aa"],
-  ["😀", "😁"], ["a😀b", "a😀😀b"], ["é", "è"], ["xé", "x©"], ["😀y", "🙀y"], // UTF-8 bytes in common ["👩‍👩‍👧", "👩‍👩‍👦"], ["x𠜎y", "x𠜎𠜎y"],
-  ["line one\nline two", "line one\nline 2\nline three"], ["<b>", "<b>&amp;</b>"],
+  ["", ""],
+  ["same", "same"],
+  ["", "new"],
+  ["old", ""],
+  ["aa", "aaa"],
+  ["aaa", "aa"],
+  ["😀", "😁"],
+  ["a😀b", "a😀😀b"],
+  ["é", "è"],
+  ["xé", "x©"],
+  ["😀y", "🙀y"], // UTF-8 bytes in common ["👩‍👩‍👧", "👩‍👩‍👦"], ["x𠜎y", "x𠜎𠜎y"],
+  ["line one\nline two", "line one\nline 2\nline three"],
+  ["<b>", "<b>&amp;</b>"],
 ];
 for (const [before, after] of diffPairs) diffs.push({ before, after, changes: diff(before, after) });
 for (let i = 0; diffs.length < 100; i++) {
   const before = toText(randomRaw(i));
   const changes = randomChanges(before);
   if (!wellFormed(changes, before)) continue;
-  const a = before.toString(), b = changes.apply(before).toString();
+  const a = before.toString(),
+    b = changes.apply(before).toString();
   diffs.push({ before: a, after: b, changes: diff(a, b) });
 }
 
@@ -222,8 +283,21 @@ for (let i = 0; wrongLength.length < 20; i++) {
 
 // JSON that ChangeSet.fromJSON refuses; the Go side must refuse it too.
 const invalid = [
-  "null", "{}", '"text"', "1", "[null]", "[true]", '["a"]', "[{}]", "[[]]", "[[null]]",
-  '[["a"]]', "[[1,2]]", '[[1,"a",null]]', '[[1,"a",["b"]]]', '[["1","a"]]',
+  "null",
+  "{}",
+  '"text"',
+  "1",
+  "[null]",
+  "[true]",
+  '["a"]',
+  "[{}]",
+  "[[]]",
+  "[[null]]",
+  '[["a"]]',
+  "[[1,2]]",
+  '[[1,"a",null]]',
+  '[[1,"a",["b"]]]',
+  '[["1","a"]]',
 ];
 for (const json of invalid) {
   let threw = false;
@@ -376,7 +450,12 @@ for (const [name, raw, a, b] of composePicked) {
 // every result is well-formed UTF-16 (no change between the halves of a
 // pair), which is all the Go side can hold.
 const mapFits = (r, doc) => {
-  for (const [x, y, key] of [["a", "b", "aOverB"], ["a", "b", "aOverBBefore"], ["b", "a", "bOverA"], ["b", "a", "bOverABefore"]]) {
+  for (const [x, y, key] of [
+    ["a", "b", "aOverB"],
+    ["a", "b", "aOverBBefore"],
+    ["b", "a", "bOverA"],
+    ["b", "a", "bOverABefore"],
+  ]) {
     const moved = ChangeSet.fromJSON(JSON.parse(r[key]));
     const base = ChangeSet.fromJSON(JSON.parse(r[y])).apply(doc);
     if (!wellFormed(moved, base)) return false;
@@ -385,7 +464,8 @@ const mapFits = (r, doc) => {
 };
 for (let i = 0; maps.length < mapPicked.length + 400; i++) {
   const doc = toText(randomRaw(i));
-  const a = randomHistory(doc), b = randomHistory(doc);
+  const a = randomHistory(doc),
+    b = randomHistory(doc);
   if (!a || !b) continue;
   const r = mapRecord(`random-${i}`, doc, a, b);
   if (mapFits(r, doc)) maps.push(r);

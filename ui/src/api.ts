@@ -25,14 +25,15 @@ export async function api<T = unknown>(method: string, path: string, body?: unkn
   }
   if (res.status === 204) return undefined as T;
   const text = await res.text();
-  let data: any = null;
+  let data: unknown = null;
   try {
     data = text ? JSON.parse(text) : null;
   } catch {
     /* not JSON */
   }
   if (!res.ok) {
-    throw new ApiError(res.status, data?.code ?? "http-" + res.status, data?.message ?? `${res.status} ${res.statusText}`);
+    const e = (data ?? {}) as { code?: string; message?: string };
+    throw new ApiError(res.status, e.code ?? "http-" + res.status, e.message ?? `${res.status} ${res.statusText}`);
   }
   return data as T;
 }
@@ -68,65 +69,19 @@ export interface Channel {
   parentChannelId?: string;
 }
 
-export interface Message {
-  id: string;
-  seq: number;
-  role: "person" | "planner" | "system" | string;
-  author?: string;
-  text: string;
-  status?: string;
-  createdAt: number;
-  updatedAt: number;
-  details?: any;
-  images?: any[];
-  refusedImages?: { reason: string; before: number }[];
-}
-
-export interface Option {
-  label: string;
-  description: string;
-  preview?: string;
-}
-
-export interface Question {
-  question: string;
-  header: string;
-  options: Option[];
-  multiSelect?: boolean;
-}
-
-export interface QuestionCall {
-  method: "questionnaire" | "confirm" | "select" | "input" | "editor" | string;
-  params?: { questions: Question[] };
-  title?: string;
-  message?: string;
-  choices?: string[];
-  placeholder?: string;
-  initial?: string;
-}
-
-export interface CardAnswer {
-  labels?: string[];
-  text?: string;
-  yes?: boolean;
-  choice?: string;
-}
-
-export interface Decision {
-  id: string;
-  request: string;
-  index: number;
-  call: QuestionCall;
-  status: "open" | "answered" | "cancelled" | "withdrawn" | string;
-  answer?: CardAnswer;
-  answeredBy?: string;
-  block: number;
-  createdAt: number;
-  updatedAt: number;
+// ControlResult is what Stop Planner or Resume Planner achieved (POST
+// .../planner/stop and /resume): whether the running turn was aborted, and
+// each session's answer.
+export interface ControlResult {
+  aborted: boolean;
+  results: { session: string; run?: string; answered: boolean; ok: boolean; message?: string }[];
+  held?: boolean;
 }
 
 // pathOf turns a channel's url (a path in the catalog, an absolute URL in
-// session:hello) into the path of its browser route.
+// session:hello) into the path of its browser route. Only the path is kept,
+// and a relative url resolves against the root whatever the origin, so every
+// base does: this one lets the room reducer run outside a browser.
 export function pathOf(url: string): string {
-  return new URL(url, location.origin).pathname;
+  return new URL(url, "http://localhost").pathname;
 }

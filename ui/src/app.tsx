@@ -17,7 +17,12 @@ function App() {
   useEffect(() => {
     api<Session>("GET", "/api/session").then(setSession, (e) => setError(e.message));
   }, []);
-  if (error) return <Shell><Problem title="Chopin could not start this page">{error}</Problem></Shell>;
+  if (error)
+    return (
+      <Shell>
+        <Problem title="Chopin could not start this page">{error}</Problem>
+      </Shell>
+    );
   if (!session) return null;
   const route = parse(path);
   switch (route.name) {
@@ -34,13 +39,25 @@ function App() {
     case "legacy-channel":
       return <LegacyChannel key={route.id} id={route.id} />;
     default:
-      return <Shell><Problem title="Nothing here">This address is not a page of Chopin. <a href="/">See your repositories.</a></Problem></Shell>;
+      return (
+        <Shell>
+          <Problem title="Nothing here">
+            This address is not a page of Chopin. <a href="/">See your repositories.</a>
+          </Problem>
+        </Shell>
+      );
   }
 }
 
 // ResolveDocument finds the document of a slug (current or historical) and
 // replaces the address with its canonical route.
-function ResolveDocument({ route, session }: { route: { owner: string; repository: string; slug: string }; session: Session }) {
+function ResolveDocument({
+  route,
+  session,
+}: {
+  route: { owner: string; repository: string; slug: string };
+  session: Session;
+}) {
   const [channel, setChannel] = useState<Channel | null>(null);
   const [error, setError] = useState("");
   useEffect(() => {
@@ -53,7 +70,12 @@ function ResolveDocument({ route, session }: { route: { owner: string; repositor
       (e) => setError(e.message),
     );
   }, []);
-  if (error) return <Shell><Problem title="This document could not be opened">{error}</Problem></Shell>;
+  if (error)
+    return (
+      <Shell>
+        <Problem title="This document could not be opened">{error}</Problem>
+      </Shell>
+    );
   if (!channel) return null;
   return <Workspace key={channel.id} initial={channel} session={session} />;
 }
@@ -66,7 +88,12 @@ function LegacyChannel({ id }: { id: string }) {
       (e) => setError(e.message),
     );
   }, []);
-  if (error) return <Shell><Problem title="This document could not be opened">{error}</Problem></Shell>;
+  if (error)
+    return (
+      <Shell>
+        <Problem title="This document could not be opened">{error}</Problem>
+      </Shell>
+    );
   return null;
 }
 

@@ -4,13 +4,28 @@
 // marked extensions into our own markup; nothing else that looks like a tag
 // is ever a tag. Mermaid fences become placeholders that mermaid.ts draws.
 
-import { Marked, type Tokens, type TokenizerExtension, type RendererExtension } from "marked";
+import { Marked, type Token, type Tokens, type TokenizerExtension, type RendererExtension } from "marked";
 import DOMPurify from "dompurify";
 
 const escapeMap: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
 export const escapeHTML = (s: string) => s.replace(/[&<>"']/g, (c) => escapeMap[c]);
 
 const calloutTypes = new Set(["note", "tip", "important", "warning", "danger"]);
+
+// The tokens of the MDX components, as their tokenizers below make them.
+interface DecisionToken extends Tokens.Generic {
+  type: "decision";
+  id: string;
+}
+interface CalloutToken extends Tokens.Generic {
+  type: "callout";
+  kind: string;
+  tokens: Token[];
+}
+interface TabsToken extends Tokens.Generic {
+  type: "tabs";
+  panes: { title: string; tokens: Token[] }[];
+}
 
 // findClose finds the closing tag of a component that may nest.
 function findClose(src: string, open: RegExp, close: string, from: number): number {
@@ -33,7 +48,7 @@ const decision: TokenizerExtension & RendererExtension = {
     const m = /^<Decision id="([^"]*)" \/>[ \t]*(?:\n|$)/.exec(src);
     if (m) return { type: "decision", raw: m[0], id: m[1] };
   },
-  renderer: (t) => `<div class="decision-slot" data-decision="${escapeHTML((t as any).id)}"></div>`,
+  renderer: (t) => `<div class="decision-slot" data-decision="${escapeHTML((t as DecisionToken).id)}"></div>`,
 };
 
 const callout: TokenizerExtension & RendererExtension = {
@@ -47,13 +62,13 @@ const callout: TokenizerExtension & RendererExtension = {
     if (end < 0) return;
     const after = /^<\/Callout>[ \t]*(?:\n|$)/.exec(src.slice(end));
     const raw = src.slice(0, end + (after ? after[0].length : "</Callout>".length));
-    const tok = { type: "callout", raw, kind: calloutTypes.has(m[1]) ? m[1] : "note", tokens: [] as any[] };
+    const tok = { type: "callout", raw, kind: calloutTypes.has(m[1]) ? m[1] : "note", tokens: [] as Token[] };
     this.lexer.blockTokens(src.slice(m[0].length, end), tok.tokens);
     return tok;
   },
   renderer(t) {
-    const kind = (t as any).kind;
-    return `<aside class="callout callout-${kind}"><div class="callout-label">${kind}</div>${this.parser.parse((t as any).tokens)}</aside>`;
+    const { kind, tokens } = t as CalloutToken;
+    return `<aside class="callout callout-${kind}"><div class="callout-label">${kind}</div>${this.parser.parse(tokens)}</aside>`;
   },
 };
 
@@ -69,10 +84,10 @@ const tabs: TokenizerExtension & RendererExtension = {
     const after = /^<\/Tabs>[ \t]*(?:\n|$)/.exec(src.slice(end));
     const raw = src.slice(0, end + (after ? after[0].length : "</Tabs>".length));
     const inner = src.slice(m[0].length, end);
-    const panes: { title: string; tokens: any[] }[] = [];
+    const panes: TabsToken["panes"] = [];
     const re = /<Tab\s+title="([^"]*)"\s*>[ \t]*\n?([\s\S]*?)<\/Tab>/g;
     for (let t = re.exec(inner); t; t = re.exec(inner)) {
-      const tokens: any[] = [];
+      const tokens: Token[] = [];
       this.lexer.blockTokens(t[2], tokens);
       panes.push({ title: t[1], tokens });
     }
@@ -80,12 +95,18 @@ const tabs: TokenizerExtension & RendererExtension = {
   },
   childTokens: [],
   renderer(t) {
-    const panes = (t as any).panes as { title: string; tokens: any[] }[];
+    const { panes } = t as TabsToken;
     const head = panes
-      .map((p, i) => `<button type="button" class="tab${i === 0 ? " selected" : ""}" data-tab="${i}">${escapeHTML(p.title)}</button>`)
+      .map(
+        (p, i) =>
+          `<button type="button" class="tab${i === 0 ? " selected" : ""}" data-tab="${i}">${escapeHTML(p.title)}</button>`,
+      )
       .join("");
     const body = panes
-      .map((p, i) => `<div class="tab-pane${i === 0 ? " selected" : ""}" data-pane="${i}">${this.parser.parse(p.tokens)}</div>`)
+      .map(
+        (p, i) =>
+          `<div class="tab-pane${i === 0 ? " selected" : ""}" data-pane="${i}">${this.parser.parse(p.tokens)}</div>`,
+      )
       .join("");
     return `<div class="tabs"><div class="tab-list">${head}</div>${body}</div>`;
   },
@@ -105,7 +126,7 @@ function makeMarked(breaks: boolean, components: boolean): Marked {
         return `<pre><code${cls}>${escapeHTML(text)}</code></pre>`;
       },
       image({ href, text, title }: Tokens.Image) {
-        // Only the document's own uploads show; any other image shows its alt text.
+        // Only the document's own uploads show; every other image shows its alt text.
         if (/^\/images\/[0-9a-f]{64}\.[a-z]+$/.test(href) && text)
           return `<img src="${escapeHTML(href)}" alt="${escapeHTML(text)}"${title ? ` title="${escapeHTML(title)}"` : ""}>`;
         return `<span class="image-alt">${escapeHTML(text || "image")}</span>`;
@@ -127,7 +148,8 @@ DOMPurify.addHook("afterSanitizeAttributes", (node) => {
   if (node.tagName === "A" && node.getAttribute("target") === "_blank") node.setAttribute("rel", "noopener noreferrer");
 });
 
-export const sanitize = (html: string) => DOMPurify.sanitize(html, { ADD_ATTR: ["target"], FORBID_TAGS: ["style", "form", "input"] });
+export const sanitize = (html: string) =>
+  DOMPurify.sanitize(html, { ADD_ATTR: ["target"], FORBID_TAGS: ["style", "form", "input"] });
 
 export type PlanSegment = { kind: "html"; html: string } | { kind: "decision"; id: string };
 
@@ -136,17 +158,17 @@ export type PlanSegment = { kind: "html"; html: string } | { kind: "decision"; i
 export function renderPlan(source: string): PlanSegment[] {
   const tokens = planMarked.lexer(source);
   const out: PlanSegment[] = [];
-  let run: any[] = [];
+  let run: Token[] = [];
   const flush = () => {
     if (!run.length) return;
-    const list = Object.assign(run, { links: (tokens as any).links });
+    const list = Object.assign(run, { links: tokens.links });
     out.push({ kind: "html", html: sanitize(planMarked.parser(list)) });
     run = [];
   };
   for (const t of tokens) {
     if (t.type === "decision") {
       flush();
-      out.push({ kind: "decision", id: (t as any).id });
+      out.push({ kind: "decision", id: (t as DecisionToken).id });
     } else run.push(t);
   }
   flush();

@@ -1,10 +1,12 @@
 // Draws ```mermaid fences: the Mermaid library is a chunk of its own, loaded
 // the first time a diagram is on screen, with strict security.
 
-let loading: Promise<any> | null = null;
+type Mermaid = typeof import("mermaid").default;
+
+let loading: Promise<Mermaid> | null = null;
 let counter = 0;
 
-function mermaid(): Promise<any> {
+function mermaid(): Promise<Mermaid> {
   if (!loading) {
     loading = import("mermaid").then((m) => {
       const mm = m.default;
@@ -19,7 +21,9 @@ function mermaid(): Promise<any> {
 // diagram; source Mermaid cannot draw stays as code.
 export async function drawDiagrams(root: HTMLElement) {
   // A reply still streaming is not drawn until its text is final.
-  const blocks = Array.from(root.querySelectorAll<HTMLElement>(".mermaid-block:not([data-drawn])")).filter((b) => !b.closest(".status-streaming"));
+  const blocks = Array.from(root.querySelectorAll<HTMLElement>(".mermaid-block:not([data-drawn])")).filter(
+    (b) => !b.closest(".status-streaming"),
+  );
   if (!blocks.length) return;
   // Claimed before the first await, so overlapping calls (the plan's and a
   // card's within it) never draw one block twice.

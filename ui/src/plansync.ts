@@ -15,7 +15,15 @@
 // (keyed by collab clientID), so a closed tab loses nothing: the next tab to
 // open the document adopts an outbox whose tab is gone.
 
-import { ChangeSet, Compartment, EditorState, RangeSetBuilder, Text, Transaction, type Extension } from "@codemirror/state";
+import {
+  ChangeSet,
+  Compartment,
+  EditorState,
+  RangeSetBuilder,
+  Text,
+  Transaction,
+  type Extension,
+} from "@codemirror/state";
 import {
   Decoration,
   EditorView,
@@ -32,7 +40,8 @@ import { markdown } from "@codemirror/lang-markdown";
 import { HighlightStyle, syntaxHighlighting } from "@codemirror/language";
 import { tags as t } from "@lezer/highlight";
 import { collab, getSyncedVersion, receiveUpdates, sendableUpdates, getClientID } from "@codemirror/collab";
-import type { Frame, RoomSocket } from "./room";
+import type { RoomSocket } from "./room";
+import type { ServerFrame, Update } from "./protocol";
 
 export interface SyncStatus {
   ready: boolean;
@@ -57,7 +66,9 @@ export const decisionLine = /^<Decision id="([^"]*)" \/>$/;
 function randomID(): string {
   const a = new Uint8Array(9);
   crypto.getRandomValues(a);
-  return Array.from(a, (b) => b.toString(36).padStart(2, "0")).join("").slice(0, 14);
+  return Array.from(a, (b) => b.toString(36).padStart(2, "0"))
+    .join("")
+    .slice(0, 14);
 }
 
 function load(key: string): StoredOutbox | null {
@@ -154,7 +165,12 @@ export class PlanSync {
     if (stored) {
       this.epoch = stored.epoch;
       this.ready = true;
-      this.reset(stored.base, stored.version, stored.epoch, stored.updates.map((u) => ChangeSet.fromJSON(u)));
+      this.reset(
+        stored.base,
+        stored.version,
+        stored.epoch,
+        stored.updates.map((u) => ChangeSet.fromJSON(u)),
+      );
     }
     this.offs.push(socket.on((f) => this.handle(f)));
     this.offs.push(socket.onState((s) => s === "online" && this.open()));
@@ -250,10 +266,15 @@ export class PlanSync {
     this.pushed = 0;
     this.waitFor = 0;
     this.openID = this.socket.nextID("open");
-    this.socket.send({ type: "plan:open", id: this.openID, epoch: this.epoch, version: getSyncedVersion(this.view.state) });
+    this.socket.send({
+      type: "plan:open",
+      id: this.openID,
+      epoch: this.epoch,
+      version: getSyncedVersion(this.view.state),
+    });
   }
 
-  private handle(f: Frame) {
+  private handle(f: ServerFrame) {
     switch (f.type) {
       case "plan:snapshot":
         if (f.id && f.id === this.openID) {
@@ -308,7 +329,12 @@ export class PlanSync {
     } else if (epoch === this.epoch && version === getSyncedVersion(this.view.state)) {
       // Nothing moved: the outbox still applies as it is.
     } else if (this.confirmed && this.confirmed.toString() === source) {
-      this.reset(source, version, epoch, unsent.map((u) => u.changes));
+      this.reset(
+        source,
+        version,
+        epoch,
+        unsent.map((u) => u.changes),
+      );
     } else {
       this.stranded = this.view.state.doc.toString();
       this.notice = `The plan's history was replaced while ${unsent.length} of your edits were unsent. They could not be re-applied; copy your text to bring them back.`;
@@ -321,14 +347,16 @@ export class PlanSync {
     this.push();
   }
 
-  private receive(epoch: string, version: number, wire: { clientID: string; changes: unknown }[]) {
+  private receive(epoch: string, version: number, wire: Update[]) {
     const synced = getSyncedVersion(this.view.state);
     if (epoch !== this.epoch || version > synced) {
       // Another history, or a gap: ask for what we are missing.
       this.open();
       return;
     }
-    const updates = wire.slice(synced - version).map((u) => ({ clientID: u.clientID, changes: ChangeSet.fromJSON(u.changes) }));
+    const updates = wire
+      .slice(synced - version)
+      .map((u) => ({ clientID: u.clientID, changes: ChangeSet.fromJSON(u.changes) }));
     if (updates.length === 0) {
       this.emit();
       this.push();
@@ -454,7 +482,6 @@ export class PlanSync {
   }
 }
 
-
 // The <Decision id="..." /> lines are the server's; people may not change
 // them (the server refuses it), so the editor does not let them try.
 const protectDecisionLines: Extension = [
@@ -464,7 +491,8 @@ const protectDecisionLines: Extension = [
     const ranges: number[] = [];
     for (let i = 1; i <= doc.lines; i++) {
       const line = doc.line(i);
-      if (line.length > 12 && line.text.charCodeAt(0) === 60 && decisionLine.test(line.text)) ranges.push(line.from, line.to);
+      if (line.length > 12 && line.text.charCodeAt(0) === 60 && decisionLine.test(line.text))
+        ranges.push(line.from, line.to);
     }
     return ranges.length ? ranges : true;
   }),
@@ -481,7 +509,7 @@ const protectDecisionLines: Extension = [
         const b = new RangeSetBuilder<Decoration>();
         const deco = Decoration.line({ class: "cm-decision-line" });
         for (const { from, to } of view.visibleRanges) {
-          for (let pos = from; pos <= to; ) {
+          for (let pos = from; pos <= to;) {
             const line = view.state.doc.lineAt(pos);
             if (decisionLine.test(line.text)) b.add(line.from, line.from, deco);
             pos = line.to + 1;

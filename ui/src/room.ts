@@ -3,13 +3,9 @@
 // replies to requests by id. Close 4404 means the document was deleted: it
 // does not reconnect.
 
-export type Connection = "connecting" | "online" | "offline" | "deleted";
+import type { ClientFrame, ClientRequest, OkFrame, ServerFrame } from "./protocol";
 
-export interface Frame {
-  type: string;
-  id?: string;
-  [k: string]: any;
-}
+export type Connection = "connecting" | "online" | "offline" | "deleted";
 
 export class RoomError extends Error {
   constructor(
@@ -23,9 +19,9 @@ export class RoomError extends Error {
 export class RoomSocket {
   state: Connection = "connecting";
   private ws: WebSocket | null = null;
-  private listeners = new Set<(f: Frame) => void>();
+  private listeners = new Set<(f: ServerFrame) => void>();
   private stateListeners = new Set<(s: Connection) => void>();
-  private pending = new Map<string, { resolve: (f: Frame) => void; reject: (e: Error) => void }>();
+  private pending = new Map<string, { resolve: (f: OkFrame) => void; reject: (e: Error) => void }>();
   private retry = 0;
   private timer: number | undefined;
   private closed = false;
@@ -46,13 +42,13 @@ export class RoomSocket {
       this.setState("online");
     };
     ws.onmessage = (ev) => {
-      let f: Frame;
+      let f: ServerFrame;
       try {
         f = JSON.parse(ev.data);
       } catch {
         return;
       }
-      if (f.id && this.pending.has(f.id) && (f.type === "ok" || f.type === "error")) {
+      if ((f.type === "ok" || f.type === "error") && f.id && this.pending.has(f.id)) {
         const p = this.pending.get(f.id)!;
         this.pending.delete(f.id);
         if (f.type === "ok") p.resolve(f);
@@ -63,7 +59,8 @@ export class RoomSocket {
     ws.onclose = (ev) => {
       if (this.ws !== ws) return;
       this.ws = null;
-      for (const p of this.pending.values()) p.reject(new RoomError("offline", "The connection to Chopin was lost; try again once it is back."));
+      for (const p of this.pending.values())
+        p.reject(new RoomError("offline", "The connection to Chopin was lost; try again once it is back."));
       this.pending.clear();
       if (ev.code === 4404) {
         this.closed = true;
@@ -86,14 +83,14 @@ export class RoomSocket {
   }
 
   // send sends a frame if the socket is open, and says whether it did.
-  send(f: Frame): boolean {
+  send(f: ClientFrame): boolean {
     if (!this.ws || this.ws.readyState !== WebSocket.OPEN) return false;
     this.ws.send(JSON.stringify(f));
     return true;
   }
 
   // request sends a frame with a fresh id and settles on its ok or error.
-  request(f: Frame): Promise<Frame> {
+  request(f: ClientRequest): Promise<OkFrame> {
     const id = this.nextID(f.type.split(":")[0]);
     return new Promise((resolve, reject) => {
       if (!this.send({ ...f, id })) {
@@ -104,7 +101,7 @@ export class RoomSocket {
     });
   }
 
-  on(l: (f: Frame) => void): () => void {
+  on(l: (f: ServerFrame) => void): () => void {
     this.listeners.add(l);
     return () => this.listeners.delete(l);
   }

@@ -73,8 +73,14 @@ const browser = await chromium.launch({
   executablePath: "/usr/bin/chromium",
   headless: true,
   args: [
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
   ],
 });
 const context = await browser.newContext({ viewport: { width: 1320, height: 860 } });
@@ -116,7 +122,9 @@ try {
     docPath = "/documents/octo/plans/launch-plan";
     await a.locator(".cm-content").waitFor();
     await until("the plan's text", async () => (await editorText(a)) === "# Launch plan\n");
-    channel = await a.evaluate(async () => (await (await fetch("/api/repositories/octo/plans/documents/launch-plan")).json()).id);
+    channel = await a.evaluate(
+      async () => (await (await fetch("/api/repositories/octo/plans/documents/launch-plan")).json()).id,
+    );
   });
 
   await step("typing in the plan reaches the server", async () => {
@@ -147,9 +155,12 @@ try {
     await Promise.all([typeA, typeB]);
     const server = await until("convergence", async () => {
       const [ta, tb, s] = await Promise.all([editorText(a), editorText(b), ask({ ask: "plan", channel })]);
-      return ta === tb && ta === s.source && ta.includes("First from A.") && ta.includes("— B was here") ? s.source : null;
+      return ta === tb && ta === s.source && ta.includes("First from A.") && ta.includes("— B was here")
+        ? s.source
+        : null;
     });
-    if (!server.startsWith("# Launch plan — B was here\n")) throw new Error("unexpected text " + JSON.stringify(server));
+    if (!server.startsWith("# Launch plan — B was here\n"))
+      throw new Error("unexpected text " + JSON.stringify(server));
     await shot(a, "02-workspace-plan");
   });
 
@@ -195,11 +206,15 @@ try {
     const button = a.locator(".planner-button");
     await until("the attached label", async () => (await button.textContent()).startsWith("Planner · "));
     const session = await a.evaluate(async () => (await fetch("/api/session")).json());
-    if ((await button.textContent()) !== `Planner · ${session.login}`) throw new Error("label " + (await button.textContent()));
+    if ((await button.textContent()) !== `Planner · ${session.login}`)
+      throw new Error("label " + (await button.textContent()));
     // A tab opened now reads it over HTTP: a joining socket gets no planner:status.
     const f = await context.newPage();
     await f.goto(origin + docPath);
-    await until("the new tab's label", async () => (await f.locator(".planner-button").textContent()) === `Planner · ${session.login}`);
+    await until(
+      "the new tab's label",
+      async () => (await f.locator(".planner-button").textContent()) === `Planner · ${session.login}`,
+    );
     await f.close();
   });
 
@@ -207,15 +222,18 @@ try {
     const model = a.getByRole("combobox", { name: "Model" });
     await model.waitFor();
     const names = await model.locator("option").allTextContents();
-    if (JSON.stringify(names) !== '["Default · Model Two","Model One","Model Two"]') throw new Error("models " + JSON.stringify(names));
+    if (JSON.stringify(names) !== '["Default · Model Two","Model One","Model Two"]')
+      throw new Error("models " + JSON.stringify(names));
     if ((await model.locator("optgroup").getAttribute("label")) !== "Acme") throw new Error("no provider group");
     // Model Two has no levels, so no level control until Model One is chosen.
-    if (await a.getByRole("combobox", { name: "Thinking level" }).count()) throw new Error("a level control for a model without levels");
+    if (await a.getByRole("combobox", { name: "Thinking level" }).count())
+      throw new Error("a level control for a model without levels");
     await model.selectOption({ label: "Model One" });
     const level = a.getByRole("combobox", { name: "Thinking level" });
     await level.waitFor();
     const levels = await level.locator("option").allTextContents();
-    if (JSON.stringify(levels) !== '["Model default","low","xhigh","Default"]') throw new Error("levels " + JSON.stringify(levels));
+    if (JSON.stringify(levels) !== '["Model default","low","xhigh","Default"]')
+      throw new Error("levels " + JSON.stringify(levels));
     await level.selectOption("xhigh");
     const saved = await until("the saved choice", async () => {
       const m = await a.evaluate(async (id) => (await fetch(`/api/channels/${id}/planner/model`)).json(), channel);
@@ -224,7 +242,10 @@ try {
     // Another tab shows the same choice.
     const g = await context.newPage();
     await g.goto(origin + docPath);
-    await until("g's level", async () => (await g.getByRole("combobox", { name: "Thinking level" }).inputValue()) === "xhigh");
+    await until(
+      "g's level",
+      async () => (await g.getByRole("combobox", { name: "Thinking level" }).inputValue()) === "xhigh",
+    );
     await g.close();
     await shot(a, "10-model-picker");
   });
@@ -237,21 +258,26 @@ try {
     await reply.getByText("Building it now.").waitFor();
     const card = a.locator(".run-card[data-run=run-build]");
     await card.waitFor();
-    if (!(await card.locator(".run-status").textContent()).includes("Running")) throw new Error("status " + (await card.locator(".run-status").textContent()));
+    if (!(await card.locator(".run-status").textContent()).includes("Running"))
+      throw new Error("status " + (await card.locator(".run-status").textContent()));
     if (await card.locator(".stages").count()) throw new Error("the card opened by itself");
     await card.locator(".run-head").click();
     await card.locator(".stages").first().waitFor();
     await card.getByText("3 earlier stages not sent").waitFor();
     const shown = async (c, id) => c.locator(`[data-stage="${id}"]`).first().getAttribute("data-shown");
     const want = { plan: "completed", compile: "failed", link: "stopped", test: "running", unit: "completed" };
-    for (const [id, st] of Object.entries(want)) if ((await shown(card, id)) !== st) throw new Error(`${id} shows ${await shown(card, id)}, want ${st}`);
+    for (const [id, st] of Object.entries(want))
+      if ((await shown(card, id)) !== st) throw new Error(`${id} shows ${await shown(card, id)}, want ${st}`);
     // The tree: link under compile, unit under test.
-    if ((await card.locator('[data-stage="compile"] [data-stage="link"]').count()) !== 1) throw new Error("link is not under compile");
-    if ((await card.locator('[data-stage="test"] [data-stage="unit"]').count()) !== 1) throw new Error("unit is not under test");
+    if ((await card.locator('[data-stage="compile"] [data-stage="link"]').count()) !== 1)
+      throw new Error("link is not under compile");
+    if ((await card.locator('[data-stage="test"] [data-stage="unit"]').count()) !== 1)
+      throw new Error("unit is not under test");
     // A stopped run stops every unfinished stage's display.
     const docs = a.locator(".run-card[data-run=run-docs]");
     await docs.locator(".run-head").click();
-    if ((await shown(docs, "upload")) !== "stopped") throw new Error("upload of a stopped run shows " + (await shown(docs, "upload")));
+    if ((await shown(docs, "upload")) !== "stopped")
+      throw new Error("upload of a stopped run shows " + (await shown(docs, "upload")));
     await shot(a, "11-run-cards");
   });
 
@@ -259,7 +285,8 @@ try {
     const reply = a.locator(".transcript .msg-planner").last();
     const img = reply.locator(".gallery img");
     await img.waitFor();
-    if ((await img.getAttribute("alt")) !== "Build times chart") throw new Error("alt " + (await img.getAttribute("alt")));
+    if ((await img.getAttribute("alt")) !== "Build times chart")
+      throw new Error("alt " + (await img.getAttribute("alt")));
     imagePath = new URL(await img.getAttribute("src"), origin).pathname;
     if (!/^\/images\/[0-9a-f]{64}\.png$/.test(imagePath)) throw new Error("src " + imagePath);
     await until("the thumbnail drawn", async () => img.evaluate((el) => el.complete && el.naturalWidth > 0));
@@ -272,6 +299,19 @@ try {
     await shot(a, "12-gallery-open");
     await box.getByRole("button", { name: "Close" }).click();
     await box.waitFor({ state: "hidden" });
+  });
+
+  await step("the reply's Work details show its tool call as the server sent it", async () => {
+    const work = a.locator(".transcript .msg-planner").last().locator("details.work");
+    await work.locator("summary").click();
+    const summary = await work.locator("summary").textContent();
+    if (summary !== "Work details · 1 action") throw new Error("summary " + summary);
+    const row = work.locator(".work-row");
+    await until("the tool row done", async () => (await row.getAttribute("class")) === "work-row done");
+    const name = await row.locator(".mono").textContent();
+    if (name !== "draw_chart") throw new Error("row name " + name);
+    const status = await row.locator(".muted").first().textContent();
+    if (status !== "Done") throw new Error("row status " + status);
   });
 
   await step("a message the working Planner did not read shows as a quiet notice", async () => {
@@ -290,11 +330,18 @@ try {
     const look = await notice.evaluate((el) => {
       const s = getComputedStyle(el);
       const person = getComputedStyle(document.querySelector(".transcript .msg-person"));
-      return { bg: s.backgroundColor, size: parseFloat(s.fontSize), personBg: person.backgroundColor, personSize: parseFloat(getComputedStyle(document.querySelector(".transcript .msg-person .msg-body")).fontSize) };
+      return {
+        bg: s.backgroundColor,
+        size: parseFloat(s.fontSize),
+        personBg: person.backgroundColor,
+        personSize: parseFloat(getComputedStyle(document.querySelector(".transcript .msg-person .msg-body")).fontSize),
+      };
     });
-    if (look.bg === look.personBg || look.size >= look.personSize) throw new Error("the notice is styled as a message: " + JSON.stringify(look));
+    if (look.bg === look.personBg || look.size >= look.personSize)
+      throw new Error("the notice is styled as a message: " + JSON.stringify(look));
     const seen = await ask({ ask: "planner", channel });
-    if (JSON.stringify(seen.steers) !== JSON.stringify([`@${session.login}: @chopin also check the docs`])) throw new Error("steers " + JSON.stringify(seen.steers));
+    if (JSON.stringify(seen.steers) !== JSON.stringify([`@${session.login}: @chopin also check the docs`]))
+      throw new Error("steers " + JSON.stringify(seen.steers));
     await shot(a, "17-notice");
   });
 
@@ -302,22 +349,34 @@ try {
     const bar = a.getByLabel("Planner controls");
     await bar.getByRole("button", { name: "Stop Planner" }).click();
     const result = bar.locator(".control-result");
-    await until("the stop result", async () => (await result.textContent()).includes("Stopped the Planner's reply.") && (await result.textContent()).includes("The Planner paused its runs: Paused at Run the tests."));
+    await until(
+      "the stop result",
+      async () =>
+        (await result.textContent()).includes("Stopped the Planner's reply.") &&
+        (await result.textContent()).includes("The Planner paused its runs: Paused at Run the tests."),
+    );
     await a.locator(".transcript .msg-planner.status-stopped").last().waitFor();
     const card = a.locator(".run-card[data-run=run-build]");
     await until("the paused run", async () => (await card.locator(".run-status").textContent()) === "Paused");
     // A paused run's unfinished stages stay as they are: only stopped, failed or blocked runs stop them.
-    if ((await card.locator('[data-stage="test"]').first().getAttribute("data-shown")) !== "running") throw new Error("a paused run stopped its stages");
+    if ((await card.locator('[data-stage="test"]').first().getAttribute("data-shown")) !== "running")
+      throw new Error("a paused run stopped its stages");
     await shot(a, "13-stopped");
     await bar.getByRole("button", { name: "Resume Planner" }).click();
-    await until("the resume result", async () => (await result.textContent()).includes("The Planner resumed its runs."));
+    await until("the resume result", async () =>
+      (await result.textContent()).includes("The Planner resumed its runs."),
+    );
     await until("the running run", async () => (await card.locator(".run-status").textContent()) === "Running");
     // One run alone, from its card.
     await card.getByRole("button", { name: "Stop this run" }).click();
-    await until("the run's stop result", async () => (await result.textContent()).includes("The Planner paused the run"));
+    await until("the run's stop result", async () =>
+      (await result.textContent()).includes("The Planner paused the run"),
+    );
     const seen = await ask({ ask: "planner", channel });
-    if (seen.model !== "m-one" || seen.thinkingLevel !== "xhigh") throw new Error("the turn ran " + JSON.stringify(seen));
-    if (JSON.stringify(seen.stops) !== '["","run-build"]' || JSON.stringify(seen.resumes) !== '[""]') throw new Error("the Planner saw " + JSON.stringify(seen));
+    if (seen.model !== "m-one" || seen.thinkingLevel !== "xhigh")
+      throw new Error("the turn ran " + JSON.stringify(seen));
+    if (JSON.stringify(seen.stops) !== '["","run-build"]' || JSON.stringify(seen.resumes) !== '[""]')
+      throw new Error("the Planner saw " + JSON.stringify(seen));
     await result.getByRole("button", { name: "Dismiss" }).click();
   });
 
@@ -340,12 +399,22 @@ try {
     await a.locator(".decisions .decision-card.status-answered").waitFor();
     await until("the badge cleared", async () => !(await tab.textContent()).match(/\d/));
     // Nobody waited on this question, so its answer reaches the Planner as a turn of its own.
-    await until("the answer's turn", async () => (await ask({ ask: "planner", channel })).other.includes("Which store?"));
-    await until("its reply", async () => (await a.locator(".transcript .msg-planner.status-done").filter({ hasText: "Noted." }).count()) === 1);
+    await until("the answer's turn", async () =>
+      (await ask({ ask: "planner", channel })).other.includes("Which store?"),
+    );
+    await until(
+      "its reply",
+      async () => (await a.locator(".transcript .msg-planner.status-done").filter({ hasText: "Noted." }).count()) === 1,
+    );
     // "Show in plan" opens the Plan at the card's line.
     await a.locator(".decisions .decision-card").first().getByRole("button", { name: "Show in plan" }).click();
-    await until("the Plan tab", async () => (await a.getByRole("tab", { name: "Plan", exact: true }).getAttribute("aria-selected")) === "true");
-    await until("the card's line selected", async () => (await a.locator(".cm-activeLine").textContent())?.startsWith("<Decision id="));
+    await until(
+      "the Plan tab",
+      async () => (await a.getByRole("tab", { name: "Plan", exact: true }).getAttribute("aria-selected")) === "true",
+    );
+    await until("the card's line selected", async () =>
+      (await a.locator(".cm-activeLine").textContent())?.startsWith("<Decision id="),
+    );
   });
 
   await step("Retry under a failed reply runs the message again", async () => {
@@ -360,14 +429,22 @@ try {
     await a.locator(".transcript .msg-planner").filter({ hasText: "Here is the whole answer." }).waitFor();
     // The failed attempt left the transcript for everyone; the message stayed.
     for (const p of [a, b]) {
-      await until("the failed reply gone", async () => (await p.locator(".transcript").textContent()).includes("Half an ans") === false);
-      if ((await p.locator(".transcript .msg-person", { hasText: "fail once" }).count()) !== 1) throw new Error("the message was not kept once");
+      await until(
+        "the failed reply gone",
+        async () => (await p.locator(".transcript").textContent()).includes("Half an ans") === false,
+      );
+      if ((await p.locator(".transcript .msg-person", { hasText: "fail once" }).count()) !== 1)
+        throw new Error("the message was not kept once");
     }
-    if ((await a.locator(".transcript .msg-planner").count()) !== count) throw new Error("the retried reply did not replace the failed one");
+    if ((await a.locator(".transcript .msg-planner").count()) !== count)
+      throw new Error("the retried reply did not replace the failed one");
   });
 
   await step("files go with a message, and the Planner's turn gets them", async () => {
-    const png = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==", "base64");
+    const png = Buffer.from(
+      "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==",
+      "base64",
+    );
     await a.locator('input[type=file][aria-label="Files"]').setInputFiles([
       { name: "sketch.png", mimeType: "image/png", buffer: png },
       { name: "notes.md", mimeType: "text/markdown", buffer: Buffer.from("# Notes\nShip Monday.\n") },
@@ -387,7 +464,8 @@ try {
     await sent.locator(".file-image img[alt='sketch.png']").waitFor();
     await sent.locator(".file-chip", { hasText: "notes.md" }).waitFor();
     const seen = await ask({ ask: "planner", channel });
-    if (JSON.stringify(seen.files) !== '["notes.md:file"]') throw new Error("the turn got " + JSON.stringify(seen.files));
+    if (JSON.stringify(seen.files) !== '["notes.md:file"]')
+      throw new Error("the turn got " + JSON.stringify(seen.files));
   });
 
   await step("typing / offers the Planner's commands, by keyboard", async () => {
@@ -397,8 +475,12 @@ try {
     const list = a.getByRole("listbox", { name: "Planner commands" });
     await list.waitFor();
     const names = () => list.locator(".command-name").allTextContents();
-    if (JSON.stringify(await names()) !== '["/review","/release notes","/retro"]') throw new Error("commands " + JSON.stringify(await names()));
-    await list.getByRole("option", { name: /release notes/ }).getByText("Write the release notes").waitFor();
+    if (JSON.stringify(await names()) !== '["/review","/release notes","/retro"]')
+      throw new Error("commands " + JSON.stringify(await names()));
+    await list
+      .getByRole("option", { name: /release notes/ })
+      .getByText("Write the release notes")
+      .waitFor();
     await box.pressSequentially("l");
     await until("the filtered list", async () => JSON.stringify(await names()) === '["/release notes"]');
     await box.press("Backspace");
@@ -424,14 +506,25 @@ try {
     await box.press("Enter");
     await a.locator(".transcript .msg-planner").filter({ hasText: "Ran the command." }).waitFor();
     await b.locator(".transcript .msg-person").filter({ hasText: "@chopin /review the rollout" }).waitFor();
-    await until("the skill's prompt", async () => (await ask({ ask: "planner", channel })).prompt === "/review the rollout");
+    await until(
+      "the skill's prompt",
+      async () => (await ask({ ask: "planner", channel })).prompt === "/review the rollout",
+    );
     await chip.waitFor({ state: "detached" });
     // A workflow typed out in full runs as a start request.
     await box.fill("/release notes for 2.0");
     if (await list.count()) throw new Error("the list stayed open over the words");
     await box.press("Enter");
-    await until("the workflow's prompt", async () => (await ask({ ask: "planner", channel })).prompt === 'Start the workflow "release notes" with this input: for 2.0');
-    await until("its reply", async () => (await a.locator(".transcript .msg-planner").filter({ hasText: "Ran the command." }).count()) === 2);
+    await until(
+      "the workflow's prompt",
+      async () =>
+        (await ask({ ask: "planner", channel })).prompt ===
+        'Start the workflow "release notes" with this input: for 2.0',
+    );
+    await until(
+      "its reply",
+      async () => (await a.locator(".transcript .msg-planner").filter({ hasText: "Ran the command." }).count()) === 2,
+    );
     await until("the composer emptied", async () => (await box.inputValue()) === "");
   });
 
@@ -454,12 +547,17 @@ try {
     const want = "The attached Planner's client does not offer the skill command /review.";
     const got = await until("the refusal", async () => a.locator(".composer .error-text").textContent());
     if (got !== want) throw new Error(`refusal\n got ${got}\nwant ${want}`);
-    if ((await box.inputValue()) !== "again" || !(await chip.isVisible())) throw new Error("the refused command was lost");
+    if ((await box.inputValue()) !== "again" || !(await chip.isVisible()))
+      throw new Error("the refused command was lost");
     await chip.getByRole("button", { name: "Remove the command" }).click();
     await chip.waitFor({ state: "detached" });
     await box.fill("");
     await box.pressSequentially("/");
-    await until("the list without review", async () => JSON.stringify(await list.locator(".command-name").allTextContents()) === '["/release notes","/retro"]');
+    await until(
+      "the list without review",
+      async () =>
+        JSON.stringify(await list.locator(".command-name").allTextContents()) === '["/release notes","/retro"]',
+    );
     await box.press("Escape");
     await list.waitFor({ state: "detached" });
     await box.fill("");
@@ -474,7 +572,11 @@ try {
             question: `Which chart?\nThe current one:\n\n![Build chart](${imagePath})\n\nNot this: ![remote chart](https://example.com/x.png)`,
             header: "Chart",
             options: [
-              { label: "Flow", description: "as a diagram", preview: "```mermaid\ngraph LR\n  A[Build] --> B[Test] --> C[Ship]\n```" },
+              {
+                label: "Flow",
+                description: "as a diagram",
+                preview: "```mermaid\ngraph LR\n  A[Build] --> B[Test] --> C[Ship]\n```",
+              },
               { label: "Picture", description: "as the picture", preview: `![Build chart, large](${imagePath})` },
             ],
           },
@@ -508,8 +610,8 @@ try {
       channel,
       text:
         '\n<Callout type="warning">\nMind the **gap**.\n</Callout>\n\n| Step | Owner |\n| --- | --- |\n| Ship | ada |\n\n' +
-        "<Tabs>\n<Tab title=\"Linux\">\nRun `make`.\n</Tab>\n<Tab title=\"macOS\">\nRun `xcodebuild`.\n</Tab>\n</Tabs>\n\n" +
-        "```mermaid\ngraph TD\n  A[Draft] --> B[Ship]\n```\n\n<script>window.pwned = 1</script> <img src=x onerror=\"window.pwned=2\">\n",
+        '<Tabs>\n<Tab title="Linux">\nRun `make`.\n</Tab>\n<Tab title="macOS">\nRun `xcodebuild`.\n</Tab>\n</Tabs>\n\n' +
+        '```mermaid\ngraph TD\n  A[Draft] --> B[Ship]\n```\n\n<script>window.pwned = 1</script> <img src=x onerror="window.pwned=2">\n',
     });
     await a.getByRole("tab", { name: "Plan", exact: true }).click();
     await a.getByRole("tab", { name: "Preview" }).click();
@@ -521,7 +623,11 @@ try {
     await view.getByText("xcodebuild").waitFor({ state: "visible" });
     await view.locator(".prose > div > .mermaid-block .mermaid-diagram svg").waitFor({ timeout: 15000 });
     await view.getByText("<script>window.pwned = 1</script>").waitFor();
-    if (await a.evaluate(() => window.pwned || document.querySelector(".plan-view script, .plan-view img[src=x]") !== null))
+    if (
+      await a.evaluate(
+        () => window.pwned || document.querySelector(".plan-view script, .plan-view img[src=x]") !== null,
+      )
+    )
       throw new Error("raw HTML was rendered");
     await shot(a, "05-preview");
     await view.locator(".prose h1").scrollIntoViewIfNeeded();
@@ -530,7 +636,17 @@ try {
   });
 
   await step("a historical slug opens the document at its canonical address", async () => {
-    const r = await a.evaluate(async (id) => (await fetch(`/api/channels/${id}`, { method: "PATCH", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ title: "Launch plan v2" }) })).status, channel);
+    const r = await a.evaluate(
+      async (id) =>
+        (
+          await fetch(`/api/channels/${id}`, {
+            method: "PATCH",
+            headers: { "Content-Type": "application/json" },
+            body: JSON.stringify({ title: "Launch plan v2" }),
+          })
+        ).status,
+      channel,
+    );
     if (r !== 200) throw new Error("rename: " + r);
     await until("the live rename", async () => new URL(a.url()).pathname === "/documents/octo/plans/launch-plan-v2");
     await b.goto(origin + docPath + "?view=plan#top");
@@ -562,7 +678,8 @@ try {
     await d.keyboard.press("Control+End");
     await d.keyboard.type("Kept while offline.");
     await until("the unsent edit", async () => Number(await d.locator(".sync-status").getAttribute("data-unsent")) > 0);
-    if ((await ask({ ask: "plan", channel })).source.includes("Kept while offline.")) throw new Error("the push got through");
+    if ((await ask({ ask: "plan", channel })).source.includes("Kept while offline."))
+      throw new Error("the push got through");
     // close() with runBeforeUnload does not wait for the page to go: wait
     // for it, so the next tab never sees the outbox still claimed.
     const gone = d.waitForEvent("close");
@@ -570,9 +687,13 @@ try {
     await gone;
     const e = await context.newPage();
     await e.goto(origin + docPath);
-    await until("the adopted edit on the server", async () => (await ask({ ask: "plan", channel })).source.includes("Kept while offline."));
+    await until("the adopted edit on the server", async () =>
+      (await ask({ ask: "plan", channel })).source.includes("Kept while offline."),
+    );
     await until("the adopted edit in a", async () => (await editorText(a)).includes("Kept while offline."));
-    await until("the outbox emptied", async () => e.evaluate(() => !Object.keys(localStorage).some((k) => k.startsWith("chopin:outbox:") && !k.endsWith(":alive"))));
+    await until("the outbox emptied", async () =>
+      e.evaluate(() => !Object.keys(localStorage).some((k) => k.startsWith("chopin:outbox:") && !k.endsWith(":alive"))),
+    );
     await e.close();
   });
 
@@ -583,7 +704,8 @@ try {
     await row.waitFor({ state: "detached" });
     await a.locator(".readonly-label").waitFor();
     await a.locator(".archived-bar").waitFor();
-    if ((await a.locator(".cm-content").getAttribute("contenteditable")) !== "false") throw new Error("the editor is still editable");
+    if ((await a.locator(".cm-content").getAttribute("contenteditable")) !== "false")
+      throw new Error("the editor is still editable");
     const before = await editorText(a);
     await a.locator(".cm-content").click();
     await a.keyboard.type("nope");

@@ -36,8 +36,8 @@ export function DocumentsPage({ owner, repository }: { owner: string; repository
       setList((old) => (more && old ? [...old, ...page.channels] : page.channels));
       setCursor(page.nextCursor);
       setError("");
-    } catch (e: any) {
-      if (g === gen.current) setError(e.message);
+    } catch (e) {
+      if (g === gen.current) setError((e as Error).message);
     }
   }
 
@@ -56,8 +56,8 @@ export function DocumentsPage({ owner, repository }: { owner: string; repository
     try {
       const ch = await api<Channel>("POST", base, title.trim() ? { title: title.trim() } : undefined);
       navigate(pathOf(ch.url));
-    } catch (err: any) {
-      setCreateError(err.message);
+    } catch (err) {
+      setCreateError((err as Error).message);
     }
   }
 
@@ -69,19 +69,43 @@ export function DocumentsPage({ owner, repository }: { owner: string; repository
       <div class="page">
         <h1>Documents</h1>
         <form class="create-row" onSubmit={create} aria-label="New document">
-          <input name="title" placeholder="Title (optional)" value={title} onInput={(e) => setTitle(e.currentTarget.value)} autocomplete="off" />
-          <button class="primary" type="submit">New document</button>
+          <input
+            name="title"
+            placeholder="Title (optional)"
+            value={title}
+            onInput={(e) => setTitle(e.currentTarget.value)}
+            autocomplete="off"
+          />
+          <button class="primary" type="submit">
+            New document
+          </button>
         </form>
         <ErrorText error={createError} />
         <div class="search-row">
-          <input type="search" name="query" placeholder="Search titles and descriptions" aria-label="Search documents" value={query} onInput={(e) => setQuery(e.currentTarget.value)} />
+          <input
+            type="search"
+            name="query"
+            placeholder="Search titles and descriptions"
+            aria-label="Search documents"
+            value={query}
+            onInput={(e) => setQuery(e.currentTarget.value)}
+          />
           <label class="check">
-            <input type="checkbox" name="includeArchived" checked={archived} onChange={(e) => setArchived(e.currentTarget.checked)} />
+            <input
+              type="checkbox"
+              name="includeArchived"
+              checked={archived}
+              onChange={(e) => setArchived(e.currentTarget.checked)}
+            />
             Show archived
           </label>
         </div>
         <ErrorText error={error} />
-        {list && list.length === 0 && <p class="empty">{query ? "No document matches this search." : "No documents yet. Create the first one above."}</p>}
+        {list && list.length === 0 && (
+          <p class="empty">
+            {query ? "No document matches this search." : "No documents yet. Create the first one above."}
+          </p>
+        )}
         {list && list.length > 0 && (
           <ul class="list" aria-label="Documents">
             {list.map((ch) => (
@@ -99,7 +123,17 @@ export function DocumentsPage({ owner, repository }: { owner: string; repository
   );
 }
 
-function DocumentRow({ ch, onChange, onDelete, hideArchived }: { ch: Channel; onChange: (c: Channel) => void; onDelete: (id: string) => void; hideArchived: boolean }) {
+function DocumentRow({
+  ch,
+  onChange,
+  onDelete,
+  hideArchived,
+}: {
+  ch: Channel;
+  onChange: (c: Channel) => void;
+  onDelete: (id: string) => void;
+  hideArchived: boolean;
+}) {
   const [mode, setMode] = useState<"view" | "rename" | "delete">("view");
   const [title, setTitle] = useState(ch.title);
   const [error, setError] = useState("");
@@ -109,8 +143,8 @@ function DocumentRow({ ch, onChange, onDelete, hideArchived }: { ch: Channel; on
     setError("");
     try {
       await f();
-    } catch (e: any) {
-      setError(e.message);
+    } catch (e) {
+      setError((e as Error).message);
     }
   }
   const rename = (e: Event) => {
@@ -138,12 +172,18 @@ function DocumentRow({ ch, onChange, onDelete, hideArchived }: { ch: Channel; on
       {mode === "rename" ? (
         <form class="rename" onSubmit={rename}>
           <input aria-label="New title" value={title} onInput={(e) => setTitle(e.currentTarget.value)} autoFocus />
-          <button class="primary" type="submit">Save</button>
-          <button type="button" class="quiet" onClick={() => (setMode("view"), setTitle(ch.title))}>Cancel</button>
+          <button class="primary" type="submit">
+            Save
+          </button>
+          <button type="button" class="quiet" onClick={() => (setMode("view"), setTitle(ch.title))}>
+            Cancel
+          </button>
         </form>
       ) : (
         <div class="doc-main">
-          <a href={pathOf(ch.url)} onClick={onLinkClick} class="list-title">{ch.title}</a>
+          <a href={pathOf(ch.url)} onClick={onLinkClick} class="list-title">
+            {ch.title}
+          </a>
           {ch.archivedAt && <span class="badge">Archived</span>}
           {ch.description && <p class="muted description">{ch.description}</p>}
           <span class="muted small">Updated {ago(ch.updatedAt)}</span>
@@ -152,16 +192,36 @@ function DocumentRow({ ch, onChange, onDelete, hideArchived }: { ch: Channel; on
       {mode === "delete" ? (
         <div class="confirm" role="group" aria-label="Confirm delete">
           <span>Delete “{ch.title}” and its Chat and Decisions for good?</span>
-          <button class="danger" onClick={del}>Delete permanently</button>
-          <button class="quiet" onClick={() => setMode("view")}>Keep it</button>
+          <button class="danger" onClick={del}>
+            Delete permanently
+          </button>
+          <button class="quiet" onClick={() => setMode("view")}>
+            Keep it
+          </button>
         </div>
       ) : (
         mode === "view" && (
           <div class="row-actions">
-            {!ch.archivedAt && <button class="quiet" onClick={() => setMode("rename")}>Rename</button>}
-            {!ch.archivedAt && <button class="quiet" onClick={archive}>Archive</button>}
-            {ch.archivedAt && <button class="quiet" onClick={restore}>Restore</button>}
-            {ch.archivedAt && <button class="quiet danger-text" onClick={() => setMode("delete")}>Delete…</button>}
+            {!ch.archivedAt && (
+              <button class="quiet" onClick={() => setMode("rename")}>
+                Rename
+              </button>
+            )}
+            {!ch.archivedAt && (
+              <button class="quiet" onClick={archive}>
+                Archive
+              </button>
+            )}
+            {ch.archivedAt && (
+              <button class="quiet" onClick={restore}>
+                Restore
+              </button>
+            )}
+            {ch.archivedAt && (
+              <button class="quiet danger-text" onClick={() => setMode("delete")}>
+                Delete…
+              </button>
+            )}
           </div>
         )
       )}

@@ -14,7 +14,10 @@ export function RepositoriesPage() {
 
   useEffect(() => {
     document.title = "Repositories · Chopin";
-    api<{ repositories: Repository[] }>("GET", "/api/repositories").then((r) => setRepos(r.repositories), (e) => setError(e.message));
+    api<{ repositories: Repository[] }>("GET", "/api/repositories").then(
+      (r) => setRepos(r.repositories),
+      (e) => setError(e.message),
+    );
   }, []);
 
   async function add(e: Event) {
@@ -26,8 +29,8 @@ export function RepositoriesPage() {
       if (path.trim()) body.path = path.trim();
       const repo = await api<Repository>("POST", "/api/repositories", body);
       navigate(docsPath(repo));
-    } catch (err: any) {
-      setError(err.message);
+    } catch (err) {
+      setError((err as Error).message);
     } finally {
       setBusy(false);
     }
@@ -37,12 +40,16 @@ export function RepositoriesPage() {
     <Shell>
       <div class="page">
         <h1>Repositories</h1>
-        <p class="lede">Every document belongs to a repository. Pick one, or add one by its <code>owner/name</code>.</p>
+        <p class="lede">
+          Every document belongs to a repository. Pick one, or add one by its <code>owner/name</code>.
+        </p>
         {repos && repos.length > 0 && (
           <ul class="list" aria-label="Repositories">
             {repos.map((r) => (
               <li key={r.nodeId} class="list-row">
-                <a href={docsPath(r)} onClick={onLinkClick} class="list-title">{r.name}</a>
+                <a href={docsPath(r)} onClick={onLinkClick} class="list-title">
+                  {r.name}
+                </a>
                 {r.path && <span class="muted mono">{r.path}</span>}
               </li>
             ))}
@@ -53,15 +60,34 @@ export function RepositoriesPage() {
           <h2>Add a repository</h2>
           <label>
             <span>Name</span>
-            <input name="name" required placeholder="owner/name" value={name} onInput={(e) => setName(e.currentTarget.value)} autocomplete="off" spellcheck={false} />
+            <input
+              name="name"
+              required
+              placeholder="owner/name"
+              value={name}
+              onInput={(e) => setName(e.currentTarget.value)}
+              autocomplete="off"
+              spellcheck={false}
+            />
           </label>
           <label>
-            <span>Local checkout <em class="muted">(optional)</em></span>
-            <input name="path" placeholder="/home/you/src/project" value={path} onInput={(e) => setPath(e.currentTarget.value)} autocomplete="off" spellcheck={false} />
+            <span>
+              Local checkout <em class="muted">(optional)</em>
+            </span>
+            <input
+              name="path"
+              placeholder="/home/you/src/project"
+              value={path}
+              onInput={(e) => setPath(e.currentTarget.value)}
+              autocomplete="off"
+              spellcheck={false}
+            />
           </label>
           <ErrorText error={error} />
           <div class="actions">
-            <button class="primary" type="submit" disabled={busy || !name.trim()}>Add repository</button>
+            <button class="primary" type="submit" disabled={busy || !name.trim()}>
+              Add repository
+            </button>
           </div>
         </form>
       </div>

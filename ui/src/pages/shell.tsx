@@ -1,15 +1,29 @@
 import type { ComponentChildren } from "preact";
 import { onLinkClick } from "../router";
 
-export function Shell({ crumbs, children }: { crumbs?: { label: string; href?: string }[]; children: ComponentChildren }) {
+export function Shell({
+  crumbs,
+  children,
+}: {
+  crumbs?: { label: string; href?: string }[];
+  children: ComponentChildren;
+}) {
   return (
     <div class="shell">
       <header class="shell-bar">
-        <a class="brand" href="/" onClick={onLinkClick}>Chopin</a>
+        <a class="brand" href="/" onClick={onLinkClick}>
+          Chopin
+        </a>
         {crumbs?.map((c) => (
           <>
             <span class="crumb-sep">/</span>
-            {c.href ? <a href={c.href} onClick={onLinkClick}>{c.label}</a> : <span>{c.label}</span>}
+            {c.href ? (
+              <a href={c.href} onClick={onLinkClick}>
+                {c.label}
+              </a>
+            ) : (
+              <span>{c.label}</span>
+            )}
           </>
         ))}
       </header>
@@ -29,7 +43,11 @@ export function Problem({ title, children }: { title: string; children: Componen
 
 export function ErrorText({ error }: { error: string }) {
   if (!error) return null;
-  return <p class="error-text" role="alert">{error}</p>;
+  return (
+    <p class="error-text" role="alert">
+      {error}
+    </p>
+  );
 }
 
 const rtf = new Intl.RelativeTimeFormat("en", { numeric: "auto" });

@@ -4,6 +4,7 @@
 // UI only shows what it kept: images (PNG, JPEG, WebP, GIF) and text files.
 
 import { useState } from "preact/hooks";
+import type { ChatAttachment } from "../protocol";
 import { Lightbox } from "./gallery";
 
 export interface Outgoing {
@@ -52,7 +53,7 @@ export function PendingFiles({ files, onRemove }: { files: Outgoing[]; onRemove:
 }
 
 // MessageFiles shows the files a message carried.
-export function MessageFiles({ files }: { files: any[] }) {
+export function MessageFiles({ files }: { files: ChatAttachment[] }) {
   const [large, setLarge] = useState<{ src: string; alt: string } | null>(null);
   const list = files.filter((f) => f && typeof f.name === "string" && typeof f.data === "string");
   if (!list.length) return null;
@@ -62,7 +63,12 @@ export function MessageFiles({ files }: { files: any[] }) {
         if (f.kind === "image" && shownTypes.has(f.mediaType)) {
           const src = `data:${f.mediaType};base64,${f.data}`;
           return (
-            <button key={i} class="file-image" aria-label={`Open image: ${f.name}`} onClick={() => setLarge({ src, alt: f.name })}>
+            <button
+              key={i}
+              class="file-image"
+              aria-label={`Open image: ${f.name}`}
+              onClick={() => setLarge({ src, alt: f.name })}
+            >
               <img src={src} alt={f.name} />
             </button>
           );

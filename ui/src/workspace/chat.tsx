@@ -2,29 +2,40 @@
 // server's own words.
 
 import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
-import { api, type Message } from "../api";
+import { api, type ControlResult } from "../api";
+import type { ChatSendFrame, Message, MessageDetails } from "../protocol";
 import { renderChat } from "../markdown";
 import { drawDiagrams } from "../mermaid";
 import { ErrorText } from "../pages/shell";
 import type { WorkspaceCtx } from "./workspace";
-import { RunCards, type RunCard } from "./runs";
+import { RunCards } from "./runs";
 import { Gallery } from "./gallery";
 import { ModelPicker } from "./model";
 import { maxFiles, MessageFiles, PendingFiles, readFile, type Outgoing } from "./attachments";
-import { CommandChip, commandIn, CommandList, commandMatches, commandOptionID, reportedCommands, type PlannerCommand } from "./commands";
-
-const arr = (v: unknown): any[] => (Array.isArray(v) ? v : []);
+import {
+  CommandChip,
+  commandIn,
+  CommandList,
+  commandMatches,
+  commandOptionID,
+  reportedCommands,
+  type PlannerCommand,
+} from "./commands";
 
 // controlWords says what Stop Planner or Resume Planner achieved, from the
 // answer of POST .../planner/stop or /resume.
-export function controlWords(action: "stop" | "resume", res: any, run?: string): string {
+export function controlWords(action: "stop" | "resume", res: ControlResult, run?: string): string {
   const out: string[] = [];
   if (action === "stop" && res?.aborted) out.push("Stopped the Planner's reply.");
   for (const r of res?.results ?? []) {
     const what = r.run || run ? "the run" : "its runs";
     if (!r.answered) out.push("The Planner did not answer in time; try again.");
-    else if (!r.ok) out.push(`The Planner could not ${action === "stop" ? "pause" : "resume"} ${what}${r.message ? `: ${r.message}` : "."}`);
-    else out.push(`The Planner ${action === "stop" ? "paused" : "resumed"} ${what}${r.message ? `: ${r.message}` : "."}`);
+    else if (!r.ok)
+      out.push(
+        `The Planner could not ${action === "stop" ? "pause" : "resume"} ${what}${r.message ? `: ${r.message}` : "."}`,
+      );
+    else
+      out.push(`The Planner ${action === "stop" ? "paused" : "resumed"} ${what}${r.message ? `: ${r.message}` : "."}`);
   }
   if (!out.length) out.push(action === "stop" ? "Nothing was running." : "Nothing was paused.");
   return Array.from(new Set(out)).join(" ");
@@ -60,8 +71,8 @@ export function ChatPane({ ctx }: { ctx: WorkspaceCtx }) {
       const all = [...files, ...read];
       if (all.length > maxFiles) setError(`A message takes at most ${maxFiles} files.`);
       setFiles(all.slice(0, maxFiles));
-    } catch (e: any) {
-      setError(e.message);
+    } catch (e) {
+      setError((e as Error).message);
     }
   }
 
@@ -83,7 +94,7 @@ export function ChatPane({ ctx }: { ctx: WorkspaceCtx }) {
     setSending(true);
     setError("");
     try {
-      const frame: any = { type: "chat:send", text };
+      const frame: Omit<ChatSendFrame, "id"> = { type: "chat:send", text };
       if (cmd) frame.command = { name: cmd.name, kind: cmd.kind };
       else if (files.length) frame.attachments = files.map((f) => ({ name: f.name, data: f.data }));
       await socket.request(frame);
@@ -91,21 +102,29 @@ export function ChatPane({ ctx }: { ctx: WorkspaceCtx }) {
       setCommand(null);
       if (!cmd) setFiles([]);
       stick.current = true;
-    } catch (e: any) {
-      setError(e.message);
+    } catch (e) {
+      setError((e as Error).message);
     } finally {
       setSending(false);
     }
   }
 
-  const [control, setControl] = useState<{ busy: boolean; text: string; error: boolean }>({ busy: false, text: "", error: false });
+  const [control, setControl] = useState<{ busy: boolean; text: string; error: boolean }>({
+    busy: false,
+    text: "",
+    error: false,
+  });
   async function planner(action: "stop" | "resume", run?: string) {
     setControl({ busy: true, text: action === "stop" ? "Stopping…" : "Resuming…", error: false });
     try {
-      const res = await api("POST", `/api/channels/${state.channel.id}/planner/${action}`, run ? { run } : {});
+      const res = await api<ControlResult>(
+        "POST",
+        `/api/channels/${state.channel.id}/planner/${action}`,
+        run ? { run } : {},
+      );
       setControl({ busy: false, text: controlWords(action, res, run), error: false });
-    } catch (e: any) {
-      setControl({ busy: false, text: e.message, error: true });
+    } catch (e) {
+      setControl({ busy: false, text: (e as Error).message, error: true });
     }
   }
 
@@ -114,7 +133,7 @@ export function ChatPane({ ctx }: { ctx: WorkspaceCtx }) {
   }, [state.messages]);
 
   const p = state.planner;
-  const runs = (p.runs ?? []) as RunCard[];
+  const runs = p.runs ?? [];
   const streaming = state.messages.some((m) => m.role === "planner" && m.status === "streaming");
   const working = streaming || runs.some((r) => r.status === "running" || r.status === "waiting");
   const paused = runs.filter((r) => r.status === "paused").length;
@@ -159,37 +178,65 @@ export function ChatPane({ ctx }: { ctx: WorkspaceCtx }) {
 
   return (
     <div class="chat">
-      <div class="transcript" ref={list} onScroll={(e) => {
-        const el = e.currentTarget;
-        stick.current = el.scrollHeight - el.scrollTop - el.clientHeight < 40;
-      }} aria-live="polite">
+      <div
+        class="transcript"
+        ref={list}
+        onScroll={(e) => {
+          const el = e.currentTarget;
+          stick.current = el.scrollHeight - el.scrollTop - el.clientHeight < 40;
+        }}
+        aria-live="polite"
+      >
         {state.messages.length === 0 && (
           <p class="empty chat-empty">
             Talk about the plan here. Mention <code>@chopin</code> to ask the Planner.
           </p>
         )}
         {state.messages.map((m, i) => (
-          <ChatMessage key={m.id} m={m} me={ctx.session.login} retry={retriable(state.messages, i, ctx.session.login)} channel={state.channel.id} canEdit={state.canEdit} />
+          <ChatMessage
+            key={m.id}
+            m={m}
+            me={ctx.session.login}
+            retry={retriable(state.messages, i, ctx.session.login)}
+            channel={state.channel.id}
+            canEdit={state.canEdit}
+          />
         ))}
-        <RunCards runs={runs} busy={control.busy || !state.canEdit} onControl={p.state === "attached" ? planner : undefined} />
+        <RunCards
+          runs={runs}
+          busy={control.busy || !state.canEdit}
+          onControl={p.state === "attached" ? planner : undefined}
+        />
       </div>
       {showBar && (
         <div class="planner-working" aria-label="Planner controls">
           <span class="muted small planner-activity">
-            {working ? "The Planner is working…" : paused > 0 ? `${paused} ${paused === 1 ? "run" : "runs"} paused` : ""}
+            {working
+              ? "The Planner is working…"
+              : paused > 0
+                ? `${paused} ${paused === 1 ? "run" : "runs"} paused`
+                : ""}
           </span>
           <span class="spacer" />
           {p.state === "attached" && working && (
-            <button class="quiet small" disabled={control.busy || !state.canEdit} onClick={() => planner("stop")}>Stop Planner</button>
+            <button class="quiet small" disabled={control.busy || !state.canEdit} onClick={() => planner("stop")}>
+              Stop Planner
+            </button>
           )}
           {p.state === "attached" && paused > 0 && (
-            <button class="small" disabled={control.busy || !state.canEdit} onClick={() => planner("resume")}>Resume Planner</button>
+            <button class="small" disabled={control.busy || !state.canEdit} onClick={() => planner("resume")}>
+              Resume Planner
+            </button>
           )}
           {control.text && (
             <p class={"control-result small " + (control.error ? "error-text" : "muted")} role="status">
               {control.text}
               {!control.busy && (
-                <button class="link small dismiss" aria-label="Dismiss" onClick={() => setControl({ busy: false, text: "", error: false })}>
+                <button
+                  class="link small dismiss"
+                  aria-label="Dismiss"
+                  onClick={() => setControl({ busy: false, text: "", error: false })}
+                >
                   ×
                 </button>
               )}
@@ -207,17 +254,22 @@ export function ChatPane({ ctx }: { ctx: WorkspaceCtx }) {
         {listOpen && <CommandList items={matches} active={activeIndex} onChoose={choose} />}
         {command && <CommandChip command={command} disabled={sending} onRemove={() => setCommand(null)} />}
         {imageUnread(ctx, draft, files) && (
-          <p class="muted small file-note">The Planner's model does not read images: it will only be told an image came with the message.</p>
+          <p class="muted small file-note">
+            The Planner's model does not read images: it will only be told an image came with the message.
+          </p>
         )}
         <textarea
           name="message"
           aria-label="Message"
           rows={2}
           placeholder={
-            !state.canEdit ? "This document is archived"
-            : command ? `Words for /${command.name} (optional)`
-            : commands.length ? "Message · @chopin asks the Planner · / for its commands"
-            : "Message · @chopin asks the Planner"
+            !state.canEdit
+              ? "This document is archived"
+              : command
+                ? `Words for /${command.name} (optional)`
+                : commands.length
+                  ? "Message · @chopin asks the Planner · / for its commands"
+                  : "Message · @chopin asks the Planner"
           }
           disabled={!state.canEdit}
           value={draft}
@@ -231,12 +283,27 @@ export function ChatPane({ ctx }: { ctx: WorkspaceCtx }) {
           }}
           onKeyDown={onKey}
         />
-        <input ref={picker} type="file" multiple hidden onChange={(e) => (addFiles(e.currentTarget.files), (e.currentTarget.value = ""))} aria-label="Files" />
+        <input
+          ref={picker}
+          type="file"
+          multiple
+          hidden
+          onChange={(e) => (addFiles(e.currentTarget.files), (e.currentTarget.value = ""))}
+          aria-label="Files"
+        />
         <div class="composer-buttons">
-          <button type="button" class="quiet small attach" disabled={!state.canEdit || sending} onClick={() => picker.current?.click()} title="Attach images or text files">
+          <button
+            type="button"
+            class="quiet small attach"
+            disabled={!state.canEdit || sending}
+            onClick={() => picker.current?.click()}
+            title="Attach images or text files"
+          >
             Attach
           </button>
-          <button class="primary" type="submit" disabled={(!draft.trim() && !command) || sending || !state.canEdit}>Send</button>
+          <button class="primary" type="submit" disabled={(!draft.trim() && !command) || sending || !state.canEdit}>
+            Send
+          </button>
         </div>
       </form>
     </div>
@@ -283,8 +350,8 @@ function RetryButton({ channel, message, disabled }: { channel: string; message:
           setError("");
           try {
             await api("POST", `/api/channels/${channel}/messages/${message}/retry`);
-          } catch (e: any) {
-            setError(e.message);
+          } catch (e) {
+            setError((e as Error).message);
             setBusy(false);
           }
         }}
@@ -296,7 +363,19 @@ function RetryButton({ channel, message, disabled }: { channel: string; message:
   );
 }
 
-function ChatMessage({ m, me, retry, channel, canEdit }: { m: Message; me: string; retry: string; channel: string; canEdit: boolean }) {
+function ChatMessage({
+  m,
+  me,
+  retry,
+  channel,
+  canEdit,
+}: {
+  m: Message;
+  me: string;
+  retry: string;
+  channel: string;
+  canEdit: boolean;
+}) {
   if (m.role === "system") {
     return (
       <div class="msg msg-system" role="note" aria-label="Notice" data-seq={m.seq}>
@@ -313,58 +392,56 @@ function ChatMessage({ m, me, retry, channel, canEdit }: { m: Message; me: strin
     <article class={"msg msg-" + m.role + (m.status ? " status-" + m.status : "")} data-seq={m.seq}>
       <header class="msg-head">
         <span class="msg-author">{who}</span>
-        <time class="muted small" dateTime={new Date(m.createdAt).toISOString()}>{time}</time>
+        <time class="muted small" dateTime={new Date(m.createdAt).toISOString()}>
+          {time}
+        </time>
         {m.status === "streaming" && <span class="muted small">writing…</span>}
         {m.status === "failed" && <span class="badge danger-badge">failed</span>}
         {m.status === "stopped" && <span class="badge">stopped</span>}
       </header>
       {m.details && <Details details={m.details} />}
       {m.text && <div class="msg-body prose" dangerouslySetInnerHTML={{ __html: renderChat(m.text) }} />}
-      {m.role === "person" && Array.isArray(m.details?.attachments) && <MessageFiles files={m.details.attachments} />}
-      <Gallery images={arr(m.details?.images ?? m.images)} refused={arr(m.details?.refusedImages ?? m.refusedImages)} />
+      {m.role === "person" && m.details?.attachments && <MessageFiles files={m.details.attachments} />}
+      <Gallery images={m.details?.images ?? []} refused={m.details?.refusedImages ?? []} />
       {retry && <RetryButton channel={channel} message={retry} disabled={!canEdit} />}
     </article>
   );
 }
 
-// Details renders a Planner reply's details generically: reasoning folded,
-// and every tool call as a row under "Work details".
-function Details({ details }: { details: any }) {
-  if (typeof details !== "object" || details === null) return null;
-  const reasoning: string[] = [];
-  const pushText = (v: any) => {
-    if (typeof v === "string" && v.trim()) reasoning.push(v);
-    else if (Array.isArray(v)) v.forEach(pushText);
-    else if (v && typeof v === "object" && typeof v.text === "string") reasoning.push(v.text);
-  };
-  pushText(details.reasoning);
-  const rows: any[] = [details.tools, details.toolCalls, details.actions, details.calls, details.work].find(Array.isArray) ?? [];
-  const failure = typeof details.error === "string" ? details.error : "";
+// Details renders a Planner reply's details: the failure, the reasoning
+// folded, and every tool call as a row under "Work details".
+const toolLabel = { running: "Running", done: "Done", failed: "Failed" };
+
+function Details({ details }: { details: MessageDetails }) {
+  const reasoning = details.reasoning?.trim() ? details.reasoning : "";
+  const rows = details.tools ?? [];
+  const failure = details.error ?? "";
   return (
     <div class="details">
       {failure && <p class="error-text">{failure}</p>}
-      {reasoning.length > 0 && (
+      {reasoning && (
         <details class="reasoning">
           <summary>Reasoning</summary>
-          {reasoning.map((r, i) => <p key={i} class="reasoning-text">{r}</p>)}
+          <p class="reasoning-text">{reasoning}</p>
         </details>
       )}
       {rows.length > 0 && (
         <details class="work">
-          <summary>Work details · {rows.length} {rows.length === 1 ? "action" : "actions"}</summary>
+          <summary>
+            Work details · {rows.length} {rows.length === 1 ? "action" : "actions"}
+          </summary>
           <ul>
             {rows.map((r, i) => {
-              const name = r.title ?? r.name ?? r.toolName ?? r.tool ?? "action";
-              const status = r.status ?? r.state ?? "";
-              const err = r.error?.message ?? (typeof r.error === "string" ? r.error : "");
               const kind = r.error?.kind || r.error?.code || "";
-              const label = status === "running" ? "Running" : status === "done" ? "Done" : status === "failed" ? "Failed" : String(status);
               return (
-                <li key={i} class={"work-row " + status}>
-                  <span class="mono">{String(name)}</span>
-                  {status && <span class="muted small">{label}{kind ? ` · ${kind}` : ""}</span>}
-                  {typeof r.durationMs === "number" && status !== "running" && <span class="muted small">{(r.durationMs / 1000).toFixed(1)} s</span>}
-                  {err && <span class="error-text small">{String(err)}</span>}
+                <li key={i} class={"work-row " + r.status}>
+                  <span class="mono">{r.name}</span>
+                  <span class="muted small">
+                    {toolLabel[r.status] ?? r.status}
+                    {kind ? ` · ${kind}` : ""}
+                  </span>
+                  {r.status !== "running" && <span class="muted small">{(r.durationMs / 1000).toFixed(1)} s</span>}
+                  {r.error?.message && <span class="error-text small">{r.error.message}</span>}
                 </li>
               );
             })}

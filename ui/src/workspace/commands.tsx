@@ -7,12 +7,14 @@
 // (unknown-command) is shown in its words. Names, kinds and descriptions are
 // shown exactly as the client wrote them, as text.
 
-import type { ModelState } from "./model";
+import type { CatalogCommand, ModelState } from "../protocol";
 
-export type PlannerCommand = { name: string; description?: string; kind: string };
+export type PlannerCommand = CatalogCommand;
 
 export const reportedCommands = (m?: ModelState): PlannerCommand[] =>
-  m?.offered && Array.isArray(m.commands) ? m.commands.filter((c) => c && typeof c.name === "string" && c.name !== "") : [];
+  m?.offered && Array.isArray(m.commands)
+    ? m.commands.filter((c) => c && typeof c.name === "string" && c.name !== "")
+    : [];
 
 // commandMatches are the commands a draft of "/query" asks for: names that
 // start with the query first, then names that hold it, each in the order the
@@ -44,7 +46,15 @@ export const commandOptionID = (i: number) => "planner-command-" + i;
 
 // CommandList is the listbox under the composer's "/"; the textarea keeps
 // the focus and points at the active option (aria-activedescendant).
-export function CommandList({ items, active, onChoose }: { items: PlannerCommand[]; active: number; onChoose: (c: PlannerCommand) => void }) {
+export function CommandList({
+  items,
+  active,
+  onChoose,
+}: {
+  items: PlannerCommand[];
+  active: number;
+  onChoose: (c: PlannerCommand) => void;
+}) {
   return (
     <ul class="command-list" id="planner-commands" role="listbox" aria-label="Planner commands">
       {items.map((c, i) => (
@@ -67,12 +77,26 @@ export function CommandList({ items, active, onChoose }: { items: PlannerCommand
 }
 
 // CommandChip is the chosen command, before the message's words.
-export function CommandChip({ command, onRemove, disabled }: { command: PlannerCommand; onRemove: () => void; disabled: boolean }) {
+export function CommandChip({
+  command,
+  onRemove,
+  disabled,
+}: {
+  command: PlannerCommand;
+  onRemove: () => void;
+  disabled: boolean;
+}) {
   return (
     <div class="command-chip" role="group" aria-label="Command">
       <span class="command-name mono">/{command.name}</span>
       {command.kind && <span class="badge command-kind">{command.kind}</span>}
-      <button type="button" class="link small dismiss" aria-label="Remove the command" disabled={disabled} onClick={onRemove}>
+      <button
+        type="button"
+        class="link small dismiss"
+        aria-label="Remove the command"
+        disabled={disabled}
+        onClick={onRemove}
+      >
         ×
       </button>
     </div>

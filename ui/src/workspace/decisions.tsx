@@ -2,7 +2,7 @@
 // HTTP, or inline in the rendered Plan.
 
 import { useEffect, useState } from "preact/hooks";
-import type { CardAnswer, Decision, Question } from "../api";
+import type { CardAnswer, ClientRequest, Decision, Question } from "../protocol";
 import { cardText, renderChat, renderInline } from "../markdown";
 import { ago, ErrorText } from "../pages/shell";
 import { drawDiagrams } from "../mermaid";
@@ -16,17 +16,25 @@ export function DecisionsPane({ ctx }: { ctx: WorkspaceCtx }) {
   return (
     <div class="decisions">
       <div class="decisions-inner">
-        {ds.length === 0 && <p class="empty">No decisions yet. When the Planner needs an answer from you, its questions appear here and in the plan.</p>}
+        {ds.length === 0 && (
+          <p class="empty">
+            No decisions yet. When the Planner needs an answer from you, its questions appear here and in the plan.
+          </p>
+        )}
         {open.length > 0 && (
           <>
             <h2 class="section-title">Waiting for an answer · {open.length}</h2>
-            {open.map((d) => <DecisionCard key={d.id} ctx={ctx} d={d} />)}
+            {open.map((d) => (
+              <DecisionCard key={d.id} ctx={ctx} d={d} />
+            ))}
           </>
         )}
         {closed.length > 0 && (
           <>
             <h2 class="section-title">Settled</h2>
-            {closed.map((d) => <DecisionCard key={d.id} ctx={ctx} d={d} />)}
+            {closed.map((d) => (
+              <DecisionCard key={d.id} ctx={ctx} d={d} />
+            ))}
           </>
         )}
       </div>
@@ -38,7 +46,7 @@ function headingOf(d: Decision): { heading: string; body: string; chip?: string 
   const c = d.call;
   if (c.method === "questionnaire") {
     const q = c.params?.questions?.[d.index];
-    if (q) return { ...cardText(q.question), chip: q.header };
+    return q ? { ...cardText(q.question), chip: q.header } : { heading: "", body: "" };
   }
   if (c.method === "confirm") return { heading: c.title ?? "Confirm", body: c.message ?? "" };
   return { heading: c.title ?? "", body: "" };
@@ -53,7 +61,12 @@ function answerText(d: Decision): string {
   return a.text ?? "";
 }
 
-const statusLabel: Record<string, string> = { open: "Open", answered: "Answered", cancelled: "Cancelled", withdrawn: "Withdrawn" };
+const statusLabel: Record<string, string> = {
+  open: "Open",
+  answered: "Answered",
+  cancelled: "Cancelled",
+  withdrawn: "Withdrawn",
+};
 
 export function DecisionCard({ ctx, d, inPlan }: { ctx: WorkspaceCtx; d: Decision; inPlan?: boolean }) {
   const { heading, body, chip } = headingOf(d);
@@ -67,13 +80,13 @@ export function DecisionCard({ ctx, d, inPlan }: { ctx: WorkspaceCtx; d: Decisio
     if (zoomRef.current) drawDiagrams(zoomRef.current);
   });
 
-  async function send(frame: Record<string, unknown>) {
+  async function send(frame: ClientRequest) {
     setBusy(true);
     setError("");
     try {
-      await ctx.socket.request(frame as any);
-    } catch (e: any) {
-      setError(e.message);
+      await ctx.socket.request(frame);
+    } catch (e) {
+      setError((e as Error).message);
     } finally {
       setBusy(false);
     }
@@ -82,20 +95,28 @@ export function DecisionCard({ ctx, d, inPlan }: { ctx: WorkspaceCtx; d: Decisio
   const cancel = () => send({ type: "decision:cancel", decision: d.id });
 
   return (
-    <section ref={zoomRef} class={`decision-card status-${d.status}`} data-card={d.id} aria-label={`Decision: ${heading}`}>
+    <section
+      ref={zoomRef}
+      class={`decision-card status-${d.status}`}
+      data-card={d.id}
+      aria-label={`Decision: ${heading}`}
+    >
       <header class="card-head">
         {chip && <span class="chip">{chip}</span>}
         <span class={"badge status-badge " + d.status}>{statusLabel[d.status] ?? d.status}</span>
         <span class="spacer" />
         {!inPlan && d.status !== "withdrawn" && (
-          <button class="link small" onClick={() => ctx.showInPlan(d.id)}>Show in plan</button>
+          <button class="link small" onClick={() => ctx.showInPlan(d.id)}>
+            Show in plan
+          </button>
         )}
       </header>
       <h3 class="card-heading" dangerouslySetInnerHTML={{ __html: renderInline(heading) }} />
       {body && <div class="card-body prose" dangerouslySetInnerHTML={{ __html: renderChat(body) }} />}
       {d.status === "answered" && (
         <p class="answered">
-          <span class="muted">Answer{d.answeredBy ? ` from ${d.answeredBy}` : ""}:</span> <strong>{answerText(d)}</strong>
+          <span class="muted">Answer{d.answeredBy ? ` from ${d.answeredBy}` : ""}:</span>{" "}
+          <strong>{answerText(d)}</strong>
           <span class="muted small"> · {ago(d.updatedAt)}</span>
         </p>
       )}
@@ -108,39 +129,84 @@ export function DecisionCard({ ctx, d, inPlan }: { ctx: WorkspaceCtx; d: Decisio
   );
 }
 
-function CardForm({ d, busy, onAnswer, onCancel }: { d: Decision; busy: boolean; onAnswer: (a: CardAnswer) => void; onCancel: () => void }) {
+function CardForm({
+  d,
+  busy,
+  onAnswer,
+  onCancel,
+}: {
+  d: Decision;
+  busy: boolean;
+  onAnswer: (a: CardAnswer) => void;
+  onCancel: () => void;
+}) {
   const c = d.call;
   const [picked, setPicked] = useState<string[]>([]);
-  const [text, setText] = useState(c.method === "editor" ? c.initial ?? "" : "");
+  const [text, setText] = useState(c.method === "editor" ? (c.initial ?? "") : "");
   const [writing, setWriting] = useState(c.method === "input" || c.method === "editor");
   const name = "card-" + d.id;
 
   const actions = (canSubmit: boolean, submit: () => void) => (
     <div class="actions">
-      <button class="primary" disabled={busy || !canSubmit} onClick={submit}>Answer</button>
-      <button class="quiet" disabled={busy} onClick={onCancel}>Cancel question</button>
+      <button class="primary" disabled={busy || !canSubmit} onClick={submit}>
+        Answer
+      </button>
+      <button class="quiet" disabled={busy} onClick={onCancel}>
+        Cancel question
+      </button>
     </div>
   );
 
   if (c.method === "confirm") {
     return (
       <div class="actions">
-        <button class="primary" disabled={busy} onClick={() => onAnswer({ yes: true })}>Yes</button>
-        <button disabled={busy} onClick={() => onAnswer({ yes: false })}>No</button>
-        <button class="quiet" disabled={busy} onClick={onCancel}>Cancel question</button>
+        <button class="primary" disabled={busy} onClick={() => onAnswer({ yes: true })}>
+          Yes
+        </button>
+        <button disabled={busy} onClick={() => onAnswer({ yes: false })}>
+          No
+        </button>
+        <button class="quiet" disabled={busy} onClick={onCancel}>
+          Cancel question
+        </button>
       </div>
     );
   }
 
   const written = (multiline: boolean, placeholder?: string) =>
     multiline ? (
-      <textarea class="written" aria-label="Written answer" rows={c.method === "editor" ? 8 : 3} value={text} placeholder={placeholder} onInput={(e) => setText(e.currentTarget.value)} />
+      <textarea
+        class="written"
+        aria-label="Written answer"
+        rows={c.method === "editor" ? 8 : 3}
+        value={text}
+        placeholder={placeholder}
+        onInput={(e) => setText(e.currentTarget.value)}
+      />
     ) : (
-      <input class="written" aria-label="Written answer" value={text} placeholder={placeholder} onInput={(e) => setText(e.currentTarget.value)} />
+      <input
+        class="written"
+        aria-label="Written answer"
+        value={text}
+        placeholder={placeholder}
+        onInput={(e) => setText(e.currentTarget.value)}
+      />
     );
 
-  if (c.method === "input") return <div class="card-form">{written(false, c.placeholder)}{actions(!!text.trim(), () => onAnswer({ text }))}</div>;
-  if (c.method === "editor") return <div class="card-form">{written(true)}{actions(!!text.trim(), () => onAnswer({ text }))}</div>;
+  if (c.method === "input")
+    return (
+      <div class="card-form">
+        {written(false, c.placeholder)}
+        {actions(!!text.trim(), () => onAnswer({ text }))}
+      </div>
+    );
+  if (c.method === "editor")
+    return (
+      <div class="card-form">
+        {written(true)}
+        {actions(!!text.trim(), () => onAnswer({ text }))}
+      </div>
+    );
 
   if (c.method === "select") {
     return (
@@ -148,14 +214,21 @@ function CardForm({ d, busy, onAnswer, onCancel }: { d: Decision; busy: boolean;
         <div class="options" role="radiogroup">
           {(c.choices ?? []).map((choice) => (
             <label class={"option" + (picked[0] === choice && !writing ? " picked" : "")} key={choice}>
-              <input type="radio" name={name} checked={picked[0] === choice && !writing} onChange={() => (setPicked([choice]), setWriting(false))} />
+              <input
+                type="radio"
+                name={name}
+                checked={picked[0] === choice && !writing}
+                onChange={() => (setPicked([choice]), setWriting(false))}
+              />
               <span class="option-label">{choice}</span>
             </label>
           ))}
           <WriteToggle writing={writing} onToggle={setWriting} />
         </div>
         {writing && written(true, "Write your answer")}
-        {actions(writing ? !!text.trim() : picked.length === 1, () => onAnswer(writing ? { text } : { choice: picked[0] }))}
+        {actions(writing ? !!text.trim() : picked.length === 1, () =>
+          onAnswer(writing ? { text } : { choice: picked[0] }),
+        )}
       </div>
     );
   }
@@ -182,12 +255,21 @@ function CardForm({ d, busy, onAnswer, onCancel }: { d: Decision; busy: boolean;
                   {o.description && (
                     <span
                       class={"option-desc" + (o.description.includes("\n") ? " prose" : "")}
-                      dangerouslySetInnerHTML={{ __html: o.description.includes("\n") ? renderChat(o.description) : renderInline(o.description) }}
+                      dangerouslySetInnerHTML={{
+                        __html: o.description.includes("\n") ? renderChat(o.description) : renderInline(o.description),
+                      }}
                     />
                   )}
                 </span>
               </label>
-              {o.preview && <div class="option-preview prose" role="group" aria-label={`Preview of ${o.label}`} dangerouslySetInnerHTML={{ __html: renderChat(o.preview) }} />}
+              {o.preview && (
+                <div
+                  class="option-preview prose"
+                  role="group"
+                  aria-label={`Preview of ${o.label}`}
+                  dangerouslySetInnerHTML={{ __html: renderChat(o.preview) }}
+                />
+              )}
             </div>
           );
         })}

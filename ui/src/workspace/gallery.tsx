@@ -4,24 +4,12 @@
 // counting the images ahead of it). Only the document's own images
 // (/images/<sha256>.<ext>) are ever loaded; a click opens one large.
 
-import type { RefObject } from "preact";
+import type { RefObject, VNode } from "preact";
 import { useEffect, useRef, useState } from "preact/hooks";
+import type { RefusedImage, ReplyImage } from "../protocol";
 
-export interface ReplyImage {
-  path: string;
-  mimeType?: string;
-  width?: number;
-  height?: number;
-  alt?: string;
-  caption?: string;
-}
-
-export interface RefusedImage {
-  reason: string;
-  before: number;
-}
-
-export const ownImage = (src: unknown): src is string => typeof src === "string" && /^\/images\/[0-9a-f]{64}\.[a-z]+$/.test(src);
+export const ownImage = (src: unknown): src is string =>
+  typeof src === "string" && /^\/images\/[0-9a-f]{64}\.[a-z]+$/.test(src);
 
 // Widths the server makes thumbnails at (docs/http-api.md, "Images").
 const thumb = (path: string, w: number) => `${path}?w=${w}`;
@@ -31,9 +19,10 @@ export function Gallery({ images, refused }: { images: ReplyImage[]; refused?: R
   const shown = images.filter((i) => ownImage(i?.path));
   const notes = (refused ?? []).filter((r) => r && typeof r.reason === "string");
   if (!shown.length && !notes.length) return null;
-  const items: any[] = [];
+  const items: VNode[] = [];
   for (let i = 0; i <= shown.length; i++) {
-    for (const [k, r] of notes.entries()) if (Math.min(r.before, shown.length) === i) items.push(<RefusedNote key={"r" + k} r={r} />);
+    for (const [k, r] of notes.entries())
+      if (Math.min(r.before, shown.length) === i) items.push(<RefusedNote key={"r" + k} r={r} />);
     const img = shown[i];
     if (!img) continue;
     const alt = img.alt || "An image the Planner made";
@@ -46,7 +35,9 @@ export function Gallery({ images, refused }: { images: ReplyImage[]; refused?: R
             alt={alt}
             loading="lazy"
             width={img.width && img.height ? Math.min(360, img.width) : undefined}
-            height={img.width && img.height ? Math.round((Math.min(360, img.width) * img.height) / img.width) : undefined}
+            height={
+              img.width && img.height ? Math.round((Math.min(360, img.width) * img.height) / img.width) : undefined
+            }
           />
         </button>
         {img.caption && <figcaption class="small">{img.caption}</figcaption>}
@@ -54,10 +45,25 @@ export function Gallery({ images, refused }: { images: ReplyImage[]; refused?: R
     );
   }
   return (
-    <div class={"gallery" + (shown.length === 1 ? " single" : "")} aria-label={shown.length === 1 ? "Generated image" : `${shown.length} generated images`} role="group">
-      {shown.length > 0 && <div class="gallery-label muted small">Generated {shown.length === 1 ? "image" : `images · ${shown.length}`}</div>}
+    <div
+      class={"gallery" + (shown.length === 1 ? " single" : "")}
+      aria-label={shown.length === 1 ? "Generated image" : `${shown.length} generated images`}
+      role="group"
+    >
+      {shown.length > 0 && (
+        <div class="gallery-label muted small">
+          Generated {shown.length === 1 ? "image" : `images · ${shown.length}`}
+        </div>
+      )}
       <div class="gallery-grid">{items}</div>
-      {large && <Lightbox src={large.path} alt={large.alt || "An image the Planner made"} caption={large.caption} onClose={() => setLarge(null)} />}
+      {large && (
+        <Lightbox
+          src={large.path}
+          alt={large.alt || "An image the Planner made"}
+          caption={large.caption}
+          onClose={() => setLarge(null)}
+        />
+      )}
     </div>
   );
 }
@@ -71,17 +77,37 @@ function RefusedNote({ r }: { r: RefusedImage }) {
 }
 
 // Lightbox shows one image at its own size, within the window.
-export function Lightbox({ src, alt, caption, onClose }: { src: string; alt: string; caption?: string; onClose: () => void }) {
+export function Lightbox({
+  src,
+  alt,
+  caption,
+  onClose,
+}: {
+  src: string;
+  alt: string;
+  caption?: string;
+  onClose: () => void;
+}) {
   const ref = useRef<HTMLDialogElement>(null);
   useEffect(() => {
     ref.current?.showModal();
   }, []);
   return (
-    <dialog ref={ref} class="lightbox" aria-label={alt} onClose={onClose} onClick={(e) => e.target === ref.current && ref.current?.close()}>
+    <dialog
+      ref={ref}
+      class="lightbox"
+      aria-label={alt}
+      onClose={onClose}
+      onClick={(e) => e.target === ref.current && ref.current?.close()}
+    >
       <img src={src} alt={alt} />
       {caption && <p class="small muted">{caption}</p>}
       <div class="actions">
-        {!src.startsWith("data:") && <a href={src} target="_blank" rel="noopener noreferrer" class="small">Open in a new tab</a>}
+        {!src.startsWith("data:") && (
+          <a href={src} target="_blank" rel="noopener noreferrer" class="small">
+            Open in a new tab
+          </a>
+        )}
         <span class="spacer" />
         <button onClick={() => ref.current?.close()}>Close</button>
       </div>

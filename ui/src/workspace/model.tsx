@@ -4,27 +4,8 @@
 
 import { useState } from "preact/hooks";
 import { api } from "../api";
+import type { CatalogModel } from "../protocol";
 import type { WorkspaceCtx } from "./workspace";
-
-export interface CatalogModel {
-  id: string;
-  name?: string;
-  provider?: { id: string; name?: string };
-  description?: string;
-  thinkingLevels?: string[];
-  inputTypes?: string[];
-}
-
-export interface ModelState {
-  offered: boolean;
-  models: CatalogModel[];
-  default?: { id: string; thinkingLevel?: string };
-  commands?: { name: string; description?: string; kind: string }[];
-  model?: string;
-  thinkingLevel?: string;
-  modelName?: string;
-  unavailable?: boolean;
-}
 
 const label = (m: CatalogModel) => m.name || m.id;
 
@@ -53,8 +34,8 @@ export function ModelPicker({ ctx, onError }: { ctx: WorkspaceCtx; onError: (mes
     onError("");
     try {
       await api("PUT", `/api/channels/${ctx.state.channel.id}/planner/model`, body);
-    } catch (e: any) {
-      onError(e.message);
+    } catch (e) {
+      onError((e as Error).message);
     } finally {
       setBusy(false);
     }
@@ -76,7 +57,15 @@ export function ModelPicker({ ctx, onError }: { ctx: WorkspaceCtx; onError: (mes
         }}
       >
         <option value="">{fallback ? `Default · ${label(fallback)}` : "Default model"}</option>
-        {groups.map((g, k) => (g.key ? <optgroup key={k} label={g.name}>{g.items.map(option)}</optgroup> : g.items.map(option)))}
+        {groups.map((g, k) =>
+          g.key ? (
+            <optgroup key={k} label={g.name}>
+              {g.items.map(option)}
+            </optgroup>
+          ) : (
+            g.items.map(option)
+          ),
+        )}
       </select>
       {levels.length > 0 && (
         <select
@@ -90,7 +79,9 @@ export function ModelPicker({ ctx, onError }: { ctx: WorkspaceCtx; onError: (mes
         >
           <option value="">{defaultLevel}</option>
           {levels.map((l) => (
-            <option key={l} value={l}>{l}</option>
+            <option key={l} value={l}>
+              {l}
+            </option>
           ))}
         </select>
       )}

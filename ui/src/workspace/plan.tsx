@@ -9,7 +9,15 @@ import { drawDiagrams } from "../mermaid";
 import { DecisionCard } from "./decisions";
 import type { WorkspaceCtx } from "./workspace";
 
-export function PlanPane({ ctx, focusDecision, visible }: { ctx: WorkspaceCtx; focusDecision: { id: string; n: number } | null; visible: boolean }) {
+export function PlanPane({
+  ctx,
+  focusDecision,
+  visible,
+}: {
+  ctx: WorkspaceCtx;
+  focusDecision: { id: string; n: number } | null;
+  visible: boolean;
+}) {
   const { plan, state } = ctx;
   const [mode, setMode] = useState<"edit" | "read">("edit");
   const [status, setStatus] = useState<SyncStatus>(plan.status());
@@ -31,7 +39,8 @@ export function PlanPane({ ctx, focusDecision, visible }: { ctx: WorkspaceCtx; f
         setTimeout(() => el?.classList.remove("flash"), 1600);
       } else {
         const pos = plan.decisionPos(focusDecision.id);
-        if (pos != null) plan.view.dispatch({ selection: { anchor: pos }, effects: EditorView.scrollIntoView(pos, { y: "center" }) });
+        if (pos != null)
+          plan.view.dispatch({ selection: { anchor: pos }, effects: EditorView.scrollIntoView(pos, { y: "center" }) });
         plan.view.focus();
       }
     });
@@ -43,7 +52,8 @@ export function PlanPane({ ctx, focusDecision, visible }: { ctx: WorkspaceCtx; f
 
   let saved: string;
   if (!status.ready) saved = "Loading…";
-  else if (state.connection !== "online" && status.unsent) saved = `${status.unsent} ${status.unsent === 1 ? "edit" : "edits"} kept until the connection is back`;
+  else if (state.connection !== "online" && status.unsent)
+    saved = `${status.unsent} ${status.unsent === 1 ? "edit" : "edits"} kept until the connection is back`;
   else if (status.unsent) saved = "Saving…";
   else saved = `Saved · revision ${status.version}`;
 
@@ -51,20 +61,40 @@ export function PlanPane({ ctx, focusDecision, visible }: { ctx: WorkspaceCtx; f
     <div class="plan">
       <div class="plan-toolbar">
         <div class="seg" role="tablist" aria-label="Plan view">
-          <button role="tab" aria-selected={mode === "edit"} class={mode === "edit" ? "on" : ""} onClick={() => setMode("edit")}>Edit</button>
-          <button role="tab" aria-selected={mode === "read"} class={mode === "read" ? "on" : ""} onClick={() => setMode("read")}>Preview</button>
+          <button
+            role="tab"
+            aria-selected={mode === "edit"}
+            class={mode === "edit" ? "on" : ""}
+            onClick={() => setMode("edit")}
+          >
+            Edit
+          </button>
+          <button
+            role="tab"
+            aria-selected={mode === "read"}
+            class={mode === "read" ? "on" : ""}
+            onClick={() => setMode("read")}
+          >
+            Preview
+          </button>
         </div>
         {!state.canEdit && <span class="badge readonly-label">Read-only</span>}
         <span class="spacer" />
-        <span class="sync-status muted small" data-unsent={status.unsent} role="status">{saved}</span>
+        <span class="sync-status muted small" data-unsent={status.unsent} role="status">
+          {saved}
+        </span>
       </div>
       {(status.notice || status.stranded) && (
         <div class="notice" role="alert">
           <span>{status.notice}</span>
           {status.stranded && (
-            <button class="quiet" onClick={() => navigator.clipboard?.writeText(status.stranded!)}>Copy my text</button>
+            <button class="quiet" onClick={() => navigator.clipboard?.writeText(status.stranded!)}>
+              Copy my text
+            </button>
           )}
-          <button class="quiet" onClick={() => plan.dismiss()}>Dismiss</button>
+          <button class="quiet" onClick={() => plan.dismiss()}>
+            Dismiss
+          </button>
         </div>
       )}
       <div class="editor-host" ref={host} hidden={mode !== "edit"} />
@@ -81,10 +111,13 @@ function PlanView({ ctx }: { ctx: WorkspaceCtx }) {
     let last = "";
     const off = ctx.plan.onDoc((doc) => {
       clearTimeout(timer);
-      timer = window.setTimeout(() => {
-        const text = doc.toString();
-        if (text !== last) setSegments(renderPlan((last = text)));
-      }, last ? 150 : 0);
+      timer = window.setTimeout(
+        () => {
+          const text = doc.toString();
+          if (text !== last) setSegments(renderPlan((last = text)));
+        },
+        last ? 150 : 0,
+      );
     });
     return () => {
       off();
@@ -99,7 +132,9 @@ function PlanView({ ctx }: { ctx: WorkspaceCtx }) {
     if (!tab) return;
     const tabs = tab.closest(".tabs")!;
     tabs.querySelectorAll(":scope > .tab-list > .tab").forEach((b) => b.classList.toggle("selected", b === tab));
-    tabs.querySelectorAll<HTMLElement>(":scope > .tab-pane").forEach((p) => p.classList.toggle("selected", p.dataset.pane === tab.dataset.tab));
+    tabs
+      .querySelectorAll<HTMLElement>(":scope > .tab-pane")
+      .forEach((p) => p.classList.toggle("selected", p.dataset.pane === tab.dataset.tab));
   };
   const byId = new Map(ctx.state.decisions.map((d) => [d.id, d]));
   return (
@@ -111,7 +146,9 @@ function PlanView({ ctx }: { ctx: WorkspaceCtx }) {
           ) : byId.has(s.id) ? (
             <DecisionCard key={s.id} ctx={ctx} d={byId.get(s.id)!} inPlan />
           ) : (
-            <div key={s.id} class="decision-missing muted small">A decision card ({s.id.slice(0, 8)}) is not loaded yet.</div>
+            <div key={s.id} class="decision-missing muted small">
+              A decision card ({s.id.slice(0, 8)}) is not loaded yet.
+            </div>
           ),
         )}
       </article>

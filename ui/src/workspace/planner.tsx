@@ -2,17 +2,7 @@
 
 import { useEffect, useRef } from "preact/hooks";
 import type { WorkspaceCtx } from "./workspace";
-import type { RunCard } from "./runs";
-
-export interface PlannerState {
-  state: "attached" | "grace" | "disconnected" | "none" | "unknown" | string;
-  login?: string;
-  since?: string;
-  until?: string;
-  features?: string[];
-  runs?: RunCard[];
-  [k: string]: unknown;
-}
+import type { PlannerState } from "./reduce";
 
 const at = (iso?: string) => (iso ? new Date(iso).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" }) : "");
 
@@ -22,18 +12,28 @@ export function plannerWords(p: PlannerState): { label: string; sentence: string
   const who = p.login ? `@${p.login}` : "its owner";
   switch (p.state) {
     case "attached":
-      return { label: p.login ? `Planner · ${p.login}` : "Planner attached", sentence: `The Planner is attached from ${who}'s machine${p.since ? ` since ${at(p.since)}` : ""}. Mention @chopin in Chat to ask it.` };
+      return {
+        label: p.login ? `Planner · ${p.login}` : "Planner attached",
+        sentence: `The Planner is attached from ${who}'s machine${p.since ? ` since ${at(p.since)}` : ""}. Mention @chopin in Chat to ask it.`,
+      };
     case "grace":
       return {
         label: `Planner away${p.until ? ` until ${at(p.until)}` : ""}`,
         sentence: `${who}'s Planner disconnected and keeps this document${p.until ? ` until ${at(p.until)}` : ""} unless it connects again. Messages to @chopin are not sent meanwhile.`,
       };
     case "disconnected":
-      return { label: "Planner disconnected · work kept", sentence: `${who}'s machine is offline. Its runs and open questions are kept until it reconnects.` };
+      return {
+        label: "Planner disconnected · work kept",
+        sentence: `${who}'s machine is offline. Its runs and open questions are kept until it reconnects.`,
+      };
     case "unknown":
       return { label: "Planner", sentence: "" };
     default:
-      return { label: "No Planner", sentence: "No Planner is attached to this document. The Planner is an agent client that runs the model on your machine and attaches to Chopin over the agent connection." };
+      return {
+        label: "No Planner",
+        sentence:
+          "No Planner is attached to this document. The Planner is an agent client that runs the model on your machine and attaches to Chopin over the agent connection.",
+      };
   }
 }
 
@@ -41,7 +41,12 @@ export function PlannerButton({ ctx, onClick }: { ctx: WorkspaceCtx; onClick: ()
   const p = ctx.state.planner;
   const { label, sentence } = plannerWords(p);
   return (
-    <button class={"planner-button planner-" + p.state} onClick={onClick} aria-haspopup="dialog" title={sentence || undefined}>
+    <button
+      class={"planner-button planner-" + p.state}
+      onClick={onClick}
+      aria-haspopup="dialog"
+      title={sentence || undefined}
+    >
       <span class="dot" />
       {label}
     </button>
@@ -61,7 +66,9 @@ export function ConnectDialog({ ctx, onClose }: { ctx: WorkspaceCtx; onClose: ()
       <h2 id="connect-title">Connect a Planner</h2>
       <p class="muted planner-sentence">{plannerWords(p).sentence || plannerWords({ state: "none" }).sentence}</p>
       {!session.agentUrl ? (
-        <p>The agent connection is turned off on this Chopin (<code>AGENT=off</code>).</p>
+        <p>
+          The agent connection is turned off on this Chopin (<code>AGENT=off</code>).
+        </p>
       ) : (
         <ol class="steps">
           <li>
@@ -73,16 +80,22 @@ export function ConnectDialog({ ctx, onClose }: { ctx: WorkspaceCtx; onClose: ()
             <Copyable text="chopin token" label="Token command" />
           </li>
           <li>
-            <p>Run the bundled Planner client from a checkout of <code>{state.channel.repository}</code> and point it at this document:</p>
+            <p>
+              Run the bundled Planner client from a checkout of <code>{state.channel.repository}</code> and point it at
+              this document:
+            </p>
             <Copyable text={`chopin planner ${docURL}`} label="Planner command" />
             <p class="muted small">
-              <code>chopin planner --help</code> lists the model options. Any client of <code>chopin.agent.v1</code> works the same way.
+              <code>chopin planner --help</code> lists the model options. Any client of <code>chopin.agent.v1</code>{" "}
+              works the same way.
             </p>
           </li>
         </ol>
       )}
       <div class="actions">
-        <button class="primary" onClick={() => ref.current?.close()}>Done</button>
+        <button class="primary" onClick={() => ref.current?.close()}>
+          Done
+        </button>
       </div>
     </dialog>
   );
@@ -92,7 +105,9 @@ function Copyable({ text, label }: { text: string; label: string }) {
   return (
     <div class="copyable">
       <code aria-label={label}>{text}</code>
-      <button class="quiet small" onClick={() => navigator.clipboard?.writeText(text)}>Copy</button>
+      <button class="quiet small" onClick={() => navigator.clipboard?.writeText(text)}>
+        Copy
+      </button>
     </div>
   );
 }

@@ -8,28 +8,7 @@
 // failed or blocked run shows every unfinished stage as stopped.
 
 import { useState } from "preact/hooks";
-
-export interface Stage {
-  id: string;
-  name: string;
-  parentIds?: string[];
-  kind?: string;
-  status: string;
-  started?: number;
-  ended?: number;
-}
-
-export interface RunCard {
-  id: string;
-  name: string;
-  status: string;
-  started: number;
-  updated: number;
-  ended?: number;
-  stages: Stage[];
-  earlierStages?: number;
-  waiting: number;
-}
+import type { RunCard, Stage } from "../protocol";
 
 const unfinished = new Set(["pending", "running", "awaiting_input", "paused"]);
 const stopsBelow = new Set(["stopped", "failed", "blocked", "skipped"]);
@@ -72,7 +51,7 @@ export function stageTree(run: RunCard): StageNode[] {
   for (const s of stages) byId.set(s.id, s); // a repeated id keeps its last value
   const list = Array.from(byId.values());
 
-  // Whether any ancestor (through every parent link) stops what is below it.
+  // Whether an ancestor (through every parent link) stops what is below it.
   const memo = new Map<string, boolean>();
   const stoppedAbove = (s: Stage, seen: Set<string>): boolean => {
     const m = memo.get(s.id);
@@ -91,7 +70,8 @@ export function stageTree(run: RunCard): StageNode[] {
     return out;
   };
   const runStops = stopsRun.has(run.status);
-  const shown = (s: Stage) => (unfinished.has(s.status) && (runStops || stoppedAbove(s, new Set([s.id]))) ? "stopped" : s.status);
+  const shown = (s: Stage) =>
+    unfinished.has(s.status) && (runStops || stoppedAbove(s, new Set([s.id]))) ? "stopped" : s.status;
 
   const nodes = new Map<string, StageNode>();
   for (const s of list) nodes.set(s.id, { stage: s, shown: shown(s), children: [] });
@@ -130,9 +110,18 @@ function current(nodes: StageNode[]): StageNode | undefined {
   return found;
 }
 
-const clock = (sec?: number) => (sec ? new Date(sec * 1000).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" }) : "");
+const clock = (sec?: number) =>
+  sec ? new Date(sec * 1000).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" }) : "";
 
-export function RunCards({ runs, onControl, busy }: { runs: RunCard[]; onControl?: (action: "stop" | "resume", run: string) => void; busy?: boolean }) {
+export function RunCards({
+  runs,
+  onControl,
+  busy,
+}: {
+  runs: RunCard[];
+  onControl?: (action: "stop" | "resume", run: string) => void;
+  busy?: boolean;
+}) {
   if (!runs?.length) return null;
   return (
     <section class="runs" aria-label="Runs">
@@ -143,7 +132,15 @@ export function RunCards({ runs, onControl, busy }: { runs: RunCard[]; onControl
   );
 }
 
-function RunCardView({ run, onControl, busy }: { run: RunCard; onControl?: (action: "stop" | "resume", run: string) => void; busy?: boolean }) {
+function RunCardView({
+  run,
+  onControl,
+  busy,
+}: {
+  run: RunCard;
+  onControl?: (action: "stop" | "resume", run: string) => void;
+  busy?: boolean;
+}) {
   const [open, setOpen] = useState(false);
   const tree = stageTree(run);
   const total = countStages(tree, () => true);
@@ -153,7 +150,11 @@ function RunCardView({ run, onControl, busy }: { run: RunCard; onControl?: (acti
   const status = runLabel[run.status] ?? run.status;
   const when = run.ended ? `ended ${clock(run.ended)}` : `started ${clock(run.started)}`;
   return (
-    <article class={"run-card run-" + run.status + (open ? " open" : "")} data-run={run.id} aria-label={`Run: ${run.name}`}>
+    <article
+      class={"run-card run-" + run.status + (open ? " open" : "")}
+      data-run={run.id}
+      aria-label={`Run: ${run.name}`}
+    >
       <button class="run-head" aria-expanded={open} onClick={() => setOpen(!open)}>
         <span class={"run-dot " + run.status} />
         <span class="run-name">{run.name || "Run"}</span>
@@ -164,7 +165,9 @@ function RunCardView({ run, onControl, busy }: { run: RunCard; onControl?: (acti
             {done}/{total} done
           </span>
         )}
-        <span class="chevron" aria-hidden="true">{open ? "▾" : "▸"}</span>
+        <span class="chevron" aria-hidden="true">
+          {open ? "▾" : "▸"}
+        </span>
       </button>
       {!open && (now || run.waiting > 0) && (
         <p class="run-now muted small">
@@ -177,7 +180,8 @@ function RunCardView({ run, onControl, busy }: { run: RunCard; onControl?: (acti
         <div class="run-body">
           <p class="muted small run-meta">
             {when}
-            {run.waiting > 0 && ` · ${run.waiting} ${run.waiting === 1 ? "question" : "questions"} waiting in Decisions`}
+            {run.waiting > 0 &&
+              ` · ${run.waiting} ${run.waiting === 1 ? "question" : "questions"} waiting in Decisions`}
           </p>
           {earlier > 0 && (
             <p class="muted small earlier-stages">
@@ -188,9 +192,13 @@ function RunCardView({ run, onControl, busy }: { run: RunCard; onControl?: (acti
           {onControl && liveRun(run) && (
             <div class="actions">
               {run.status === "paused" ? (
-                <button class="small" disabled={busy} onClick={() => onControl("resume", run.id)}>Resume this run</button>
+                <button class="small" disabled={busy} onClick={() => onControl("resume", run.id)}>
+                  Resume this run
+                </button>
               ) : (
-                <button class="quiet small" disabled={busy} onClick={() => onControl("stop", run.id)}>Stop this run</button>
+                <button class="quiet small" disabled={busy} onClick={() => onControl("stop", run.id)}>
+                  Stop this run
+                </button>
               )}
             </div>
           )}

@@ -1,0 +1,406 @@
+// The room protocol (docs/room-protocol.md), typed: every frame the server
+// sends and every frame the client sends, as discriminated unions on `type`,
+// and the shapes they carry exactly as the server encodes them (room/*.go,
+// the app's planner and model JSON, agentconn's run cards and catalog). An
+// optional field is one the server leaves out when empty (`omitempty`); a
+// field that may be null is a Go slice or value the server can leave nil.
+// The same Message, Decision, PlannerStatus and ModelState come over HTTP
+// (docs/http-api.md).
+
+// ---- Plan sync
+
+// ChangeSetJSON is CodeMirror's ChangeSet.toJSON(): a kept length, or a
+// replaced length followed by the inserted lines.
+export type ChangeSetJSON = (number | [number, ...string[]])[];
+
+export interface Update {
+  clientID: string;
+  changes: ChangeSetJSON;
+}
+
+// ---- Chat
+
+export type MessageRole = "person" | "planner" | "system";
+
+// A Planner reply's status; other messages have none.
+export type ReplyStatus = "streaming" | "done" | "failed" | "stopped";
+
+export interface Message {
+  id: string;
+  seq: number;
+  role: MessageRole;
+  author?: string; // the login of a person, or of the Planner's owner
+  text: string;
+  status?: ReplyStatus;
+  createdAt: number; // unix ms
+  updatedAt: number;
+  details?: MessageDetails;
+}
+
+// MessageDetails: a Planner reply's (ReplyDetails) or a person's message's
+// (its files); a system line has none.
+export type MessageDetails = ReplyDetails & PersonDetails;
+
+export interface ReplyDetails {
+  reasoning?: string;
+  tools?: ToolRow[]; // "Work details", in the order the calls started
+  error?: string; // failed: why the turn failed
+  images?: ReplyImage[];
+  refusedImages?: RefusedImage[];
+}
+
+export interface PersonDetails {
+  attachments?: ChatAttachment[];
+}
+
+// ToolRow is one tool call under "Work details"; a chat:tool with the same
+// id replaces it.
+export interface ToolRow {
+  id: string;
+  name: string;
+  host: boolean; // one of Chopin's host tools, not the Planner's own
+  status: "running" | "done" | "failed";
+  durationMs: number;
+  input?: unknown; // the call's JSON input, cut over 32 KiB
+  result?: unknown; // its JSON result, cut likewise
+  error?: ToolRowError; // failed with a structured tool error
+}
+
+export interface ToolRowError {
+  code: string;
+  kind?: string;
+  message: string;
+}
+
+// ReplyImage is an image a tool made, stored as one of the document's own.
+export interface ReplyImage {
+  path: string; // /images/<sha256>.<ext>
+  mimeType: string;
+  width: number;
+  height: number;
+  alt?: string;
+  caption?: string;
+}
+
+// RefusedImage is an image block not shown, and how many of the message's
+// images come before it.
+export interface RefusedImage {
+  reason: string;
+  before: number;
+}
+
+// ChatAttachment is a file a person's message carries.
+export interface ChatAttachment {
+  name: string;
+  kind: "image" | "file";
+  mediaType: string;
+  size: number;
+  data: string; // standard base64
+}
+
+// AttachmentUpload is a file sent with chat:send.
+export interface AttachmentUpload {
+  name: string;
+  data: string; // standard base64
+}
+
+export interface ChatCommand {
+  name: string;
+  kind: string;
+}
+
+// ---- Decisions
+
+export type DecisionStatus = "open" | "answered" | "cancelled" | "withdrawn";
+
+export interface Decision {
+  id: string;
+  request: string; // the question call the card belongs to
+  index: number; // the question's position in its call
+  call: QuestionCall; // the whole call, as asked
+  status: DecisionStatus;
+  answer?: CardAnswer;
+  answeredBy?: string;
+  block: number; // the block it follows, or -1 when placed at the end
+  createdAt: number; // unix ms
+  updatedAt: number;
+}
+
+export interface Option {
+  label: string;
+  description: string;
+  preview?: string;
+}
+
+export interface Question {
+  question: string;
+  header: string;
+  options: Option[];
+  multiSelect?: boolean;
+}
+
+export type QuestionCall =
+  | { method: "questionnaire"; params: { questions: Question[] } }
+  | { method: "confirm"; title: string; message: string }
+  | { method: "select"; title: string; choices: string[] }
+  | { method: "input"; title: string; placeholder?: string }
+  | { method: "editor"; title: string; initial?: string };
+
+// CardAnswer answers one card: labels (questionnaire), yes (confirm), choice
+// (select) or text (a written answer).
+export interface CardAnswer {
+  labels?: string[];
+  text?: string;
+  yes?: boolean;
+  choice?: string;
+}
+
+// ---- Planner
+
+export interface PlannerStatus {
+  state: "none" | "attached" | "grace" | "disconnected";
+  login?: string;
+  features?: string[];
+  since?: string; // RFC 3339: attached since
+  until?: string; // RFC 3339: grace until
+  runs: RunCard[];
+}
+
+export type RunStatus = "running" | "waiting" | "paused" | "finished" | "blocked" | "failed" | "stopped";
+
+export type StageStatus =
+  "pending" | "running" | "awaiting_input" | "paused" | "blocked" | "completed" | "failed" | "skipped" | "stopped";
+
+// RunCard is a workflow run's latest state, stages merged. Times are whole
+// seconds since the epoch.
+export interface RunCard {
+  id: string;
+  name: string;
+  status: RunStatus;
+  started: number;
+  updated: number;
+  ended?: number;
+  stages: Stage[] | null;
+  earlierStages?: number;
+  waiting: number;
+}
+
+export interface Stage {
+  id: string;
+  name: string;
+  parentIds?: string[];
+  kind?: string;
+  status: StageStatus;
+  started?: number;
+  ended?: number;
+}
+
+// ModelState is the composer's model and thinking level: chat:model's
+// `model`, and the body of GET and PUT .../planner/model.
+export interface ModelState {
+  offered: boolean;
+  models: CatalogModel[];
+  default?: ModelDefault;
+  commands: CatalogCommand[];
+  model?: string;
+  thinkingLevel?: string;
+  modelName?: string;
+  unavailable?: boolean;
+}
+
+export interface CatalogModel {
+  id: string;
+  name: string;
+  provider?: { id: string; name?: string };
+  description?: string;
+  thinkingLevels?: string[];
+  inputTypes?: string[];
+}
+
+export interface ModelDefault {
+  id: string;
+  thinkingLevel?: string;
+}
+
+export interface CatalogCommand {
+  name: string;
+  description?: string;
+  kind: string;
+}
+
+// ---- Session
+
+// RoomChannel is what the room says of its document; url is absolute.
+export interface RoomChannel {
+  id: string;
+  title: string;
+  slug: string;
+  repository: string;
+  url: string;
+  archivedAt?: string;
+}
+
+// ---- Frames from the server
+
+export interface SessionHelloFrame {
+  type: "session:hello";
+  login: string;
+  name: string;
+  canEdit: boolean;
+  canManage: boolean;
+  channel: RoomChannel;
+}
+export interface SessionChannelFrame {
+  type: "session:channel";
+  channel: RoomChannel;
+  canEdit: boolean;
+}
+export interface SessionPresenceFrame {
+  type: "session:presence";
+  members: number;
+}
+export interface SessionDeletedFrame {
+  type: "session:deleted";
+  channel: string;
+}
+export interface PlanSnapshotFrame {
+  type: "plan:snapshot";
+  id?: string;
+  epoch: string;
+  version: number;
+  source: string;
+}
+export interface PlanUpdatesFrame {
+  type: "plan:updates";
+  id?: string;
+  epoch: string;
+  version: number; // the version the first update applies to
+  updates: Update[];
+}
+export interface PlanAckFrame {
+  type: "plan:ack";
+  id?: string;
+  version: number;
+}
+export interface ChatSnapshotFrame {
+  type: "chat:snapshot";
+  messages: Message[];
+}
+export interface ChatMessageFrame {
+  type: "chat:message";
+  message: Message;
+}
+export interface ChatRemovedFrame {
+  type: "chat:removed";
+  message: string;
+}
+export interface ChatDeltaFrame {
+  type: "chat:delta";
+  message: string;
+  field: "text" | "reasoning";
+  at: number; // the field's length in UTF-16 code units before this delta
+  delta: string;
+}
+export interface ChatToolFrame {
+  type: "chat:tool";
+  message: string;
+  tool: ToolRow;
+}
+export interface ChatImagesFrame {
+  type: "chat:images";
+  message: string;
+  images: ReplyImage[];
+  refusedImages: RefusedImage[];
+}
+export interface ChatModelFrame {
+  type: "chat:model";
+  model: ModelState;
+}
+export interface PlannerStatusFrame {
+  type: "planner:status";
+  planner: PlannerStatus;
+}
+export interface PlannerRunsFrame {
+  type: "planner:runs";
+  runs: RunCard[];
+}
+export interface DecisionsSnapshotFrame {
+  type: "decisions:snapshot";
+  decisions: Decision[];
+}
+export interface DecisionUpdateFrame {
+  type: "decision:update";
+  decision: Decision;
+}
+export interface OkFrame {
+  type: "ok";
+  id?: string;
+}
+export interface ErrorFrame {
+  type: "error";
+  id?: string;
+  code: string;
+  message: string;
+  version?: number; // a stale plan:push: the plan's current version
+}
+
+export type ServerFrame =
+  | SessionHelloFrame
+  | SessionChannelFrame
+  | SessionPresenceFrame
+  | SessionDeletedFrame
+  | PlanSnapshotFrame
+  | PlanUpdatesFrame
+  | PlanAckFrame
+  | ChatSnapshotFrame
+  | ChatMessageFrame
+  | ChatRemovedFrame
+  | ChatDeltaFrame
+  | ChatToolFrame
+  | ChatImagesFrame
+  | ChatModelFrame
+  | PlannerStatusFrame
+  | PlannerRunsFrame
+  | DecisionsSnapshotFrame
+  | DecisionUpdateFrame
+  | OkFrame
+  | ErrorFrame;
+
+// ---- Frames from the client
+
+export interface PlanOpenFrame {
+  type: "plan:open";
+  id?: string;
+  epoch: string;
+  version: number;
+}
+export interface PlanPushFrame {
+  type: "plan:push";
+  id?: string;
+  version: number;
+  updates: Update[];
+}
+export interface ChatSendFrame {
+  type: "chat:send";
+  id?: string;
+  text: string;
+  command?: ChatCommand;
+  attachments?: AttachmentUpload[];
+}
+export interface DecisionAnswerFrame {
+  type: "decision:answer";
+  id?: string;
+  decision: string;
+  answer: CardAnswer;
+}
+export interface DecisionCancelFrame {
+  type: "decision:cancel";
+  id?: string;
+  decision: string;
+}
+
+export type ClientFrame = PlanOpenFrame | PlanPushFrame | ChatSendFrame | DecisionAnswerFrame | DecisionCancelFrame;
+
+// ClientRequest is a client frame before RoomSocket.request gives it an id.
+export type ClientRequest = WithoutID<ClientFrame>;
+type WithoutID<F> = F extends ClientFrame ? Omit<F, "id"> : never;
