@@ -8,7 +8,6 @@ import (
 
 	"github.com/chopin-desktop/chopin/agentconn"
 	"github.com/chopin-desktop/chopin/room"
-	"github.com/chopin-desktop/chopin/store"
 )
 
 // An answer nobody waits on any more (spec/agent-connection.md, "After a
@@ -30,74 +29,73 @@ type pendingAnswers struct {
 	m  map[string][]string
 }
 
-var _ agentconn.Undelivered = agentHost{}
+var _ agentconn.Undelivered = (*Host)(nil)
 
 // AnswerUndelivered is an answer agentconn held for a client that will never
 // be given it.
-func (h agentHost) AnswerUndelivered(documentID, decisions string) {
-	go h.a.answerUnawaited(documentID, decisions) // never on the link's own goroutine
+func (h *Host) AnswerUndelivered(documentID, decisions string) {
+	go h.answerUnawaited(documentID, decisions) // never on the link's own goroutine
 }
 
 // answerUnawaited queues the answer of the room's call request for a turn of
 // its own, and starts it if the Planner can take it now.
-func (a *App) answerUnawaited(documentID, request string) {
-	a.answers.mu.Lock()
-	if a.answers.m == nil {
-		a.answers.m = map[string][]string{}
+func (h *Host) answerUnawaited(documentID, request string) {
+	h.answers.mu.Lock()
+	if h.answers.m == nil {
+		h.answers.m = map[string][]string{}
 	}
-	a.answers.m[documentID] = append(a.answers.m[documentID], request)
-	a.answers.mu.Unlock()
-	a.log.Info("an answer nobody waits on goes to the Planner", "channel", documentID, "request", request)
-	a.flushAnswers(documentID)
+	h.answers.m[documentID] = append(h.answers.m[documentID], request)
+	h.answers.mu.Unlock()
+	h.log.Info("an answer nobody waits on goes to the Planner", "channel", documentID, "request", request)
+	h.flushAnswers(documentID)
 }
 
 // flushAnswers starts a turn for the oldest answer still to reach the
 // document's Planner, when one is attached and idle. The next goes once that
-// turn's reply ends (planner.go), or when the Planner next attaches.
-func (a *App) flushAnswers(documentID string) {
-	a.answers.mu.Lock()
-	queue := a.answers.m[documentID]
+// turn's reply ends, or when the Planner next attaches.
+func (h *Host) flushAnswers(documentID string) {
+	h.answers.mu.Lock()
+	queue := h.answers.m[documentID]
 	if len(queue) == 0 {
-		a.answers.mu.Unlock()
+		h.answers.mu.Unlock()
 		return
 	}
 	request := queue[0]
-	a.answers.m[documentID] = queue[1:]
-	a.answers.mu.Unlock()
+	h.answers.m[documentID] = queue[1:]
+	h.answers.mu.Unlock()
 
 	ctx := context.Background()
-	started, err := a.answerTurn(ctx, documentID, request)
+	started, err := h.answerTurn(ctx, documentID, request)
 	if err != nil {
-		a.log.Error("give the Planner an answer", "channel", documentID, "request", request, "err", err)
+		h.log.Error("give the Planner an answer", "channel", documentID, "request", request, "err", err)
 	}
 	if started || err != nil {
 		return
 	}
 	// Not now: first in line for the next try.
-	a.answers.mu.Lock()
-	a.answers.m[documentID] = append([]string{request}, a.answers.m[documentID]...)
-	a.answers.mu.Unlock()
+	h.answers.mu.Lock()
+	h.answers.m[documentID] = append([]string{request}, h.answers.m[documentID]...)
+	h.answers.mu.Unlock()
 }
 
 // answerTurn starts the turn that gives the Planner the answer of the call
 // request. It reports false, without an error, when no Planner can take a
 // turn now; an error drops the answer.
-func (a *App) answerTurn(ctx context.Context, documentID, request string) (bool, error) {
-	if st := a.agent.Status(documentID); st.State != agentconn.PlannerAttached || a.agent.Refusal(ctx, documentID) != nil {
+func (h *Host) answerTurn(ctx context.Context, documentID, request string) (bool, error) {
+	if st := h.agent.Status(documentID); st.State != agentconn.PlannerAttached || h.agent.Refusal(ctx, documentID) != nil {
 		return false, nil
 	}
-	ch, err := a.store.Channel(ctx, documentID)
-	if errors.Is(err, store.ErrNotFound) {
+	rc, err := h.docs.Document(ctx, documentID)
+	if errors.Is(err, ErrNotFound) {
 		return false, errors.New("the document is gone")
 	}
 	if err != nil {
 		return false, err
 	}
-	if ch.Archived() {
+	if rc.Archived() {
 		return false, errors.New("the document is archived")
 	}
-	rc := a.roomChannel(ch)
-	r, release, err := a.hub.Acquire(ctx, rc)
+	r, release, err := h.hub.Acquire(ctx, rc)
 	if err != nil {
 		return false, err
 	}
@@ -106,17 +104,17 @@ func (a *App) answerTurn(ctx context.Context, documentID, request string) (bool,
 		release()
 		return false, errors.New("its Decisions have no answer")
 	}
-	req, err := a.turnRequest(ctx, rc, room.Message{Text: answerPrompt(answered)})
+	req, err := h.turnRequest(ctx, rc, room.Message{Text: answerPrompt(answered)})
 	if err != nil {
 		release()
 		return false, err
 	}
-	fellBack := a.applyModelChoice(documentID, &req) // planner_model.go
-	sink := &replySink{a: a, document: documentID, ready: make(chan struct{})}
+	fellBack := h.applyModelChoice(documentID, &req)
+	sink := &replySink{h: h, document: documentID, ready: make(chan struct{})}
 	req.Sink = sink
-	a.replies.Add(1)
-	if err := a.agent.StartTurn(ctx, documentID, req); err != nil {
-		a.replies.Done()
+	h.replies.Add(1)
+	if err := h.agent.StartTurn(ctx, documentID, req); err != nil {
+		h.replies.Done()
 		release()
 		var tr *agentconn.TurnRefused
 		if errors.As(err, &tr) || errors.Is(err, agentconn.ErrNotAttached) {
@@ -126,14 +124,14 @@ func (a *App) answerTurn(ctx context.Context, documentID, request string) (bool,
 	}
 	defer close(sink.ready)
 	fellBack(ctx)
-	author := a.agent.Status(documentID).Login
+	author := h.agent.Status(documentID).Login
 	if author == "" {
-		author = a.cfg.Login
+		author = h.login
 	}
 	reply, err := r.StartReply(ctx, author)
 	if err != nil {
 		release()
-		a.log.Error("start the Planner's reply", "channel", documentID, "err", err)
+		h.log.Error("start the Planner's reply", "channel", documentID, "err", err)
 		return true, nil
 	}
 	sink.reply, sink.release = reply, release
@@ -189,14 +187,14 @@ func cardAnswer(a room.CardAnswer) string {
 // answered hands q the room's outcome of its Decisions, the call request. An
 // answer q no longer takes (its client let it go as the answer came) is one
 // nobody waits on.
-func (a *App) answered(q *agentconn.Question, request string, o room.Outcome, answer agentconn.Answer) {
+func (h *Host) answered(q *agentconn.Question, request string, o room.Outcome, answer agentconn.Answer) {
 	err := q.Answer(answer)
 	switch {
 	case errors.Is(err, agentconn.ErrQuestionClosed):
 		if o.Status == room.StatusAnswered && request != "" {
-			a.answerUnawaited(q.Document, request)
+			h.answerUnawaited(q.Document, request)
 		}
 	case err != nil:
-		a.log.Error("answer input-request", "channel", q.Document, "request", q.Request, "err", err)
+		h.log.Error("answer input-request", "channel", q.Document, "request", q.Request, "err", err)
 	}
 }

@@ -20,25 +20,25 @@ import (
 // without one. An image the model cannot read gets the same line.
 
 // turnFiles puts m's files into req.
-func (a *App) turnFiles(documentID string, m room.Message, req *agentconn.TurnRequest) {
+func (h *Host) turnFiles(documentID string, m room.Message, req *agentconn.TurnRequest) {
 	files := room.MessageAttachments(m)
 	if len(files) == 0 {
 		return
 	}
-	a.giveFiles(files, m.Author, a.agent.Granted(documentID, agentconn.FeatureAttachments), a.readsImages(documentID, req.Model), req)
+	h.giveFiles(files, m.Author, h.agent.Granted(documentID, agentconn.FeatureAttachments), h.readsImages(documentID, req.Model), req)
 }
 
 // steerPrompt is a steered message as the model reads it: a steer carries
 // no attachments, so its files are words in the prompt.
-func (a *App) steerPrompt(m room.Message) string {
+func (h *Host) steerPrompt(m room.Message) string {
 	req := agentconn.TurnRequest{Prompt: "@" + m.Author + ": " + m.Text}
-	a.giveFiles(room.MessageAttachments(m), m.Author, false, false, &req)
+	h.giveFiles(room.MessageAttachments(m), m.Author, false, false, &req)
 	return req.Prompt
 }
 
 // giveFiles puts files into req: as attachments when the client takes them
 // (feature) and, for images, the model reads them; as words otherwise.
-func (a *App) giveFiles(files []room.ChatAttachment, author string, feature, images bool, req *agentconn.TurnRequest) {
+func (h *Host) giveFiles(files []room.ChatAttachment, author string, feature, images bool, req *agentconn.TurnRequest) {
 	var words strings.Builder
 	for _, f := range files {
 		switch {
@@ -62,10 +62,10 @@ func (a *App) giveFiles(files []room.ChatAttachment, author string, feature, ima
 
 // readsImages reports whether the model a turn names, or the default model
 // when it names none, lists image in the catalog's inputTypes.
-func (a *App) readsImages(documentID, model string) bool {
-	cat := a.agent.Catalog(documentID)
+func (h *Host) readsImages(documentID, model string) bool {
+	cat := h.agent.Catalog(documentID)
 	if model == "" {
-		model = a.defaultModel(cat)
+		model = h.DefaultModel(cat)
 	}
 	m, ok := cat.Model(model)
 	return ok && m.Reads("image")

@@ -17,11 +17,11 @@ import (
 // workflow, and a request to start the workflow of that name, with the words
 // after it as its input, for a workflow.
 
-var _ room.CommandChecker = plannerSide{}
+var _ room.CommandChecker = (*Host)(nil)
 
 // CheckCommand refuses a command the attached client did not report.
-func (p plannerSide) CheckCommand(_ context.Context, ch room.Channel, cmd room.ChatCommand) error {
-	cat := p.a.agent.Catalog(ch.ID)
+func (h *Host) CheckCommand(_ context.Context, ch room.Channel, cmd room.ChatCommand) error {
+	cat := h.agent.Catalog(ch.ID)
 	for _, c := range catalogCommands(cat) {
 		if c.Name == cmd.Name && c.Kind == cmd.Kind {
 			return nil
@@ -50,13 +50,13 @@ var commandMessage = regexp.MustCompile(`(?is)^@chopin /(.*)$`)
 // commandOf reads a message written as "@chopin /name args" for a command
 // the attached client reports; the longest reported name that fits wins, so
 // a name may hold spaces.
-func (a *App) commandOf(documentID, text string) (cmd agentconn.CatalogCommand, args string, ok bool) {
+func (h *Host) commandOf(documentID, text string) (cmd agentconn.CatalogCommand, args string, ok bool) {
 	sub := commandMessage.FindStringSubmatch(text)
 	if sub == nil {
 		return cmd, "", false
 	}
 	rest := sub[1]
-	for _, c := range catalogCommands(a.agent.Catalog(documentID)) {
+	for _, c := range catalogCommands(h.agent.Catalog(documentID)) {
 		if c.Name == "" || !strings.HasPrefix(rest, c.Name) || len(c.Name) <= len(cmd.Name) && ok {
 			continue
 		}

@@ -3,116 +3,139 @@ package plannerhost
 import (
 	"context"
 	"errors"
-	"net/url"
-	"strings"
+	"log/slog"
+	"sync"
 
 	"github.com/chopin-desktop/chopin/agentconn"
-	"github.com/chopin-desktop/chopin/store"
+	"github.com/chopin-desktop/chopin/room"
 )
 
-// The agent connection, GET /api/v1/agent (spec/agent-connection.md): agentconn
-// serves the wire and the link lifecycle; the app is its Host. agentHost
-// answers who and what (this file), runs the host tools against the
-// document's room (agent_tools.go), turns questions into Decisions
-// (agent_questions.go) and shows run cards (agent_runs.go). The Planner side
-// of Chat, turns and their replies, is planner*.go.
+// The Host and the agentconn.Directory half of the agent connection (GET
+// /api/v1/agent, spec/agent-connection.md): agentconn serves the wire and
+// the link lifecycle, and asks the Host who and what: the account a bearer
+// is, the document a reference names, and whether the account may hold
+// the document's Planner.
 
-// agentHost is the app as agentconn's Host. It is a type of its own so that
-// agentconn's method names (Document, Ask, ...) do not crowd App's.
-type agentHost struct{ a *App }
+// Host is the server's side of every document's Planner. app builds one
+// with New, hands it to room.NewHub and agentconn.New, and then Plugs those
+// two into it before serving.
+type Host struct {
+	// Set at construction.
+	log                 *slog.Logger
+	login               string
+	model               string
+	maxStoredImageBytes int64
+	checkToken          func(bearer string) bool
+	docs                Catalog
+	store               Storage
 
-var _ agentconn.Host = agentHost{}
+	// Set once by Plug, before the first link or socket.
+	hub   *room.Hub
+	agent *agentconn.Server
 
-func (a *App) newAgentServer() *agentconn.Server {
-	return agentconn.New(agentconn.Options{
-		Host:     agentHost{a},
-		Logger:   a.log,
-		Disabled: !a.cfg.Agent,
-		Origin:   a.origin,
-		Ping:     a.cfg.AgentPing,
-		Timeout:  a.cfg.AgentTimeout,
-		// Grace zero is "no grace period" in agentconn, as in the config:
-		// pass the configured value as it is.
-		MaxSilence: a.cfg.AgentMaxSilence,
-		Grace:      a.cfg.PlannerAttachGrace,
-		// What resumable links keep survives a restart (agent_holds.go).
-		Holds:          holdStore{a.store},
-		HandoverWindow: a.cfg.HandoverPlannerWindow,
-		AnswerTimeout:  a.cfg.AgentAnswerTimeout,
-	})
+	// Per-document state, each part guarded by its own mu.
+	runs      runBoard        // run cards per document
+	outlines  outlineMemories // outlines the Planner was shown
+	questions openQuestions   // input-requests in rooms' hands
+	answers   pendingAnswers  // answers nobody waits on, for the Planner
+
+	// replies counts the Planner replies still streaming (and steers still
+	// waiting for their answer), so shutdown saves each one's end before
+	// the store closes.
+	replies sync.WaitGroup
+}
+
+// Options are what a Host needs from the process around it.
+type Options struct {
+	Logger *slog.Logger
+	// Login is the local account: the one login that may hold a
+	// document's Planner, and a reply's author when the link names none.
+	Login string
+	// Model is MODEL, a turn's model when a person chose none ("" for the
+	// client's default).
+	Model string
+	// MaxStoredImageBytes bounds an image a tool made, once stored.
+	MaxStoredImageBytes int64
+	// CheckToken reports whether a bearer is the local agent token now.
+	CheckToken func(bearer string) bool
+	Catalog    Catalog
+	Storage    Storage
+}
+
+var (
+	_ agentconn.Host = (*Host)(nil)
+	_ room.Planner   = (*Host)(nil)
+)
+
+// New builds a Host. It takes no links and no messages until Plug.
+func New(o Options) *Host {
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	return &Host{log: o.Logger, login: o.Login, model: o.Model, maxStoredImageBytes: o.MaxStoredImageBytes,
+		checkToken: o.CheckToken, docs: o.Catalog, store: o.Storage}
+}
+
+// Plug gives h the room hub whose Planner it is and the agent connection
+// server whose Host it is; the two are built with h, so they come after
+// New. It also takes the hub's answers nobody waits on. Call it once,
+// before serving.
+func (h *Host) Plug(hub *room.Hub, agent *agentconn.Server) {
+	h.hub, h.agent = hub, agent
+	hub.OnUnawaited(h.answerUnawaited)
+}
+
+// Wait waits for the replies still streaming to be saved: call it after
+// the agent connection shut down and before the store closes.
+func (h *Host) Wait() { h.replies.Wait() }
+
+// Forget drops what h kept for a deleted document.
+func (h *Host) Forget(documentID string) {
+	h.runs.forget(documentID)
+	h.outlines.forget(documentID)
 }
 
 // Authenticate knows one bearer: the local agent token, read again from its
 // file on rotation. It is the local account.
-func (h agentHost) Authenticate(_ context.Context, bearer string) (agentconn.Account, error) {
-	if !h.a.agentToken.matches(bearer) {
+func (h *Host) Authenticate(_ context.Context, bearer string) (agentconn.Account, error) {
+	if !h.checkToken(bearer) {
 		return agentconn.Account{}, agentconn.ErrUnauthorized
 	}
-	return agentconn.Account{Login: h.a.cfg.Login}, nil
+	return agentconn.Account{Login: h.login}, nil
 }
 
 // Document resolves attach's document: an ID, or the document's Chopin URL,
 // absolute (on this origin) or a path, by its current slug or any former one.
-func (h agentHost) Document(ctx context.Context, ref string) (agentconn.Document, error) {
-	ch, err := h.a.documentByRef(ctx, ref)
-	if errors.Is(err, store.ErrNotFound) {
+func (h *Host) Document(ctx context.Context, ref string) (agentconn.Document, error) {
+	ch, err := h.docs.DocumentByRef(ctx, ref)
+	if errors.Is(err, ErrNotFound) {
 		return agentconn.Document{}, agentconn.ErrDocumentNotFound
 	}
 	if err != nil {
 		return agentconn.Document{}, err
 	}
 	return agentconn.Document{ID: ch.ID, Title: ch.Title, Repository: ch.Repository,
-		URL: h.a.origin + documentPath(ch), Archived: ch.Archived()}, nil
-}
-
-var errNoSuchDocument = &store.Error{Kind: store.ErrNotFound, Code: "channel-not-found", Message: "no document matches"}
-
-func (a *App) documentByRef(ctx context.Context, ref string) (store.Channel, error) {
-	if store.ValidChannelID(ref) {
-		return a.store.Channel(ctx, ref)
-	}
-	u, err := url.Parse(ref)
-	if err != nil {
-		return store.Channel{}, errNoSuchDocument
-	}
-	if u.Scheme != "" || u.Host != "" {
-		own, _ := url.Parse(a.origin)
-		if !strings.EqualFold(u.Scheme, own.Scheme) || !strings.EqualFold(u.Host, own.Host) {
-			return store.Channel{}, errNoSuchDocument
-		}
-	}
-	// /documents/:owner/:repository/:slug, or a child document's
-	// /documents/:owner/:repository/:parent/children/:slug: slugs are unique
-	// within a repository, so the last one names it.
-	parts := strings.Split(strings.Trim(u.Path, "/"), "/")
-	if len(parts) != 4 && (len(parts) != 6 || parts[4] != "children") || parts[0] != "documents" {
-		return store.Channel{}, errNoSuchDocument
-	}
-	repo, err := a.store.RepositoryByName(ctx, parts[1], parts[2])
-	if err != nil {
-		return store.Channel{}, err
-	}
-	return a.store.ChannelBySlug(ctx, repo.NodeID, parts[len(parts)-1])
+		URL: ch.URL, Archived: ch.Archived()}, nil
 }
 
 // Access is the one role check: may this account hold the document's
 // Planner (push or administration access)? The local account administers
 // every repository; any other login has no access. An archived document is
 // refused by agentconn itself, with the spec's document-archived.
-func (h agentHost) Access(_ context.Context, account agentconn.Account, _ agentconn.Document) error {
-	if account.Login != h.a.cfg.Login {
+func (h *Host) Access(_ context.Context, account agentconn.Account, _ agentconn.Document) error {
+	if account.Login != h.login {
 		return agentconn.ErrForbidden
 	}
 	return nil
 }
 
 // PlannerChanged shows the document's open tabs the Planner's new state.
-func (h agentHost) PlannerChanged(documentID string, status agentconn.PlannerStatus) {
-	if r, ok := h.a.hub.Room(documentID); ok {
-		r.ShowPlanner(h.a.plannerJSON(documentID, status))
-		r.ShowModel(h.a.modelState(documentID)) // a catalog ends with its link
+func (h *Host) PlannerChanged(documentID string, status agentconn.PlannerStatus) {
+	if r, ok := h.hub.Room(documentID); ok {
+		r.ShowPlanner(h.status(documentID, status))
+		r.ShowModel(h.ModelState(documentID)) // a catalog ends with its link
 	}
 	if status.State == agentconn.PlannerAttached {
-		go h.a.flushAnswers(documentID) // agent_answers.go
+		go h.flushAnswers(documentID)
 	}
 }

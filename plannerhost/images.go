@@ -7,7 +7,6 @@ import (
 
 	"github.com/chopin-desktop/chopin/agentconn"
 	"github.com/chopin-desktop/chopin/room"
-	"github.com/chopin-desktop/chopin/store"
 )
 
 // Images a turn made (spec "Images a tool made", "Option previews"): the
@@ -27,10 +26,10 @@ func (s *replySink) toolImages(e agentconn.ToolCallEvent) {
 	switch {
 	case !e.Host:
 		result := e.Result
-		s.later(func() { s.reply.AddImages(s.a.storeToolImages(s.document, result)) })
+		s.later(func() { s.reply.AddImages(s.h.storeToolImages(s.document, result)) })
 	case e.Name == room.ToolUploadPlanImage:
 		input, result := e.Input, e.Result
-		s.later(func() { s.reply.AddImages(s.a.uploadedImage(s.document, input, result)) })
+		s.later(func() { s.reply.AddImages(s.h.uploadedImage(s.document, input, result)) })
 	}
 }
 
@@ -49,8 +48,8 @@ func (s *replySink) later(f func()) {
 
 // storeToolImages reads an own tool's result and stores each image block
 // it can host; a block it could not store is refused as not stored.
-func (a *App) storeToolImages(documentID string, result json.RawMessage) []room.ToolImage {
-	content, ok := room.ReadToolResult(result, a.cfg.MaxStoredImageBytes)
+func (h *Host) storeToolImages(documentID string, result json.RawMessage) []room.ToolImage {
+	content, ok := room.ReadToolResult(result, h.maxStoredImageBytes)
 	if !ok {
 		return nil
 	}
@@ -59,8 +58,8 @@ func (a *App) storeToolImages(documentID string, result json.RawMessage) []room.
 		if ti.Refused != nil {
 			continue
 		}
-		if err := a.store.SaveImage(context.Background(), documentID, storeImage(ti.Image)); err != nil {
-			a.log.Error("store a tool's image", "channel", documentID, "err", err)
+		if err := h.store.SaveImage(context.Background(), documentID, ti.Image); err != nil {
+			h.log.Error("store a tool's image", "channel", documentID, "err", err)
 			ti.NotStored()
 		}
 	}
@@ -69,16 +68,16 @@ func (a *App) storeToolImages(documentID string, result json.RawMessage) []room.
 
 // uploadedImage is the image a successful upload_plan_image call stored,
 // with its alt, to show on the turn's message.
-func (a *App) uploadedImage(documentID string, input, result json.RawMessage) []room.ToolImage {
+func (h *Host) uploadedImage(documentID string, input, result json.RawMessage) []room.ToolImage {
 	var out room.UploadImageResult
 	var args room.UploadImageArgs
 	if json.Unmarshal(result, &out) != nil || json.Unmarshal(input, &args) != nil {
 		return nil
 	}
 	sha, _, _ := strings.Cut(strings.TrimPrefix(out.Path, "/images/"), ".")
-	img, err := a.store.Image(context.Background(), documentID, sha)
+	img, err := h.store.Image(context.Background(), documentID, sha)
 	if err != nil {
-		a.log.Error("read an uploaded image", "channel", documentID, "err", err)
+		h.log.Error("read an uploaded image", "channel", documentID, "err", err)
 		return nil
 	}
 	alt := args.Alt
@@ -86,16 +85,11 @@ func (a *App) uploadedImage(documentID string, input, result json.RawMessage) []
 		MimeType: img.MimeType, Width: img.Width, Height: img.Height}}}
 }
 
-func storeImage(img room.Image) store.Image {
-	return store.Image{SHA256: img.SHA256, Ext: img.Ext, MimeType: img.MimeType,
-		Width: img.Width, Height: img.Height, Data: img.Data}
-}
-
 // uploadPlanImage is the upload_plan_image host tool: it stores an image
 // the Planner made in this document's own images and returns the Markdown
 // that shows it. Decoding and shrinking run here, in the call's own
 // goroutine, outside the room's lock.
-func (a *App) uploadPlanImage(ctx context.Context, ch store.Channel, input json.RawMessage) (any, error) {
+func (h *Host) uploadPlanImage(ctx context.Context, ch room.Channel, input json.RawMessage) (any, error) {
 	if ch.Archived() {
 		return nil, &room.Error{Code: room.CodeDocumentArchived,
 			Message: "This document is archived, so it is read-only. Restore it to change it."}
@@ -107,11 +101,11 @@ func (a *App) uploadPlanImage(ctx context.Context, ch store.Channel, input json.
 		return nil, &room.Error{Code: room.CodeInvalidArgument,
 			Message: `upload_plan_image takes {"data": "<base64>", "mimeType": "image/png", "alt": "what it shows"}.`}
 	}
-	img, err := room.PrepareUpload(args, a.cfg.MaxStoredImageBytes)
+	img, err := room.PrepareUpload(args, h.maxStoredImageBytes)
 	if err != nil {
 		return nil, err
 	}
-	if err := a.store.SaveImage(ctx, ch.ID, storeImage(img)); err != nil {
+	if err := h.store.SaveImage(ctx, ch.ID, img); err != nil {
 		return nil, err
 	}
 	return room.UploadResult(img, args.Alt), nil

@@ -19,13 +19,13 @@ import (
 const featureOptionPreviews = "decision-option-previews"
 
 // linkHas reports whether the document's attached link was granted feature.
-func (a *App) linkHas(documentID, feature string) bool {
-	return slices.Contains(a.agent.Status(documentID).Features, feature)
+func (h *Host) linkHas(documentID, feature string) bool {
+	return slices.Contains(h.agent.Status(documentID).Features, feature)
 }
 
 // previewTools are the host tools a turn offers besides room.HostTools.
-func (a *App) previewTools(documentID string) []agentconn.Tool {
-	if !a.linkHas(documentID, featureOptionPreviews) {
+func (h *Host) previewTools(documentID string) []agentconn.Tool {
+	if !h.linkHas(documentID, featureOptionPreviews) {
 		return nil
 	}
 	t := room.UploadPlanImageTool
@@ -34,8 +34,8 @@ func (a *App) previewTools(documentID string) []agentconn.Tool {
 
 // questionFor is a validated question call as the document's link shows
 // it, and how to give the link the answers it expects.
-func (a *App) questionFor(documentID string, c room.QuestionCall) (room.QuestionCall, func(room.Outcome) room.Outcome) {
-	if a.linkHas(documentID, featureOptionPreviews) {
+func (h *Host) questionFor(documentID string, c room.QuestionCall) (room.QuestionCall, func(room.Outcome) room.Outcome) {
+	if h.linkHas(documentID, featureOptionPreviews) {
 		return c, func(o room.Outcome) room.Outcome { return o }
 	}
 	return joinPreviews(c)

@@ -14,8 +14,9 @@ import (
 // conversation before that, newest entries within a bound.
 
 const (
-	// transcriptWindow is how many recent messages a turn looks at.
-	transcriptWindow = 200
+	// TranscriptWindow is how many recent messages a turn looks at, and so
+	// how far back a message can be retried.
+	TranscriptWindow = 200
 	// maxSinceBytes bounds what the prompt repeats of the room since the
 	// last turn; maxConversationBytes the conversation in the instructions.
 	// Both keep the newest entries. Together with the tools they stay far
@@ -41,22 +42,18 @@ The document's dialect:
 - A plan holds at most 262144 bytes and cannot be emptied.`
 
 // turnRequest composes the turn for a person's @chopin message m.
-func (a *App) turnRequest(ctx context.Context, ch room.Channel, m room.Message) (agentconn.TurnRequest, error) {
-	msgs, err := a.store.Messages(ctx, ch.ID, transcriptWindow)
+func (h *Host) turnRequest(ctx context.Context, ch room.Channel, m room.Message) (agentconn.TurnRequest, error) {
+	msgs, err := h.store.Messages(ctx, ch.ID, TranscriptWindow)
 	if err != nil {
 		return agentconn.TurnRequest{}, err
 	}
 	var earlier []room.Message
-	if m.ID == "" { // a turn of the Planner's own (agent_answers.go): after everything said
-		for _, e := range msgs {
-			earlier = append(earlier, room.Message(e))
-		}
+	if m.ID == "" { // a turn of the Planner's own, for an answer: after everything said
+		earlier = append(earlier, msgs...)
 	}
 	for i, s := range msgs {
 		if s.ID == m.ID {
-			for _, e := range msgs[:i] {
-				earlier = append(earlier, room.Message(e))
-			}
+			earlier = append(earlier, msgs[:i]...)
 			break
 		}
 	}
@@ -89,7 +86,7 @@ func (a *App) turnRequest(ctx context.Context, ch room.Channel, m room.Message) 
 	var instr strings.Builder
 	instr.WriteString(plannerSystemPrompt)
 	instr.WriteString("\n\nThis document: " + ch.Title + " (" + ch.URL + "), in the repository " + ch.Repository + ".")
-	forkInstructions := instr.String() // a forked session holds the conversation (agentconn/fork.go)
+	forkInstructions := instr.String() // a forked session holds the conversation already
 	if lines := newest(conversation, maxConversationBytes); len(lines) > 0 {
 		instr.WriteString("\n\nThe conversation so far")
 		if len(lines) < len(conversation) {
@@ -105,9 +102,9 @@ func (a *App) turnRequest(ctx context.Context, ch room.Channel, m room.Message) 
 	for i, t := range room.HostTools {
 		tools[i] = agentconn.Tool{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema}
 	}
-	tools = append(tools, a.previewTools(ch.ID)...) // agent_previews.go
+	tools = append(tools, h.previewTools(ch.ID)...)
 	return agentconn.TurnRequest{Mode: agentconn.ModePlanner, Prompt: prompt.String(),
-		Instructions: strings.TrimSuffix(instr.String(), "\n"), Model: a.cfg.Model, Tools: tools,
+		Instructions: strings.TrimSuffix(instr.String(), "\n"), Model: h.model, Tools: tools,
 		Thread: chatThread, ForkInstructions: forkInstructions}, nil
 }
 

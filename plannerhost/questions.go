@@ -26,8 +26,7 @@ type openQuestions struct {
 	m  map[*agentconn.Question]*openQuestion
 }
 
-func (h agentHost) Ask(ctx context.Context, q *agentconn.Question) error {
-	a := h.a
+func (h *Host) Ask(ctx context.Context, q *agentconn.Question) error {
 	raw, err := json.Marshal(q.Input)
 	if err != nil {
 		return err
@@ -36,12 +35,12 @@ func (h agentHost) Ask(ctx context.Context, q *agentconn.Question) error {
 	if err != nil {
 		return toolError(err)
 	}
-	call, restore := a.questionFor(q.Document, call) // agent_previews.go
-	ch, err := a.store.Channel(ctx, q.Document)
+	call, restore := h.questionFor(q.Document, call)
+	ch, err := h.docs.Document(ctx, q.Document)
 	if err != nil {
 		return toolError(err)
 	}
-	r, release, err := a.hub.Acquire(ctx, a.roomChannel(ch))
+	r, release, err := h.hub.Acquire(ctx, ch)
 	if err != nil {
 		return err
 	}
@@ -52,41 +51,40 @@ func (h agentHost) Ask(ctx context.Context, q *agentconn.Question) error {
 	oq := &openQuestion{r: r, release: release}
 	// The room settles in its own goroutine, possibly before Ask returns:
 	// the entry is in the map first.
-	a.questions.mu.Lock()
-	if a.questions.m == nil {
-		a.questions.m = map[*agentconn.Question]*openQuestion{}
+	h.questions.mu.Lock()
+	if h.questions.m == nil {
+		h.questions.m = map[*agentconn.Question]*openQuestion{}
 	}
-	a.questions.m[q] = oq
-	a.questions.mu.Unlock()
+	h.questions.m[q] = oq
+	h.questions.mu.Unlock()
 	request, err := r.Ask(ctx, call, block, func(o room.Outcome) {
-		a.questions.mu.Lock()
+		h.questions.mu.Lock()
 		request := oq.request
-		a.questions.mu.Unlock()
-		a.questions.settled(q)
-		a.answered(q, request, o, answerOf(restore(o))) // agent_answers.go
+		h.questions.mu.Unlock()
+		h.questions.settled(q)
+		h.answered(q, request, o, answerOf(restore(o)))
 	})
 	if err != nil {
-		a.questions.settled(q)
+		h.questions.settled(q)
 		return toolError(err)
 	}
-	a.questions.mu.Lock()
+	h.questions.mu.Lock()
 	oq.request = request
-	a.questions.mu.Unlock()
-	q.SetDecisions(request) // kept with a resumable link's hold (agent_holds.go)
+	h.questions.mu.Unlock()
+	q.SetDecisions(request) // kept with a resumable link's hold, and reopened by Reopen
 	return nil
 }
 
 // Withdraw withdraws the cards of a question agentconn gave up on.
-func (h agentHost) Withdraw(q *agentconn.Question) {
-	a := h.a
-	a.questions.mu.Lock()
-	oq := a.questions.m[q]
-	a.questions.mu.Unlock()
+func (h *Host) Withdraw(q *agentconn.Question) {
+	h.questions.mu.Lock()
+	oq := h.questions.m[q]
+	h.questions.mu.Unlock()
 	if oq == nil {
 		return
 	}
 	if err := oq.r.Withdraw(context.Background(), oq.request); err != nil {
-		a.log.Error("withdraw decisions", "channel", q.Document, "request", q.Request, "err", err)
+		h.log.Error("withdraw decisions", "channel", q.Document, "request", q.Request, "err", err)
 	}
 	// Withdraw settles the cards, which releases the room; a call that had
 	// settled already released it then.

@@ -7,12 +7,11 @@ import (
 	"sync"
 
 	"github.com/chopin-desktop/chopin/agentconn"
-	"github.com/chopin-desktop/chopin/store"
 )
 
 // Run cards: the latest state of each workflow run a document's Planner
 // reported, shown to the document's tabs as planner:runs and stored
-// (store/runs.go), every stage of each run included, so they survive
+// (RunStore), every stage of each run included, so they survive
 // reconnects and restarts until Chat stops showing them. Reports merge as
 // "Run stage deltas" says (agentconn.RunCard.Apply): a delta card adds or
 // replaces stages by ID and never removes one; a full card replaces them
@@ -36,7 +35,7 @@ type docRuns struct {
 }
 
 // docLocked is the document's board, read from the store the first time.
-func (b *runBoard) docLocked(st *store.Store, log *slog.Logger, documentID string) *docRuns {
+func (b *runBoard) docLocked(st RunStore, log *slog.Logger, documentID string) *docRuns {
 	if b.docs == nil {
 		b.docs = map[string]*docRuns{}
 	}
@@ -74,11 +73,11 @@ func (b *runBoard) docLocked(st *store.Store, log *slog.Logger, documentID strin
 
 // apply merges a report, stores what changed, and returns the document's
 // cards.
-func (b *runBoard) apply(st *store.Store, log *slog.Logger, documentID string, report agentconn.RunsReport) []agentconn.RunCard {
+func (b *runBoard) apply(st RunStore, log *slog.Logger, documentID string, report agentconn.RunsReport) []agentconn.RunCard {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	d := b.docLocked(st, log, documentID)
-	var updates []store.RunUpdate
+	var updates []RunUpdate
 	for _, card := range report.Cards {
 		c := d.cards[card.ID]
 		if c == nil {
@@ -88,7 +87,7 @@ func (b *runBoard) apply(st *store.Store, log *slog.Logger, documentID string, r
 		}
 		had := len(c.Stages)
 		c.Apply(card)
-		u := store.RunUpdate{ID: card.ID, Card: cardJSON(*c)}
+		u := RunUpdate{ID: card.ID, Card: cardJSON(*c)}
 		switch {
 		case card.StagesDelta:
 			u.Stages = stagesNamed(c.Stages, card.Stages, false)
@@ -123,24 +122,24 @@ func cardJSON(c agentconn.RunCard) json.RawMessage {
 
 // stagesNamed is the stored rows of the run's stages that a delta names
 // (each ID once, where the merge put it), or of all of them.
-func stagesNamed(stages, named []agentconn.Stage, all bool) []store.RunStage {
+func stagesNamed(stages, named []agentconn.Stage, all bool) []RunStage {
 	want := map[string]bool{}
 	for _, s := range named {
 		want[s.ID] = true
 	}
-	var out []store.RunStage
+	var out []RunStage
 	for i, s := range stages {
 		if !all && !want[s.ID] {
 			continue
 		}
 		body, _ := json.Marshal(s)
-		out = append(out, store.RunStage{ID: s.ID, Position: i, Body: body})
+		out = append(out, RunStage{ID: s.ID, Position: i, Body: body})
 	}
 	return out
 }
 
 // cards returns the document's run cards, first reported first.
-func (b *runBoard) cards(st *store.Store, log *slog.Logger, documentID string) []agentconn.RunCard {
+func (b *runBoard) cards(st RunStore, log *slog.Logger, documentID string) []agentconn.RunCard {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.docLocked(st, log, documentID).listLocked()
@@ -161,14 +160,14 @@ func (d *docRuns) listLocked() []agentconn.RunCard {
 }
 
 // runCards is the document's run cards as Chat shows them.
-func (a *App) runCards(documentID string) []agentconn.RunCard {
-	return a.runs.cards(a.store, a.log, documentID)
+func (h *Host) runCards(documentID string) []agentconn.RunCard {
+	return h.runs.cards(h.store, h.log, documentID)
 }
 
 // Runs shows a session's runs report as run cards.
-func (h agentHost) Runs(documentID string, report agentconn.RunsReport) {
-	cards := h.a.runs.apply(h.a.store, h.a.log, documentID, report)
-	if r, ok := h.a.hub.Room(documentID); ok {
+func (h *Host) Runs(documentID string, report agentconn.RunsReport) {
+	cards := h.runs.apply(h.store, h.log, documentID, report)
+	if r, ok := h.hub.Room(documentID); ok {
 		r.ShowRuns(cards)
 	}
 }

@@ -18,25 +18,25 @@ import (
 
 // steer hands m to the running turn when StartTurn found the Planner busy
 // and its client takes steers. It reports whether it took m over.
-func (a *App) steer(ctx context.Context, ch room.Channel, m room.Message, startErr error) bool {
+func (h *Host) steer(ctx context.Context, ch room.Channel, m room.Message, startErr error) bool {
 	var tr *agentconn.TurnRefused
-	if !errors.As(startErr, &tr) || tr.Code != agentconn.CodePlannerBusy || !a.agent.Granted(ch.ID, agentconn.FeatureSteerTurn) || isRetry(ctx) {
+	if !errors.As(startErr, &tr) || tr.Code != agentconn.CodePlannerBusy || !h.agent.Granted(ch.ID, agentconn.FeatureSteerTurn) || isRetry(ctx) {
 		return false
 	}
-	if _, _, command := a.commandOf(ch.ID, m.Text); command {
+	if _, _, command := h.commandOf(ch.ID, m.Text); command {
 		// A command is a turn of its own, never a steer.
 		return false
 	}
-	a.replies.Add(1) // shutdown waits for the answer, as for a reply
+	h.replies.Add(1) // shutdown waits for the answer, as for a reply
 	go func() {
-		defer a.replies.Done()
+		defer h.replies.Done()
 		ctx := context.WithoutCancel(ctx)
-		out, err := a.agent.Steer(ctx, ch.ID, a.steerPrompt(m))
+		out, err := h.agent.Steer(ctx, ch.ID, h.steerPrompt(m))
 		switch {
 		case errors.Is(err, agentconn.ErrNoTurn):
 			// The turn ended meanwhile: the message starts one of its own.
-			if err := (plannerSide{a}).Turn(ctx, ch, m); err != nil {
-				a.notRead(ctx, ch.ID, m, err.Error())
+			if err := h.Turn(ctx, ch, m); err != nil {
+				h.notRead(ctx, ch.ID, m, err.Error())
 			}
 		case err != nil:
 			reason := "the Planner could not take it"
@@ -44,15 +44,15 @@ func (a *App) steer(ctx context.Context, ch room.Channel, m room.Message, startE
 			if errors.As(err, &re) {
 				reason = re.Message
 			}
-			a.notRead(ctx, ch.ID, m, reason)
+			h.notRead(ctx, ch.ID, m, reason)
 		case !out.Answered:
-			a.notRead(ctx, ch.ID, m, "the Planner did not answer within 10 seconds")
+			h.notRead(ctx, ch.ID, m, "the Planner did not answer within 10 seconds")
 		case !out.OK:
 			reason := out.Message
 			if reason == "" {
 				reason = "the Planner did not take it"
 			}
-			a.notRead(ctx, ch.ID, m, reason)
+			h.notRead(ctx, ch.ID, m, reason)
 		}
 	}()
 	return true
@@ -60,8 +60,8 @@ func (a *App) steer(ctx context.Context, ch room.Channel, m room.Message, startE
 
 // notRead says in Chat that a message sent while the Planner worked was not
 // read; it is not sent again.
-func (a *App) notRead(ctx context.Context, doc string, m room.Message, reason string) {
-	if r, ok := a.hub.Room(doc); ok {
+func (h *Host) notRead(ctx context.Context, doc string, m room.Message, reason string) {
+	if r, ok := h.hub.Room(doc); ok {
 		r.Notice(ctx, "chopin did not read @"+m.Author+"'s message while it worked, and it will not be sent again: "+strings.TrimSuffix(reason, ".")+". Send it again once chopin has replied.")
 	}
 }

@@ -24,24 +24,24 @@ const (
 	msgResumeNotHeld   = " asked chopin to resume, but its machine is disconnected, so the workflows could not be resumed. Press Resume again once the machine is back."
 )
 
-// stopPlanner is Stop Planner, followed by its Chat line.
-func (a *App) stopPlanner(ctx context.Context, documentID, run string) (agentconn.ControlOutcome, error) {
-	out, err := a.agent.Stop(ctx, documentID, run)
+// Stop is Stop Planner, followed by its Chat line.
+func (h *Host) Stop(ctx context.Context, documentID, run string) (agentconn.ControlOutcome, error) {
+	out, err := h.agent.Stop(ctx, documentID, run)
 	if err == nil {
-		if line := stopLine(a.cfg.Login, out); line != "" {
-			a.notice(context.WithoutCancel(ctx), documentID, line)
+		if line := stopLine(h.login, out); line != "" {
+			h.notice(context.WithoutCancel(ctx), documentID, line)
 		}
 	}
 	return out, err
 }
 
-// resumePlanner is Resume Planner; one a disconnected Planner could not take
-// is said in Chat.
-func (a *App) resumePlanner(ctx context.Context, documentID, run string) (agentconn.ControlOutcome, error) {
-	disconnected := a.agent.Status(documentID).State == agentconn.PlannerDisconnected
-	out, err := a.agent.Resume(ctx, documentID, run)
+// Resume is Resume Planner; one a disconnected Planner could not take is
+// said in Chat.
+func (h *Host) Resume(ctx context.Context, documentID, run string) (agentconn.ControlOutcome, error) {
+	disconnected := h.agent.Status(documentID).State == agentconn.PlannerDisconnected
+	out, err := h.agent.Resume(ctx, documentID, run)
 	if errors.Is(err, agentconn.ErrNotAttached) && disconnected {
-		a.notice(context.WithoutCancel(ctx), documentID, "@"+a.cfg.Login+msgResumeNotHeld)
+		h.notice(context.WithoutCancel(ctx), documentID, "@"+h.login+msgResumeNotHeld)
 	}
 	return out, err
 }
@@ -78,15 +78,15 @@ func stopLine(who string, out agentconn.ControlOutcome) string {
 }
 
 // notice posts a system line in the document's Chat.
-func (a *App) notice(ctx context.Context, documentID, text string) {
-	ch, err := a.store.Channel(ctx, documentID)
+func (h *Host) notice(ctx context.Context, documentID, text string) {
+	ch, err := h.docs.Document(ctx, documentID)
 	if err != nil {
-		a.log.Error("post a Chat line", "channel", documentID, "err", err)
+		h.log.Error("post a Chat line", "channel", documentID, "err", err)
 		return
 	}
-	r, release, err := a.hub.Acquire(ctx, a.roomChannel(ch))
+	r, release, err := h.hub.Acquire(ctx, ch)
 	if err != nil {
-		a.log.Error("post a Chat line", "channel", documentID, "err", err)
+		h.log.Error("post a Chat line", "channel", documentID, "err", err)
 		return
 	}
 	defer release()

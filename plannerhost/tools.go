@@ -12,7 +12,6 @@ import (
 
 	"github.com/chopin-desktop/chopin/agentconn"
 	"github.com/chopin-desktop/chopin/room"
-	"github.com/chopin-desktop/chopin/store"
 )
 
 // The host tools run against the document's room (DESIGN.md section 7;
@@ -20,18 +19,17 @@ import (
 // errors with the room's code and words.
 
 // CallTool runs one host tool for a live turn; ctx ends with the turn.
-func (h agentHost) CallTool(ctx context.Context, call agentconn.ToolCall) (json.RawMessage, error) {
-	a := h.a
-	ch, err := a.store.Channel(ctx, call.Document)
+func (h *Host) CallTool(ctx context.Context, call agentconn.ToolCall) (json.RawMessage, error) {
+	ch, err := h.docs.Document(ctx, call.Document)
 	if err != nil {
 		return nil, toolError(err)
 	}
-	r, release, err := a.hub.Acquire(ctx, a.roomChannel(ch))
+	r, release, err := h.hub.Acquire(ctx, ch)
 	if err != nil {
 		return nil, err
 	}
 	defer release()
-	mem := a.outlines.of(call.Document)
+	mem := h.outlines.of(call.Document)
 	var out any
 	switch call.Name {
 	case room.ToolReadPlan:
@@ -40,12 +38,12 @@ func (h agentHost) CallTool(ctx context.Context, call agentconn.ToolCall) (json.
 		out, err = editPlan(ctx, r, mem, call.Input)
 	case room.ToolAsk:
 		out, err = ask(ctx, r, mem, call.Input, func(c room.QuestionCall) (room.QuestionCall, func(room.Outcome) room.Outcome) {
-			return a.questionFor(call.Document, c) // agent_previews.go
+			return h.questionFor(call.Document, c)
 		})
 	case room.ToolOpenDecisions:
 		out, err = openDecisions(r, mem, call.Input)
 	case room.ToolUploadPlanImage: // offered only with decision-option-previews
-		out, err = a.uploadPlanImage(ctx, ch, call.Input)
+		out, err = h.uploadPlanImage(ctx, ch, call.Input)
 	default:
 		// agentconn refuses names outside the turn's tools; the turn offers
 		// only these.
@@ -151,7 +149,7 @@ func openDecisions(r *room.Room, mem *outlineMemory, input json.RawMessage) (any
 func toolError(err error) error {
 	var re *room.Error
 	if !errors.As(err, &re) {
-		if errors.Is(err, store.ErrNotFound) {
+		if errors.Is(err, ErrNotFound) {
 			return &agentconn.ToolError{Code: "document-unavailable", Kind: "DocumentUnavailable",
 				Message: "This document no longer exists."}
 		}

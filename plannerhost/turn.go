@@ -3,7 +3,6 @@ package plannerhost
 import (
 	"context"
 	"errors"
-	"sync"
 
 	"github.com/chopin-desktop/chopin/agentconn"
 	"github.com/chopin-desktop/chopin/room"
@@ -13,16 +12,11 @@ import (
 // attached agent connection, and the turn's stream becomes the Planner's
 // reply in Chat (DESIGN.md section 8).
 
-// plannerSide is the agent connection as a room's Planner.
-type plannerSide struct{ a *App }
-
-var _ room.Planner = plannerSide{}
-
 // Available refuses a message no Planner can take now, in the spec's words:
 // none attached, the owner away within its grace period, or busy with a
 // turn. Nothing is kept for later.
-func (p plannerSide) Available(ctx context.Context, ch room.Channel) error {
-	if tr := p.a.agent.Refusal(ctx, ch.ID); tr != nil {
+func (h *Host) Available(ctx context.Context, ch room.Channel) error {
+	if tr := h.agent.Refusal(ctx, ch.ID); tr != nil {
 		return &room.Error{Code: tr.Code, Message: tr.Message}
 	}
 	return nil
@@ -31,20 +25,19 @@ func (p plannerSide) Available(ctx context.Context, ch room.Channel) error {
 // Turn starts the turn, then opens the reply it streams into. The client
 // can only answer after a round trip (start, started, turn), and the sink
 // waits for the reply before it touches Chat.
-func (p plannerSide) Turn(ctx context.Context, ch room.Channel, m room.Message) error {
-	a := p.a
-	req, err := a.turnRequest(ctx, ch, m)
+func (h *Host) Turn(ctx context.Context, ch room.Channel, m room.Message) error {
+	req, err := h.turnRequest(ctx, ch, m)
 	if err != nil {
 		return err
 	}
-	fellBack := a.applyModelChoice(ch.ID, &req) // planner_model.go
-	a.chatTurn(ctx, ch.ID, m, &req)             // planner_retry.go
-	sink := &replySink{a: a, document: ch.ID, ready: make(chan struct{})}
+	fellBack := h.applyModelChoice(ch.ID, &req)
+	h.chatTurn(ctx, ch.ID, m, &req)
+	sink := &replySink{h: h, document: ch.ID, ready: make(chan struct{})}
 	req.Sink = sink
-	a.replies.Add(1)
-	if err := a.agent.StartTurn(ctx, ch.ID, req); err != nil {
-		a.replies.Done()
-		if a.steer(ctx, ch, m, err) { // planner_steer.go
+	h.replies.Add(1)
+	if err := h.agent.StartTurn(ctx, ch.ID, req); err != nil {
+		h.replies.Done()
+		if h.steer(ctx, ch, m, err) {
 			return nil
 		}
 		var tr *agentconn.TurnRefused
@@ -56,24 +49,24 @@ func (p plannerSide) Turn(ctx context.Context, ch room.Channel, m room.Message) 
 	defer close(sink.ready)
 	fellBack(context.WithoutCancel(ctx))
 	// The turn outlives the request that started it.
-	r, release, err := a.hub.Acquire(context.WithoutCancel(ctx), ch)
+	r, release, err := h.hub.Acquire(context.WithoutCancel(ctx), ch)
 	if err != nil {
-		a.log.Error("open the room for a reply", "channel", ch.ID, "err", err)
+		h.log.Error("open the room for a reply", "channel", ch.ID, "err", err)
 		return nil
 	}
-	author := a.agent.Status(ch.ID).Login
+	author := h.agent.Status(ch.ID).Login
 	if author == "" {
-		author = a.cfg.Login
+		author = h.login
 	}
 	reply, err := r.StartReply(context.WithoutCancel(ctx), author)
 	if err != nil {
 		release()
-		a.log.Error("start the Planner's reply", "channel", ch.ID, "err", err)
+		h.log.Error("start the Planner's reply", "channel", ch.ID, "err", err)
 		return nil
 	}
 	sink.reply, sink.release = reply, release
 	if m.ID != "" {
-		a.recordAttempt(context.WithoutCancel(ctx), ch.ID, m.ID, reply.ID()) // planner_retry.go
+		h.recordAttempt(context.WithoutCancel(ctx), ch.ID, m.ID, reply.ID())
 	}
 	return nil
 }
@@ -81,7 +74,7 @@ func (p plannerSide) Turn(ctx context.Context, ch room.Channel, m room.Message) 
 // replySink turns one turn's stream into the Planner's reply. agentconn
 // calls it in order, never concurrently, End last and once.
 type replySink struct {
-	a        *App
+	h        *Host
 	document string
 	ready    chan struct{} // closed once reply is set (or could not be)
 
@@ -89,7 +82,7 @@ type replySink struct {
 	release   func()
 	text      bool // text so far: a new text block starts a new paragraph
 	reasoning bool
-	work      chan struct{} // closed when the images queued last are placed (agent_images.go)
+	work      chan struct{} // closed when the images queued last are placed
 }
 
 var _ agentconn.TurnSink = (*replySink)(nil)
@@ -127,8 +120,8 @@ func (s *replySink) ToolCall(e agentconn.ToolCallEvent) {
 	if !s.open() {
 		return
 	}
-	s.reply.Tool(toolRowOf(e)) // masked (agent_errors.go)
-	s.toolImages(e)            // agent_images.go
+	s.reply.Tool(toolRowOf(e)) // masked
+	s.toolImages(e)
 }
 
 func (s *replySink) End(o agentconn.TurnOutcome) {
@@ -141,7 +134,7 @@ func (s *replySink) End(o agentconn.TurnOutcome) {
 }
 
 func (s *replySink) end(o agentconn.TurnOutcome) {
-	defer s.a.replies.Done()
+	defer s.h.replies.Done()
 	if !s.open() {
 		return
 	}
@@ -153,12 +146,8 @@ func (s *replySink) end(o agentconn.TurnOutcome) {
 		status = room.ReplyStopped
 	}
 	if err := s.reply.Finish(context.Background(), status, failure); err != nil {
-		s.a.log.Error("save the Planner's reply", "channel", s.document, "err", err)
+		s.h.log.Error("save the Planner's reply", "channel", s.document, "err", err)
 	}
 	s.release()
-	go s.a.flushAnswers(s.document) // the next answer nobody waits on (agent_answers.go)
+	go s.h.flushAnswers(s.document) // the next answer nobody waits on
 }
-
-// replyGroup counts the replies still streaming, so shutdown saves each
-// one's end before it closes the store.
-type replyGroup = sync.WaitGroup
