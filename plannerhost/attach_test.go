@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/chopin-desktop/chopin/agentconn/client"
+	"github.com/chopin-desktop/chopin/app"
+	"github.com/chopin-desktop/chopin/plannerhost"
 )
 
 // TestAgentRefusedBeforeUpgrade: every refusal the spec lists before the
@@ -171,7 +173,7 @@ func TestAgentRevoked(t *testing.T) {
 	l = ta.attach(ch.ID, client.Handler{})
 
 	old := ta.token()
-	if _, err := RotateAgentToken(ta.app.cfg.ConfigDir); err != nil {
+	if _, err := app.RotateAgentToken(ta.app.Config().ConfigDir); err != nil {
 		t.Fatal(err)
 	}
 	wantRefused(t, closed(t, l), "access-revoked", 4403,
@@ -206,8 +208,8 @@ func TestPlannerStatusRoute(t *testing.T) {
 	ta := startAppWith(t, cfg)
 	ta.addRepository("octo/plans")
 	ch := ta.createDocument("octo/plans", "Plan")
-	status := func() plannerJSON {
-		var p plannerJSON
+	status := func() plannerhost.Status {
+		var p plannerhost.Status
 		r := ta.do("GET", "/api/channels/"+ch.ID+"/planner", nil)
 		want(t, r, 200, "")
 		r.json(t, &p)
@@ -239,7 +241,9 @@ func TestPlannerStatusRoute(t *testing.T) {
 	turn := ts.next(t)
 	say(409, "planner-busy", "chopin can't take messages while it works on this machine. Stop it to ask now.")
 	// Stop Planner aborts the turn; the reply ends stopped.
-	var ctl controlJSON
+	var ctl struct {
+		Aborted bool `json:"aborted"`
+	}
 	r := ta.do("POST", "/api/channels/"+ch.ID+"/planner/stop", map[string]string{})
 	want(t, r, 200, "")
 	r.json(t, &ctl)

@@ -178,7 +178,7 @@ func toStrings(v any) []string {
 func waitIdle(t *testing.T, ta *testApp, channelID string) {
 	t.Helper()
 	deadline := time.Now().Add(agentWait)
-	for ta.app.agent.Busy(channelID) || ta.app.agent.Refusal(context.Background(), channelID) != nil {
+	for ta.app.Agent().Busy(channelID) || ta.app.Agent().Refusal(context.Background(), channelID) != nil {
 		if time.Now().After(deadline) {
 			t.Fatal("the Planner stayed busy")
 		}

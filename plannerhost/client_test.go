@@ -4,13 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"net/http"
-	"net/url"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/gorilla/websocket"
 
 	"github.com/chopin-desktop/chopin/agentconn"
 	"github.com/chopin-desktop/chopin/agentconn/client"
@@ -28,9 +24,7 @@ func (ta *testApp) agentURL() string {
 
 // token is the local agent token the app accepts now.
 func (ta *testApp) token() string {
-	ta.app.agentToken.mu.RLock()
-	defer ta.app.agentToken.mu.RUnlock()
-	return ta.app.agentToken.value
+	return ta.app.AgentToken()
 }
 
 // attach attaches a Planner to document (an ID or URL) with handler.
@@ -142,17 +136,8 @@ func wantRefused(t testing.TB, ce *client.CloseError, code string, closeCode int
 // chat:snapshot it is greeted with.
 func (ta *testApp) chatSnapshot(channelID string) []map[string]any {
 	ta.t.Helper()
-	u, _ := url.Parse(ta.app.URL())
-	header := http.Header{"Origin": {ta.app.URL()}}
-	for _, c := range ta.browser.Jar.Cookies(u) {
-		header.Add("Cookie", c.Name+"="+c.Value)
-	}
-	conn, _, err := websocket.DefaultDialer.Dial("ws"+strings.TrimPrefix(ta.app.URL(), "http")+"/ws?channel="+channelID, header)
-	if err != nil {
-		ta.t.Fatal(err)
-	}
-	defer conn.Close()
-	rc := &roomClient{t: ta.t, conn: conn}
+	rc := roomClientOf(ta.OpenRoom(channelID))
+	defer rc.conn.Close()
 	var out []map[string]any
 	for _, m := range rc.until("chat:snapshot")["messages"].([]any) {
 		out = append(out, m.(map[string]any))

@@ -79,7 +79,7 @@ func TestAgentForkEndToEnd(t *testing.T) {
 	if strings.Contains(second.Message.Instructions, "The conversation so far") || !strings.Contains(second.Message.Instructions, "This document: Launch") {
 		t.Fatalf("a forked turn's instructions:\n%s", second.Message.Instructions)
 	}
-	if second.Message.Prompt != "@"+ta.app.cfg.Login+": @chopin now the risks" {
+	if second.Message.Prompt != "@"+ta.app.Config().Login+": @chopin now the risks" {
 		t.Fatalf("forked turn's prompt %q", second.Message.Prompt)
 	}
 	finish(second, "Listed.", nil)
@@ -105,7 +105,7 @@ func TestAgentForkEndToEnd(t *testing.T) {
 	if from, _ := forkOf(fifth.Session.ID); from != (agentconn.ForkFrom{Session: again.Session.ID, Turn: again.ID()}) {
 		t.Fatalf("fifth turn's fork %+v, want from the retried turn", from)
 	}
-	if !strings.Contains(fifth.Message.Prompt, "@"+ta.app.cfg.Login+": @chopin and the budget") {
+	if !strings.Contains(fifth.Message.Prompt, "@"+ta.app.Config().Login+": @chopin and the budget") {
 		t.Fatalf("the prompt after a failed turn lost its message:\n%s", fifth.Message.Prompt)
 	}
 	finish(fifth, "Costed.", nil)

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/chopin-desktop/chopin/agentconn"
+	"github.com/chopin-desktop/chopin/app"
+	"github.com/chopin-desktop/chopin/plannerhost"
 )
 
 // What ends a resumable link's kept work, the answers nobody waits on any
@@ -30,7 +32,7 @@ func (ta *testApp) decisionStatuses(channelID string) []string {
 // idle waits until the attached Planner's turn has ended.
 func (ta *testApp) idle(channelID string) {
 	ta.t.Helper()
-	ta.eventually(func() bool { return ta.app.agent.Refusal(context.Background(), channelID) == nil })
+	ta.eventually(func() bool { return ta.app.Agent().Refusal(context.Background(), channelID) == nil })
 }
 
 // chatLines are the document's Chat system lines.
@@ -125,8 +127,8 @@ func TestAgentHoldEndedByArchive(t *testing.T) {
 // TestAgentHoldEndedByDelete: deleting the document ends the kept work for
 // good before its rows go; attaching again is refused with
 // document-unavailable (4404). A document is archived before it is deleted,
-// which ends the hold already, so the test calls the delete's own hook on
-// the live document first, as handleChannelDelete does.
+// which ends the hold already, so the test does what the delete's own hook
+// does on the live document first, as handleChannelDelete does.
 func TestAgentHoldEndedByDelete(t *testing.T) {
 	ta := startApp(t)
 	ta.addRepository("octo/plans")
@@ -136,7 +138,7 @@ func TestAgentHoldEndedByDelete(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ta.app.channelDeleting(sc)
+	ta.app.Agent().DocumentDeleted(sc.ID)
 	ta.wantEnded(ch.ID, true)
 	want(t, ta.do("POST", "/api/channels/"+ch.ID+"/archive", nil), 200, "")
 	want(t, ta.do("DELETE", "/api/channels/"+ch.ID, nil), 204, "")
@@ -167,7 +169,7 @@ func TestAgentHoldEndedByTokenRotation(t *testing.T) {
 	ch := ta.createDocument("octo/plans", "Plan")
 	session, _ := ta.parked(ch.ID)
 	old := ta.token()
-	if _, err := RotateAgentToken(ta.app.cfg.ConfigDir); err != nil {
+	if _, err := app.RotateAgentToken(ta.app.Config().ConfigDir); err != nil {
 		t.Fatal(err)
 	}
 	ta.wantEnded(ch.ID, true) // the watcher notices within a second
@@ -205,7 +207,7 @@ func TestAgentStopUnansweredIsSentAfterResume(t *testing.T) {
 	if len(body.Results) != 1 || body.Results[0].Answered {
 		t.Fatalf("stop results %s", r.Body)
 	}
-	if lines := ta.chatLines(ch.ID); !reflect.DeepEqual(lines, []string{"@ada" + msgStopUnconfirmed}) {
+	if lines := ta.chatLines(ch.ID); !reflect.DeepEqual(lines, []string{"@ada" + plannerhost.MsgStopUnconfirmed}) {
 		t.Errorf("chat lines %q", lines)
 	}
 
@@ -268,7 +270,7 @@ func TestAgentStopChatLines(t *testing.T) {
 	want(t, r, 200, "")
 	r.json(t, &held)
 	want(t, ta.do("POST", "/api/channels/"+ch.ID+"/planner/resume", nil), 409, "planner-not-attached")
-	lines = append(lines, "@ada"+msgStopHeld, "@ada"+msgResumeNotHeld)
+	lines = append(lines, "@ada"+plannerhost.MsgStopHeld, "@ada"+plannerhost.MsgResumeNotHeld)
 	if got := ta.chatLines(ch.ID); !held.Held || !reflect.DeepEqual(got, lines) {
 		t.Fatalf("held %v; chat lines %q", held.Held, got)
 	}
@@ -293,7 +295,7 @@ func TestAgentStopChatLines(t *testing.T) {
 	if res, ok := back.next().(agentconn.InputResult); !ok || res.Request != "r1" || res.Status != "cancelled" {
 		t.Fatalf("want r1 withdrawn, got %#v", res)
 	}
-	lines = append(lines, "@ada stopped chopin."+msgStopWithdrew)
+	lines = append(lines, "@ada stopped chopin."+plannerhost.MsgStopWithdrew)
 	if got := ta.chatLines(ch.ID); !reflect.DeepEqual(got, lines) {
 		t.Fatalf("after a stop that withdrew a question %q", got)
 	}
@@ -334,9 +336,7 @@ func TestAgentUnawaitedAnswerAfterRestart(t *testing.T) {
 	back.attach(ch.ID)
 	answerTurnOf(t, back)
 	ta2.eventually(func() bool {
-		ta2.app.answers.mu.Lock()
-		defer ta2.app.answers.mu.Unlock()
-		return len(ta2.app.answers.m[ch.ID]) == 0
+		return plannerhost.PendingAnswers(ta2.app.Planner(), ch.ID) == 0
 	})
 }
 

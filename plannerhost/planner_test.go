@@ -95,8 +95,8 @@ func (f *scriptedModel) request(t *testing.T, n int) map[string]any {
 
 func (f *scriptedModel) env(ta *testApp) map[string]string {
 	return map[string]string{
-		"CHOPIN_DATA_DIR":   ta.app.cfg.DataDir,
-		"CHOPIN_CONFIG_DIR": ta.app.cfg.ConfigDir,
+		"CHOPIN_DATA_DIR":   ta.app.Config().DataDir,
+		"CHOPIN_CONFIG_DIR": ta.app.Config().ConfigDir,
 		"OPENAI_API_KEY":    plannerAPIKey,
 		"OPENAI_BASE_URL":   f.ts.URL + "/v1",
 	}
@@ -193,7 +193,7 @@ func TestPlannerSteer(t *testing.T) {
 
 	want(t, ta.do("POST", "/api/channels/"+ch.ID+"/messages", map[string]string{"text": "@chopin first"}), 201, "")
 	model.request(t, 1)
-	out, err := ta.app.agent.Steer(context.Background(), ch.ID, "@ada: keep it short")
+	out, err := ta.app.Agent().Steer(context.Background(), ch.ID, "@ada: keep it short")
 	close(release)
 	if err != nil || !out.Answered || !out.OK {
 		t.Fatalf("steer: %+v %v", out, err)
@@ -208,7 +208,7 @@ func TestPlannerSteer(t *testing.T) {
 	}
 	// Once the turn has ended a steer is refused.
 	waitIdle(t, ta, ch.ID)
-	if out, err := ta.app.agent.Steer(context.Background(), ch.ID, "@ada: late"); err == nil && out.OK {
+	if out, err := ta.app.Agent().Steer(context.Background(), ch.ID, "@ada: late"); err == nil && out.OK {
 		t.Errorf("a steer after the turn was taken: %+v", out)
 	}
 }

@@ -25,9 +25,9 @@ const (
 	maxConversationBytes = 48 << 10
 )
 
-// plannerSystemPrompt is the Planner's role, its tools and the document's
+// SystemPrompt is the Planner's role, its tools and the document's
 // dialect. The document's title and address follow it.
-const plannerSystemPrompt = `You are chopin, the Planner of a Chopin document: a plan (an implementation plan, a spec, an RFC) that people and you write together. Each document has three faces: the Plan, a Markdown document; a Chat shared by the people and you; and Decisions, question cards you ask and people answer. People address you in Chat with @chopin; your reply is your text in this turn.
+const SystemPrompt = `You are chopin, the Planner of a Chopin document: a plan (an implementation plan, a spec, an RFC) that people and you write together. Each document has three faces: the Plan, a Markdown document; a Chat shared by the people and you; and Decisions, question cards you ask and people answer. People address you in Chat with @chopin; your reply is your text in this turn.
 
 How to work:
 - Read before you write. read_plan shows the plan with its revision, an outline of its top-level blocks (index, type, lines, digest) and its lines. A long plan comes in pages: follow the next: line of each result.
@@ -84,7 +84,7 @@ func (h *Host) turnRequest(ctx context.Context, ch room.Channel, m room.Message)
 	}
 
 	var instr strings.Builder
-	instr.WriteString(plannerSystemPrompt)
+	instr.WriteString(SystemPrompt)
 	instr.WriteString("\n\nThis document: " + ch.Title + " (" + ch.URL + "), in the repository " + ch.Repository + ".")
 	forkInstructions := instr.String() // a forked session holds the conversation already
 	if lines := newest(conversation, maxConversationBytes); len(lines) > 0 {

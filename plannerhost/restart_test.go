@@ -23,7 +23,7 @@ func TestModelChoiceSurvivesRestart(t *testing.T) {
 	want(t, ta.do("PUT", "/api/channels/"+ch.ID+"/planner/model", map[string]string{"model": "m1", "thinkingLevel": "high"}), 200, "")
 	ta.stop()
 
-	ta = startAppWith(t, ta.app.cfg)
+	ta = startAppWith(t, ta.app.Config())
 	var st map[string]any
 	ta.do("GET", "/api/channels/"+ch.ID+"/planner/model", nil).json(t, &st)
 	if st["offered"] != false || st["model"] != "m1" || st["thinkingLevel"] != "high" || st["modelName"] != "Model One" {
@@ -49,7 +49,7 @@ func TestModelChoiceSurvivesRestart(t *testing.T) {
 	// {} returns to the client's default, and that is saved too.
 	want(t, ta.do("PUT", "/api/channels/"+ch.ID+"/planner/model", map[string]string{}), 200, "")
 	ta.stop()
-	ta = startAppWith(t, ta.app.cfg)
+	ta = startAppWith(t, ta.app.Config())
 	st = nil
 	ta.do("GET", "/api/channels/"+ch.ID+"/planner/model", nil).json(t, &st)
 	if _, ok := st["model"]; ok {
@@ -83,12 +83,12 @@ func TestRetryAfterRestart(t *testing.T) {
 			failedID = m["id"].(string)
 		}
 	}
-	if got, err := ta.app.store.ReplyTo(t.Context(), ch.ID, msgID); err != nil || got != failedID {
+	if got, err := ta.app.Store().ReplyTo(t.Context(), ch.ID, msgID); err != nil || got != failedID {
 		t.Fatalf("recorded reply %q, %v; want %q", got, err, failedID)
 	}
 	ta.stop()
 
-	ta = startAppWith(t, ta.app.cfg)
+	ta = startAppWith(t, ta.app.Config())
 	ts = newTurns()
 	ta.attachWith(ch.ID, []string{"retry-turn"}, ts.handler())
 	r = ta.do("POST", "/api/channels/"+ch.ID+"/messages/"+msgID+"/retry", nil)
@@ -104,7 +104,7 @@ func TestRetryAfterRestart(t *testing.T) {
 	}
 	again.done <- nil
 	waitIdle(t, ta, ch.ID)
-	if got, _ := ta.app.store.ReplyTo(t.Context(), ch.ID, msgID); got == failedID || got == "" {
+	if got, _ := ta.app.Store().ReplyTo(t.Context(), ch.ID, msgID); got == failedID || got == "" {
 		t.Fatalf("after the retry the recorded reply is %q", got)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/gorilla/websocket"
 
 	"github.com/chopin-desktop/chopin/agentconn"
+	"github.com/chopin-desktop/chopin/app"
 )
 
 // resumable-sessions and restart-notice against the real app, with a client
@@ -190,7 +191,7 @@ func checkDelivered(t *testing.T, ta *testApp, ra *rawAgent, channelID, session 
 // features that asks a question, restarts Chopin (the link closes with
 // 1012) and returns the new process with the question's session and
 // Decision.
-func questionAcrossRestart(t *testing.T, cfg Config, features string) (*testApp, channelJSON, string, string) {
+func questionAcrossRestart(t *testing.T, cfg app.Config, features string) (*testApp, channelJSON, string, string) {
 	t.Helper()
 	ta := startAppWith(t, cfg)
 	ta.addRepository("octo/plans")
@@ -246,7 +247,7 @@ func TestAgentResumeAfterDrop(t *testing.T) {
 		t.Errorf("disconnected planner %+v", st)
 	}
 	// @chopin is refused as without an attached Planner, naming the machine offline.
-	if tr := ta.app.agent.Refusal(context.Background(), ch.ID); tr == nil ||
+	if tr := ta.app.Agent().Refusal(context.Background(), ch.ID); tr == nil ||
 		tr.Message != "@ada's machine is offline, so this message wasn't sent. Send it again when it's back." {
 		t.Errorf("refusal %+v", tr)
 	}
@@ -299,7 +300,7 @@ func TestAgentResumeAfterRestart(t *testing.T) {
 	if st.State != "attached" || len(st.Runs) != 1 || st.Runs[0].Status != "running" {
 		t.Errorf("inside the window the planner shows %+v", st)
 	}
-	if tr := ta2.app.agent.Refusal(context.Background(), ch.ID); tr == nil ||
+	if tr := ta2.app.Agent().Refusal(context.Background(), ch.ID); tr == nil ||
 		tr.Message != "Still connecting to @ada's machine, so this message wasn't sent. Send it again in a moment." {
 		t.Errorf("refusal inside the window %+v", tr)
 	}

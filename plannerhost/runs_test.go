@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/chopin-desktop/chopin/agentconn"
+	"github.com/chopin-desktop/chopin/plannerhost"
 )
 
 func stageNames(c agentconn.RunCard) string {
@@ -48,7 +49,7 @@ func TestAgentRunsStored(t *testing.T) {
 
 	check := func(when string) {
 		t.Helper()
-		var p plannerJSON
+		var p plannerhost.Status
 		ta.do("GET", "/api/channels/"+ch.ID+"/planner", nil).json(t, &p)
 		if len(p.Runs) != 1 {
 			t.Fatalf("%s: runs %+v", when, p.Runs)
@@ -73,7 +74,7 @@ func TestAgentRunsStored(t *testing.T) {
 	want(t, ta.do("POST", "/api/channels/"+ch.ID+"/messages", map[string]string{"text": "@chopin again"}), 201, "")
 	turn = ts.next(t)
 	send(agentconn.RunCard{ID: "run-1", Name: "Build", Status: "running", Started: 1, Updated: 10, Stages: []agentconn.Stage{stage("x", "running")}})
-	var p plannerJSON
+	var p plannerhost.Status
 	ta.do("GET", "/api/channels/"+ch.ID+"/planner", nil).json(t, &p)
 	if len(p.Runs) != 1 || stageNames(p.Runs[0]) != "x:running " || p.Runs[0].EarlierStages != nil {
 		t.Errorf("replaced: %+v", p.Runs)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/chopin-desktop/chopin/agentconn"
 	"github.com/chopin-desktop/chopin/agentconn/client"
+	"github.com/chopin-desktop/chopin/plannerhost"
 	"github.com/chopin-desktop/chopin/room"
 )
 
@@ -219,7 +220,7 @@ func TestAgentRuns(t *testing.T) {
 	if len(runs) != 1 || runs[0].(map[string]any)["status"] != "running" || runs[0].(map[string]any)["name"] != "Build" {
 		t.Errorf("planner:runs %v", runs)
 	}
-	var p plannerJSON
+	var p plannerhost.Status
 	ta.do("GET", "/api/channels/"+ch.ID+"/planner", nil).json(t, &p)
 	if len(p.Runs) != 1 || p.Runs[0].ID != "run-1" || len(p.Runs[0].Stages) != 1 {
 		t.Errorf("planner %+v", p)

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/chopin-desktop/chopin/agentconn"
+	"github.com/chopin-desktop/chopin/plannerhost"
 	"github.com/chopin-desktop/chopin/room"
 )
 
@@ -39,7 +40,7 @@ func TestAgentTurnEndToEnd(t *testing.T) {
 	if m.Prompt != "Said in the room since your last reply:\n@ada: Morning\n\n@ada: @chopin add a rollout section" {
 		t.Errorf("prompt %q", m.Prompt)
 	}
-	if !strings.HasPrefix(m.Instructions, plannerSystemPrompt) ||
+	if !strings.HasPrefix(m.Instructions, plannerhost.SystemPrompt) ||
 		!strings.Contains(m.Instructions, "This document: Launch ("+ta.app.URL()+"/documents/octo/plans/launch), in the repository octo/plans.") {
 		t.Errorf("instructions %q", m.Instructions)
 	}
