@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/chopin-desktop/chopin/agentconn"
 	"github.com/chopin-desktop/chopin/plannerhost"
 	"github.com/chopin-desktop/chopin/room"
 	"github.com/chopin-desktop/chopin/store"
@@ -88,42 +87,12 @@ func (p roomStore) SaveDecisions(ctx context.Context, channelID string, cards []
 	return p.s.SaveDecisions(ctx, channelID, out, storeUpdates(placement))
 }
 
-// DeleteMessage lets the room take a retried reply out of Chat.
-func (p roomStore) DeleteMessage(ctx context.Context, channelID, id string) error {
-	return p.s.DeleteMessage(ctx, channelID, id)
-}
-
 func storeUpdates(us []room.Update) []store.PlanUpdate {
 	out := make([]store.PlanUpdate, len(us))
 	for i, u := range us {
 		out[i] = store.PlanUpdate(u)
 	}
 	return out
-}
-
-// holdStore is the store as agentconn's HoldStore.
-type holdStore struct{ s *store.Store }
-
-var _ agentconn.HoldStore = holdStore{}
-
-func (h holdStore) SaveHold(ctx context.Context, hold agentconn.StoredHold) error {
-	return h.s.SaveLinkHold(ctx, store.LinkHold{ChannelID: hold.Document, Login: hold.Login, Window: hold.Window, Body: hold.Body})
-}
-
-func (h holdStore) DeleteHold(ctx context.Context, documentID string) error {
-	return h.s.DeleteLinkHold(ctx, documentID)
-}
-
-func (h holdStore) Holds(ctx context.Context) ([]agentconn.StoredHold, error) {
-	rows, err := h.s.LinkHolds(ctx)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]agentconn.StoredHold, len(rows))
-	for i, r := range rows {
-		out[i] = agentconn.StoredHold{Document: r.ChannelID, Login: r.Login, Window: r.Window, Body: r.Body}
-	}
-	return out, nil
 }
 
 // plannerStore is the store as plannerhost's Storage.
