@@ -54,7 +54,8 @@ type Options struct {
 	// Model is MODEL, a turn's model when a person chose none ("" for the
 	// client's default).
 	Model string
-	// MaxStoredImageBytes bounds an image a tool made, once stored.
+	// MaxStoredImageBytes bounds an image a tool made or upload_plan_image
+	// took, once stored.
 	MaxStoredImageBytes int64
 	// CheckToken reports whether a bearer is the local agent token now.
 	CheckToken func(bearer string) bool
