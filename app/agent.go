@@ -7,25 +7,31 @@ import (
 	"strings"
 
 	"github.com/chopin-desktop/chopin/agentconn"
+	"github.com/chopin-desktop/chopin/plannerhost"
+	"github.com/chopin-desktop/chopin/room"
 	"github.com/chopin-desktop/chopin/store"
 )
 
-// The agent connection, GET /api/v1/agent (spec/agent-connection.md): agentconn
-// serves the wire and the link lifecycle; the app is its Host. agentHost
-// answers who and what (this file), runs the host tools against the
-// document's room (agent_tools.go), turns questions into Decisions
-// (agent_questions.go) and shows run cards (agent_runs.go). The Planner side
-// of Chat, turns and their replies, is planner*.go.
+// The agent connection, GET /api/v1/agent (spec/agent-connection.md), wired
+// together: agentconn serves the wire and the link lifecycle, plannerhost is
+// its Host and the rooms' Planner, and the app gives both the configuration
+// and the catalog and store they read through their own interfaces.
 
-// agentHost is the app as agentconn's Host. It is a type of its own so that
-// agentconn's method names (Document, Ask, ...) do not crowd App's.
-type agentHost struct{ a *App }
-
-var _ agentconn.Host = agentHost{}
+func (a *App) newPlannerHost() *plannerhost.Host {
+	return plannerhost.New(plannerhost.Options{
+		Logger:              a.log,
+		Login:               a.cfg.Login,
+		Model:               a.cfg.Model,
+		MaxStoredImageBytes: a.cfg.MaxStoredImageBytes,
+		CheckToken:          a.agentToken.matches,
+		Catalog:             plannerCatalog{a},
+		Storage:             plannerStore{a.store},
+	})
+}
 
 func (a *App) newAgentServer() *agentconn.Server {
 	return agentconn.New(agentconn.Options{
-		Host:     agentHost{a},
+		Host:     a.planner,
 		Logger:   a.log,
 		Disabled: !a.cfg.Agent,
 		Origin:   a.origin,
@@ -35,38 +41,39 @@ func (a *App) newAgentServer() *agentconn.Server {
 		// pass the configured value as it is.
 		MaxSilence: a.cfg.AgentMaxSilence,
 		Grace:      a.cfg.PlannerAttachGrace,
-		// What resumable links keep survives a restart (agent_holds.go).
+		// What resumable links keep survives a restart.
 		Holds:          holdStore{a.store},
 		HandoverWindow: a.cfg.HandoverPlannerWindow,
 		AnswerTimeout:  a.cfg.AgentAnswerTimeout,
 	})
 }
 
-// Authenticate knows one bearer: the local agent token, read again from its
-// file on rotation. It is the local account.
-func (h agentHost) Authenticate(_ context.Context, bearer string) (agentconn.Account, error) {
-	if !h.a.agentToken.matches(bearer) {
-		return agentconn.Account{}, agentconn.ErrUnauthorized
+// plannerCatalog finds documents for plannerhost, as their rooms know them.
+type plannerCatalog struct{ a *App }
+
+var _ plannerhost.Catalog = plannerCatalog{}
+
+func (c plannerCatalog) Document(ctx context.Context, id string) (room.Channel, error) {
+	ch, err := c.a.store.Channel(ctx, id)
+	if err != nil {
+		return room.Channel{}, plannerError(err)
 	}
-	return agentconn.Account{Login: h.a.cfg.Login}, nil
+	return c.a.roomChannel(ch), nil
 }
 
-// Document resolves attach's document: an ID, or the document's Chopin URL,
-// absolute (on this origin) or a path, by its current slug or any former one.
-func (h agentHost) Document(ctx context.Context, ref string) (agentconn.Document, error) {
-	ch, err := h.a.documentByRef(ctx, ref)
-	if errors.Is(err, store.ErrNotFound) {
-		return agentconn.Document{}, agentconn.ErrDocumentNotFound
-	}
+func (c plannerCatalog) DocumentByRef(ctx context.Context, ref string) (room.Channel, error) {
+	ch, err := c.a.documentByRef(ctx, ref)
 	if err != nil {
-		return agentconn.Document{}, err
+		return room.Channel{}, plannerError(err)
 	}
-	return agentconn.Document{ID: ch.ID, Title: ch.Title, Repository: ch.Repository,
-		URL: h.a.origin + documentPath(ch), Archived: ch.Archived()}, nil
+	return c.a.roomChannel(ch), nil
 }
 
 var errNoSuchDocument = &store.Error{Kind: store.ErrNotFound, Code: "channel-not-found", Message: "no document matches"}
 
+// documentByRef resolves a document ID, or the document's Chopin URL,
+// absolute (on this origin) or a path, by its current slug or any former
+// one.
 func (a *App) documentByRef(ctx context.Context, ref string) (store.Channel, error) {
 	if store.ValidChannelID(ref) {
 		return a.store.Channel(ctx, ref)
@@ -95,24 +102,17 @@ func (a *App) documentByRef(ctx context.Context, ref string) (store.Channel, err
 	return a.store.ChannelBySlug(ctx, repo.NodeID, parts[len(parts)-1])
 }
 
-// Access is the one role check: may this account hold the document's
-// Planner (push or administration access)? The local account administers
-// every repository; any other login has no access. An archived document is
-// refused by agentconn itself, with the spec's document-archived.
-func (h agentHost) Access(_ context.Context, account agentconn.Account, _ agentconn.Document) error {
-	if account.Login != h.a.cfg.Login {
-		return agentconn.ErrForbidden
+// plannerError is a store error as plannerhost reads it: a store not-found
+// is also plannerhost.ErrNotFound, and keeps its code and message for the
+// error handler.
+func plannerError(err error) error {
+	if errors.Is(err, store.ErrNotFound) {
+		return notFoundForPlanner{err}
 	}
-	return nil
+	return err
 }
 
-// PlannerChanged shows the document's open tabs the Planner's new state.
-func (h agentHost) PlannerChanged(documentID string, status agentconn.PlannerStatus) {
-	if r, ok := h.a.hub.Room(documentID); ok {
-		r.ShowPlanner(h.a.plannerJSON(documentID, status))
-		r.ShowModel(h.a.modelState(documentID)) // a catalog ends with its link
-	}
-	if status.State == agentconn.PlannerAttached {
-		go h.a.flushAnswers(documentID) // agent_answers.go
-	}
-}
+type notFoundForPlanner struct{ err error }
+
+func (e notFoundForPlanner) Error() string   { return e.err.Error() }
+func (e notFoundForPlanner) Unwrap() []error { return []error{plannerhost.ErrNotFound, e.err} }

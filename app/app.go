@@ -22,6 +22,7 @@ import (
 	"github.com/olahol/melody"
 
 	"github.com/chopin-desktop/chopin/agentconn"
+	"github.com/chopin-desktop/chopin/plannerhost"
 	"github.com/chopin-desktop/chopin/room"
 	"github.com/chopin-desktop/chopin/store"
 )
@@ -42,12 +43,7 @@ type App struct {
 	hub      *room.Hub
 	melody   *melody.Melody
 	agent    *agentconn.Server // /api/v1/agent: the document's Planner
-
-	runs      runBoard        // run cards per document
-	outlines  outlineMemories // outlines the Planner was shown
-	questions openQuestions   // input-requests in rooms' hands
-	answers   pendingAnswers  // answers nobody waits on, for the Planner (agent_answers.go)
-	replies   replyGroup      // Planner replies still streaming
+	planner  *plannerhost.Host // the server's side of the Planner's turns
 
 	agentToken *agentToken
 	launches   launchTokens
@@ -101,10 +97,11 @@ func (a *App) open() error {
 	if err := a.instance.Record(a.origin); err != nil {
 		return err
 	}
-	a.hub = room.NewHub(room.Options{Persister: roomStore{a.store}, Planner: plannerSide{a}, Logger: a.log,
+	a.planner = a.newPlannerHost()
+	a.hub = room.NewHub(room.Options{Persister: roomStore{a.store}, Planner: a.planner, Logger: a.log,
 		Attachments: room.AttachmentLimits{MaxBytes: a.cfg.ChatAttachmentMaxBytes, MaxTotal: a.cfg.ChatAttachmentMaxTotal}})
-	a.hub.OnUnawaited(a.answerUnawaited) // agent_answers.go
 	a.agent = a.newAgentServer()
+	a.planner.Plug(a.hub, a.agent)
 	if err := a.agent.Restore(ctx); err != nil {
 		return err
 	}
@@ -150,6 +147,23 @@ func (a *App) URL() string { return a.origin }
 // Store gives tests and commands access to the database.
 func (a *App) Store() *store.Store { return a.store }
 
+// Config is the configuration the app runs with, for tests that start it
+// again on the same directories.
+func (a *App) Config() Config { return a.cfg }
+
+// AgentToken is the local agent token the app accepts now.
+func (a *App) AgentToken() string {
+	a.agentToken.mu.RLock()
+	defer a.agentToken.mu.RUnlock()
+	return a.agentToken.value
+}
+
+// Agent gives tests the agent connection server.
+func (a *App) Agent() *agentconn.Server { return a.agent }
+
+// Planner gives tests the server's side of the Planner.
+func (a *App) Planner() *plannerhost.Host { return a.planner }
+
 // Run serves until ctx is done, then shuts down: HTTP first, then the live
 // connections (agent links, then browser sockets and rooms), then the store.
 func (a *App) Run(ctx context.Context) error {
@@ -191,7 +205,7 @@ func (a *App) Close() error {
 				a.log.Warn("agent connections did not close in time", "err", err)
 			}
 			cancel()
-			a.replies.Wait()
+			a.planner.Wait()
 		}
 		if a.melody != nil {
 			a.melody.CloseWithMsg(websocket.FormatCloseMessage(websocket.CloseGoingAway, "Chopin is shutting down."))

@@ -75,8 +75,8 @@ func (a *App) handleMessageList(c echo.Context) error {
 func (a *App) handleMessageCreate(c echo.Context) error {
 	var req struct {
 		Text        string                  `json:"text"`
-		Command     *room.ChatCommand       `json:"command"`     // a client's command (planner_command.go)
-		Attachments []room.AttachmentUpload `json:"attachments"` // files sent with it (planner_attachments.go)
+		Command     *room.ChatCommand       `json:"command"`     // a command the attached client reported
+		Attachments []room.AttachmentUpload `json:"attachments"` // files sent with it, for the turn
 	}
 	if err := bindStrict(c, &req); err != nil {
 		return err

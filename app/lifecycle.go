@@ -26,8 +26,7 @@ func (a *App) channelDeleting(ch store.Channel) {
 // and are closed for good, and what the app kept for the document goes.
 func (a *App) channelDeleted(ch store.Channel) {
 	a.hub.ChannelDeleted(ch.ID)
-	a.runs.forget(ch.ID)
-	a.outlines.forget(ch.ID)
+	a.planner.Forget(ch.ID)
 }
 
 // plannerReset releases the document's Planner ownership: an attached link

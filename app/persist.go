@@ -5,9 +5,15 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/chopin-desktop/chopin/picture"
+	"github.com/chopin-desktop/chopin/plannerhost"
 	"github.com/chopin-desktop/chopin/room"
 	"github.com/chopin-desktop/chopin/store"
 )
+
+// The store as the other packages' storage: each says what it needs in
+// interfaces of its own, in its own types, and these adapters only convert
+// between those types and the store's, which mirror them.
 
 // roomStore is the store as a room's Persister: it only converts between
 // the two packages' types, which mirror each other.
@@ -88,4 +94,66 @@ func storeUpdates(us []room.Update) []store.PlanUpdate {
 		out[i] = store.PlanUpdate(u)
 	}
 	return out
+}
+
+// plannerStore is the store as plannerhost's Storage.
+type plannerStore struct{ s *store.Store }
+
+var _ plannerhost.Storage = plannerStore{}
+
+func (p plannerStore) Messages(ctx context.Context, channelID string, limit int) ([]room.Message, error) {
+	return roomStore(p).Messages(ctx, channelID, limit)
+}
+
+func (p plannerStore) SaveReplyTo(ctx context.Context, channelID, messageID, replyID string) error {
+	return p.s.SaveReplyTo(ctx, channelID, messageID, replyID)
+}
+
+func (p plannerStore) SaveImage(ctx context.Context, channelID string, img picture.Image) error {
+	return p.s.SaveImage(ctx, channelID, store.Image{SHA256: img.SHA256, Ext: img.Ext, MimeType: img.MimeType,
+		Width: img.Width, Height: img.Height, Data: img.Data})
+}
+
+func (p plannerStore) Image(ctx context.Context, channelID, sha string) (picture.Image, error) {
+	img, err := p.s.Image(ctx, channelID, sha)
+	if err != nil {
+		return picture.Image{}, plannerError(err)
+	}
+	return picture.Image{SHA256: img.SHA256, Ext: img.Ext, MimeType: img.MimeType,
+		Width: img.Width, Height: img.Height, Data: img.Data}, nil
+}
+
+func (p plannerStore) Runs(ctx context.Context, channelID string) ([]plannerhost.StoredRun, error) {
+	runs, err := p.s.Runs(ctx, channelID)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]plannerhost.StoredRun, len(runs))
+	for i, r := range runs {
+		out[i] = plannerhost.StoredRun{ID: r.ID, Card: r.Card, Stages: make([]plannerhost.RunStage, len(r.Stages))}
+		for j, s := range r.Stages {
+			out[i].Stages[j] = plannerhost.RunStage(s)
+		}
+	}
+	return out, nil
+}
+
+func (p plannerStore) SaveRuns(ctx context.Context, channelID string, updates []plannerhost.RunUpdate, deleted []string) error {
+	out := make([]store.RunUpdate, len(updates))
+	for i, u := range updates {
+		out[i] = store.RunUpdate{ID: u.ID, Card: u.Card, ReplaceStages: u.ReplaceStages}
+		for _, s := range u.Stages {
+			out[i].Stages = append(out[i].Stages, store.RunStage(s))
+		}
+	}
+	return p.s.SaveRuns(ctx, channelID, out, deleted)
+}
+
+func (p plannerStore) ModelChoice(ctx context.Context, channelID string) (plannerhost.ModelChoice, error) {
+	c, err := p.s.ModelChoice(ctx, channelID)
+	return plannerhost.ModelChoice(c), plannerError(err)
+}
+
+func (p plannerStore) MarkModelFellBack(ctx context.Context, channelID, model, thinkingLevel string) (bool, error) {
+	return p.s.MarkModelFellBack(ctx, channelID, model, thinkingLevel)
 }

@@ -13,50 +13,22 @@ import (
 
 // The document's Planner over HTTP: its state and run cards, Stop Planner
 // and Resume Planner. The room shows the same state as planner:status and
-// planner:runs.
-
-// plannerJSON is a document's Planner as the UI and HTTP show it.
-//
-//	{ "state": "none", "runs": [] }
-//	{ "state": "attached", "login": "ada", "features": ["run-stage-deltas"], "since": "...", "runs": [RunCard...] }
-//	{ "state": "grace", "login": "ada", "until": "2026-10-10T19:42:00.000Z", "runs": [...] }
-//
-// "disconnected" (a resumable link that dropped with its work kept) is
-// reserved for when agentconn keeps such links.
-type plannerJSON struct {
-	State    string              `json:"state"`
-	Login    string              `json:"login,omitempty"`
-	Features []string            `json:"features,omitempty"`
-	Since    string              `json:"since,omitempty"`
-	Until    string              `json:"until,omitempty"`
-	Runs     []agentconn.RunCard `json:"runs"`
-}
-
-func (a *App) plannerJSON(documentID string, st agentconn.PlannerStatus) plannerJSON {
-	out := plannerJSON{State: string(st.State), Login: st.Login, Features: st.Features, Runs: a.runCards(documentID)}
-	if !st.Since.IsZero() {
-		out.Since = rfc3339(st.Since.UnixMilli())
-	}
-	if !st.Until.IsZero() {
-		out.Until = rfc3339(st.Until.UnixMilli())
-	}
-	return out
-}
+// planner:runs; plannerhost does the work.
 
 func (a *App) handlePlannerGet(c echo.Context) error {
 	ch, err := a.channel(c)
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, a.plannerJSON(ch.ID, a.agent.Status(ch.ID)))
+	return c.JSON(http.StatusOK, a.planner.Status(ch.ID))
 }
 
 func (a *App) handlePlannerStop(c echo.Context) error {
-	return a.plannerControl(c, a.stopPlanner) // planner_stop.go: Chat says what it did
+	return a.plannerControl(c, a.planner.Stop) // Chat says what it did
 }
 
 func (a *App) handlePlannerResume(c echo.Context) error {
-	return a.plannerControl(c, a.resumePlanner)
+	return a.plannerControl(c, a.planner.Resume)
 }
 
 // controlJSON is what Stop or Resume achieved: whether the running turn was

@@ -8,6 +8,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/chopin-desktop/chopin/agentconn"
+	"github.com/chopin-desktop/chopin/plannerhost"
 	"github.com/chopin-desktop/chopin/room"
 	"github.com/chopin-desktop/chopin/store"
 )
@@ -15,18 +16,8 @@ import (
 // Retrying a failed turn (retry-turn). Retry is not a new message: Chat keeps
 // the person's message, takes the failed attempt (one Planner reply holding
 // its partial text, tool rows and failure line) out of the transcript for
-// everyone, and runs the message's turn again in a fresh session. The turn
-// names the message it answers, and says retry, to a client granted the
-// feature; agentconn leaves both out for any other client, which still gets a
-// clean context, since the attempt is no longer in the transcript.
-
-// recordAttempt saves replyID as the latest reply to a person's message
-// (store migration 006), so Retry finds it after a restart too.
-func (a *App) recordAttempt(ctx context.Context, doc, messageID, replyID string) {
-	if err := a.store.SaveReplyTo(ctx, doc, messageID, replyID); err != nil {
-		a.log.Error("record the reply to a message", "channel", doc, "err", err)
-	}
-}
+// everyone, and has plannerhost run the message's turn again in a fresh
+// session.
 
 // attemptOf reads the latest reply recorded for a person's message; "" when
 // none was, and the transcript is read instead.
@@ -36,24 +27,6 @@ func (a *App) attemptOf(ctx context.Context, doc, messageID string) string {
 		a.log.Error("read the reply to a message", "channel", doc, "err", err)
 	}
 	return id
-}
-
-type retryKey struct{}
-
-func withRetry(ctx context.Context) context.Context { return context.WithValue(ctx, retryKey{}, true) }
-
-func isRetry(ctx context.Context) bool { v, _ := ctx.Value(retryKey{}).(bool); return v }
-
-// chatTurn names the Chat message a turn answers, and whether it runs it again.
-// A command's message (planner_command.go) has the command's prompt.
-func (a *App) chatTurn(ctx context.Context, documentID string, m room.Message, req *agentconn.TurnRequest) {
-	if m.Role == room.RolePerson && m.ID != "" {
-		req.ChatMessage, req.Retry = m.ID, isRetry(ctx)
-	}
-	if cmd, args, ok := a.commandOf(documentID, m.Text); ok {
-		req.Prompt = commandPrompt(cmd, args)
-	}
-	a.turnFiles(documentID, m, req) // planner_attachments.go
 }
 
 // DeleteMessage lets the room take a retried reply out of Chat.
@@ -93,7 +66,7 @@ func (a *App) handleMessageRetry(c echo.Context) error {
 	}
 	ctx := c.Request().Context()
 	id := c.Param("messageId")
-	msgs, err := a.store.Messages(ctx, ch.ID, transcriptWindow)
+	msgs, err := a.store.Messages(ctx, ch.ID, plannerhost.TranscriptWindow)
 	if err != nil {
 		return err
 	}
@@ -132,7 +105,7 @@ func (a *App) handleMessageRetry(c echo.Context) error {
 	if err := r.RemoveReply(ctx, failed.ID); err != nil {
 		return err
 	}
-	if err := (plannerSide{a}).Turn(withRetry(ctx), rc, room.Message(m)); err != nil {
+	if err := a.planner.Retry(ctx, rc, room.Message(m)); err != nil {
 		return err
 	}
 	return c.JSON(http.StatusOK, map[string]any{"message": room.Message(m), "removed": failed.ID})

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -12,8 +13,9 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
+	"github.com/chopin-desktop/chopin/app/apptest"
+	"github.com/chopin-desktop/chopin/plannerhost"
 	"github.com/chopin-desktop/chopin/room"
 )
 
@@ -102,56 +104,24 @@ func newFakeModelServer(t *testing.T) *fakeModelServer {
 // plannerCLI runs chopin planner in-process against ta's data and config
 // directories, as a person on the same computer would.
 type plannerCLI struct {
-	stdout, stderr *lockedBuffer
-	code           chan int
-	cancel         context.CancelFunc
-}
-
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
+	*apptest.Command
+	stdout, stderr *apptest.Buffer
 }
 
 func runPlanner(t *testing.T, env map[string]string, args ...string) *plannerCLI {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	p := &plannerCLI{stdout: &lockedBuffer{}, stderr: &lockedBuffer{}, code: make(chan int, 1), cancel: cancel}
-	c := &CLI{Stdout: p.stdout, Stderr: p.stderr, Getenv: func(k string) string { return env[k] }}
-	go func() { p.code <- c.Run(ctx, append([]string{"planner"}, args...)) }()
-	t.Cleanup(func() {
-		cancel()
-		select {
-		case code := <-p.code:
-			p.code <- code
-		case <-time.After(agentWait):
-			t.Error("chopin planner did not stop")
-		}
+	c := apptest.StartCommand(t, "chopin planner", func(ctx context.Context, stdout, stderr io.Writer) int {
+		c := &CLI{Stdout: stdout, Stderr: stderr, Getenv: func(k string) string { return env[k] }}
+		return c.Run(ctx, append([]string{"planner"}, args...))
 	})
-	return p
+	return &plannerCLI{Command: c, stdout: c.Stdout, stderr: c.Stderr}
 }
+
+func (p *plannerCLI) cancel() { p.Interrupt() }
 
 func (p *plannerCLI) wait(t *testing.T) int {
 	t.Helper()
-	select {
-	case code := <-p.code:
-		p.code <- code
-		return code
-	case <-time.After(agentWait):
-		t.Fatalf("chopin planner did not exit; stdout:\n%s\nstderr:\n%s", p.stdout, p.stderr)
-		return 0
-	}
+	return p.Wait(t, "chopin planner")
 }
 
 func (ta *testApp) plannerEnv(model *fakeModelServer) map[string]string {
@@ -222,7 +192,7 @@ func TestPlannerCommandAnswersInChat(t *testing.T) {
 	}
 	msgs, _ := first["messages"].([]any)
 	if first["model"] != "qwen2.5" || first["stream"] != true || len(msgs) != 2 ||
-		msgs[0].(map[string]any)["role"] != "system" || !strings.HasPrefix(msgs[0].(map[string]any)["content"].(string), plannerSystemPrompt) ||
+		msgs[0].(map[string]any)["role"] != "system" || !strings.HasPrefix(msgs[0].(map[string]any)["content"].(string), plannerhost.SystemPrompt) ||
 		msgs[1].(map[string]any)["content"] != "@ada: @chopin add a risks section" {
 		t.Errorf("first request %v", first)
 	}

@@ -117,7 +117,7 @@ func (a *App) handleRoomConnect(s *melody.Session) {
 		return
 	}
 	s.Set("member", member)
-	a.joinedModel(ch.ID, member) // chat:model (planner_model.go)
+	member.ShowModel(a.planner.ModelState(ch.ID))
 }
 
 func memberOf(s *melody.Session) (*room.Member, bool) {

@@ -1,0 +1,146 @@
+package plannerhost_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chopin-desktop/chopin/agentconn"
+	"github.com/chopin-desktop/chopin/agentconn/client"
+)
+
+// Helpers of the agent connection's contract suite: a real app on port 0,
+// agentconn/client over a real socket, and the browser socket beside it.
+
+// agentWait bounds a wait for something that should happen soon.
+const agentWait = 10 * time.Second
+
+func (ta *testApp) agentURL() string {
+	return "ws" + strings.TrimPrefix(ta.app.URL(), "http") + "/api/v1/agent"
+}
+
+// token is the local agent token the app accepts now.
+func (ta *testApp) token() string {
+	return ta.app.AgentToken()
+}
+
+// attach attaches a Planner to document (an ID or URL) with handler.
+func (ta *testApp) attach(document string, h client.Handler) *client.Link {
+	ta.t.Helper()
+	l, err := ta.dialAgent(document, h)
+	if err != nil {
+		ta.t.Fatalf("attach %s: %v", document, err)
+	}
+	ta.t.Cleanup(func() { l.Close() })
+	return l
+}
+
+func (ta *testApp) dialAgent(document string, h client.Handler) (*client.Link, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), agentWait)
+	defer cancel()
+	return client.Dial(ctx, client.Config{URL: ta.agentURL(), Token: ta.token(), Document: document, Handler: h})
+}
+
+// turns is a Handler whose turns are handed to the test one by one: the
+// test drives each turn and finishes it by sending on done (nil finishes
+// it, an error fails it).
+type turns struct {
+	ch chan *testTurn
+}
+
+type testTurn struct {
+	*client.Turn
+	ctx  context.Context
+	done chan error
+}
+
+func newTurns() *turns { return &turns{ch: make(chan *testTurn, 8)} }
+
+func (ts *turns) handler() client.Handler {
+	return client.Handler{Turn: func(ctx context.Context, t *client.Turn) error {
+		tt := &testTurn{Turn: t, ctx: ctx, done: make(chan error, 1)}
+		ts.ch <- tt
+		select {
+		case err := <-tt.done:
+			return err
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}}
+}
+
+func (ts *turns) next(t testing.TB) *testTurn {
+	t.Helper()
+	select {
+	case tt := <-ts.ch:
+		return tt
+	case <-time.After(agentWait):
+		t.Fatal("no turn arrived")
+		return nil
+	}
+}
+
+// call calls a host tool of the turn.
+func (tt *testTurn) call(t testing.TB, name string, input any) []byte {
+	t.Helper()
+	out, err := tt.CallTool(tt.ctx, name, input)
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	return out
+}
+
+// callError calls a host tool that must fail and returns its message.
+func (tt *testTurn) callError(t testing.TB, name string, input string) string {
+	t.Helper()
+	_, err := tt.CallToolID(tt.ctx, "e-"+time.Now().Format("150405.000000000"), name, input)
+	var re *client.ToolResultError
+	if !errors.As(err, &re) {
+		t.Fatalf("%s %s: want a tool error, got %v", name, input, err)
+	}
+	var e struct{ Error string }
+	if err := json.Unmarshal(re.Output, &e); err != nil || e.Error == "" {
+		t.Fatalf("%s: error output %s", name, re.Output)
+	}
+	return e.Error
+}
+
+// closed waits for the link to end and returns how.
+func closed(t testing.TB, l *client.Link) *client.CloseError {
+	t.Helper()
+	select {
+	case <-l.Done():
+		return l.Err()
+	case <-time.After(agentWait):
+		t.Fatal("the link did not close")
+		return nil
+	}
+}
+
+// refusal reads a link's end as a refusal with its close code.
+func wantRefused(t testing.TB, ce *client.CloseError, code string, closeCode int, message string) {
+	t.Helper()
+	if ce == nil || ce.Refused == nil || ce.Refused.Code != code || ce.Code != closeCode || (message != "" && ce.Refused.Message != message) {
+		var got agentconn.Refused
+		if ce != nil && ce.Refused != nil {
+			got = *ce.Refused
+		}
+		t.Fatalf("closed %+v refused %+v; want %s %d %q", ce, got, code, closeCode, message)
+	}
+}
+
+// chatSnapshot opens a browser socket on the document and returns the
+// chat:snapshot it is greeted with.
+func (ta *testApp) chatSnapshot(channelID string) []map[string]any {
+	ta.t.Helper()
+	rc := roomClientOf(ta.OpenRoom(channelID))
+	defer rc.conn.Close()
+	var out []map[string]any
+	for _, m := range rc.until("chat:snapshot")["messages"].([]any) {
+		out = append(out, m.(map[string]any))
+	}
+	return out
+}

@@ -1,0 +1,126 @@
+package plannerhost
+
+import (
+	"context"
+	"encoding/json"
+	"sync"
+
+	"github.com/chopin-desktop/chopin/agentconn"
+	"github.com/chopin-desktop/chopin/room"
+)
+
+// A client's input-request becomes Decisions exactly as the ask host tool's
+// questions do: the same cards, answerable in the UI and over HTTP. The
+// question holds its room open until it settles, since the room keeps the
+// waiter that carries the answer back.
+
+// openQuestion is an input-request in the room's hands.
+type openQuestion struct {
+	r       *room.Room
+	request string // the room's request id of the cards
+	release func()
+}
+
+type openQuestions struct {
+	mu sync.Mutex
+	m  map[*agentconn.Question]*openQuestion
+}
+
+func (h *Host) Ask(ctx context.Context, q *agentconn.Question) error {
+	raw, err := json.Marshal(q.Input)
+	if err != nil {
+		return err
+	}
+	call, err := room.ParseQuestionCall(raw)
+	if err != nil {
+		return toolError(err)
+	}
+	call, restore := h.questionFor(q.Document, call)
+	ch, err := h.docs.Document(ctx, q.Document)
+	if err != nil {
+		return toolError(err)
+	}
+	r, release, err := h.hub.Acquire(ctx, ch)
+	if err != nil {
+		return err
+	}
+	var block *room.BlockRef
+	if q.Block != nil {
+		block = &room.BlockRef{Index: q.Block.Index, Digest: q.Block.Digest}
+	}
+	oq := &openQuestion{r: r, release: release}
+	// The room settles in its own goroutine, possibly before Ask returns:
+	// the entry is in the map first.
+	h.questions.mu.Lock()
+	if h.questions.m == nil {
+		h.questions.m = map[*agentconn.Question]*openQuestion{}
+	}
+	h.questions.m[q] = oq
+	h.questions.mu.Unlock()
+	request, err := r.Ask(ctx, call, block, func(o room.Outcome) {
+		h.questions.mu.Lock()
+		request := oq.request
+		h.questions.mu.Unlock()
+		h.questions.settled(q)
+		h.answered(q, request, o, answerOf(restore(o)))
+	})
+	if err != nil {
+		h.questions.settled(q)
+		return toolError(err)
+	}
+	h.questions.mu.Lock()
+	oq.request = request
+	h.questions.mu.Unlock()
+	q.SetDecisions(request) // kept with a resumable link's hold, and reopened by Reopen
+	return nil
+}
+
+// Withdraw withdraws the cards of a question agentconn gave up on.
+func (h *Host) Withdraw(q *agentconn.Question) {
+	h.questions.mu.Lock()
+	oq := h.questions.m[q]
+	h.questions.mu.Unlock()
+	if oq == nil {
+		return
+	}
+	if err := oq.r.Withdraw(context.Background(), oq.request); err != nil {
+		h.log.Error("withdraw decisions", "channel", q.Document, "request", q.Request, "err", err)
+	}
+	// Withdraw settles the cards, which releases the room; a call that had
+	// settled already released it then.
+}
+
+// settled forgets q and lets its room go.
+func (qs *openQuestions) settled(q *agentconn.Question) {
+	qs.mu.Lock()
+	oq := qs.m[q]
+	delete(qs.m, q)
+	qs.mu.Unlock()
+	if oq != nil {
+		oq.release()
+	}
+}
+
+// answerOf is a room's outcome in agentconn's terms; agentconn shapes the
+// wire value from it.
+func answerOf(o room.Outcome) agentconn.Answer {
+	a := agentconn.Answer{Status: o.Status, Message: o.Message}
+	switch v := o.Value.(type) {
+	case room.QuestionnaireValue:
+		a.Answers = make([]agentconn.QuestionAnswer, len(v.Answers))
+		for i, qa := range v.Answers {
+			a.Answers[i] = agentconn.QuestionAnswer{QuestionIndex: qa.QuestionIndex, Question: qa.Question,
+				Kind: qa.Kind, Answer: qa.Answer, Selected: qa.Selected}
+			if qa.Preview != nil {
+				a.Answers[i].Preview = *qa.Preview
+			}
+		}
+	case bool:
+		a.Yes = v
+	case *string:
+		a.Choice = v
+	case string:
+		a.Text = v
+	}
+	return a
+}

@@ -1,0 +1,48 @@
+package plannerhost
+
+import (
+	"time"
+
+	"github.com/chopin-desktop/chopin/agentconn"
+)
+
+// A document's Planner as the UI and HTTP show it: the room's planner:status
+// and GET .../planner, with the document's run cards.
+
+// Status is a document's Planner as the UI and HTTP show it.
+//
+//	{ "state": "none", "runs": [] }
+//	{ "state": "attached", "login": "ada", "features": ["run-stage-deltas"], "since": "...", "runs": [RunCard...] }
+//	{ "state": "grace", "login": "ada", "until": "2026-10-10T19:42:00.000Z", "runs": [...] }
+//
+// "disconnected" (a resumable link that dropped with its work kept) is
+// reserved for when agentconn keeps such links.
+type Status struct {
+	State    string              `json:"state"`
+	Login    string              `json:"login,omitempty"`
+	Features []string            `json:"features,omitempty"`
+	Since    string              `json:"since,omitempty"`
+	Until    string              `json:"until,omitempty"`
+	Runs     []agentconn.RunCard `json:"runs"`
+}
+
+// Status is the document's Planner now.
+func (h *Host) Status(documentID string) Status {
+	return h.status(documentID, h.agent.Status(documentID))
+}
+
+func (h *Host) status(documentID string, st agentconn.PlannerStatus) Status {
+	out := Status{State: string(st.State), Login: st.Login, Features: st.Features, Runs: h.runCards(documentID)}
+	if !st.Since.IsZero() {
+		out.Since = rfc3339(st.Since)
+	}
+	if !st.Until.IsZero() {
+		out.Until = rfc3339(st.Until)
+	}
+	return out
+}
+
+// rfc3339 is a time as the HTTP API writes every time: UTC, milliseconds.
+func rfc3339(t time.Time) string {
+	return t.UTC().Format("2006-01-02T15:04:05.000Z07:00")
+}
