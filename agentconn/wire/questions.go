@@ -1,4 +1,4 @@
-package agentconn
+package wire
 
 import (
 	"errors"
@@ -70,20 +70,20 @@ func (in *Input) validate() error {
 	switch in.Method {
 	case MethodQuestionnaire:
 		qs := in.Params.Questions
-		if len(qs) < 1 || len(qs) > maxQuestions {
-			add(fmt.Errorf("input.params.questions has %d questions; a questionnaire has 1 to %d", len(qs), maxQuestions))
+		if len(qs) < 1 || len(qs) > MaxQuestions {
+			add(fmt.Errorf("input.params.questions has %d questions; a questionnaire has 1 to %d", len(qs), MaxQuestions))
 		}
 		for i, q := range qs {
 			add(checkNote(fmt.Sprintf("input.params.questions[%d].question", i), q.Question))
 			add(checkShort(fmt.Sprintf("input.params.questions[%d].header", i), q.Header))
-			if len(q.Options) > maxOptions {
-				add(fmt.Errorf("input.params.questions[%d] has %d options; at most %d", i, len(q.Options), maxOptions))
+			if len(q.Options) > MaxOptions {
+				add(fmt.Errorf("input.params.questions[%d] has %d options; at most %d", i, len(q.Options), MaxOptions))
 			}
 			for j, o := range q.Options {
 				at := fmt.Sprintf("input.params.questions[%d].options[%d]", i, j)
 				add(checkNote(at+".label", o.Label))
 				add(checkNote(at+".description", o.Description))
-				add(checkMax(at+".preview", o.Preview, maxPreview))
+				add(checkMax(at+".preview", o.Preview, MaxPreviewChars))
 			}
 		}
 	case MethodConfirm:
@@ -91,8 +91,8 @@ func (in *Input) validate() error {
 		add(checkNote("input.message", in.Message))
 	case MethodSelect:
 		add(checkNote("input.title", in.Title))
-		if len(in.Choices) > maxChoices {
-			add(fmt.Errorf("input.choices has %d entries; at most %d", len(in.Choices), maxChoices))
+		if len(in.Choices) > MaxChoices {
+			add(fmt.Errorf("input.choices has %d entries; at most %d", len(in.Choices), MaxChoices))
 		}
 		for i, c := range in.Choices {
 			add(checkNote(fmt.Sprintf("input.choices[%d]", i), c))
@@ -171,9 +171,9 @@ type questionnaireValue struct {
 	Cancelled bool             `json:"cancelled"`
 }
 
-// result turns a into the input-result for request asked with in, checking
+// Result turns a into the input-result for request asked with in, checking
 // that a fits the question it answers.
-func (a Answer) result(request string, in *Input) (InputResult, error) {
+func (a Answer) Result(request string, in *Input) (InputResult, error) {
 	r := InputResult{Request: request, Status: a.Status}
 	var value any
 	switch a.Status {
@@ -181,7 +181,7 @@ func (a Answer) result(request string, in *Input) (InputResult, error) {
 		if strings.TrimSpace(a.Message) == "" {
 			return r, errors.New("a failed answer needs a message")
 		}
-		r.Message = truncateRunes(a.Message, maxNote)
+		r.Message = truncateRunes(a.Message, MaxNoteChars)
 		return r, nil
 	case AnswerAnswered, AnswerCancelled:
 	default:
@@ -212,7 +212,7 @@ func (a Answer) result(request string, in *Input) (InputResult, error) {
 			value = a.Text
 		}
 	}
-	raw, err := marshalJSON(value)
+	raw, err := Marshal(value)
 	if err != nil {
 		return r, err
 	}

@@ -1,4 +1,4 @@
-package agentconn
+package wire
 
 import (
 	"bytes"
@@ -44,8 +44,14 @@ type Refused struct {
 // Start opens a session; the client answers Started or StartFailed.
 type Start struct {
 	Session string `json:"session"`
-	Mode    string `json:"mode"` // planner or isolated
+	Mode    string `json:"mode"` // ModePlanner or ModeIsolated
 }
+
+// Session modes.
+const (
+	ModePlanner  = "planner"
+	ModeIsolated = "isolated" // a background job: no tools of its own, no Decisions
+)
 
 // Turn runs one turn in a started session.
 type Turn struct {
@@ -275,8 +281,8 @@ func Encode(m Message) ([]byte, error) {
 	}
 }
 
-// marshalJSON is json.Marshal without HTML escaping.
-func marshalJSON(v any) ([]byte, error) {
+// Marshal is json.Marshal without HTML escaping, as Encode writes values.
+func Marshal(v any) ([]byte, error) {
 	var b bytes.Buffer
 	if err := encodeJSON(&b, v); err != nil {
 		return nil, err
@@ -284,7 +290,7 @@ func marshalJSON(v any) ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-// encodeJSON appends v's JSON to b as marshalJSON writes it.
+// encodeJSON appends v's JSON to b as Marshal writes it.
 func encodeJSON(b *bytes.Buffer, v any) error {
 	enc := json.NewEncoder(b)
 	enc.SetEscapeHTML(false)

@@ -1,4 +1,4 @@
-package agentconn
+package wire
 
 import (
 	"encoding/json"
@@ -235,7 +235,7 @@ func TestAnswerValues(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			res, err := tt.a.result("r", tt.in)
+			res, err := tt.a.Result("r", tt.in)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -251,7 +251,7 @@ func TestAnswerValues(t *testing.T) {
 		{Status: "expired"},
 		{Status: "failed"},
 	} {
-		if _, err := bad.result("r", questionnaire); err == nil {
+		if _, err := bad.Result("r", questionnaire); err == nil {
 			t.Errorf("Answer %+v was accepted", bad)
 		}
 	}
