@@ -163,7 +163,7 @@ func (l *link) attach(ctx context.Context, m wire.Attach) {
 		Features: l.features,
 	})
 	l.mu.Unlock()
-	l.log.Info("planner attached", "document", doc.ID, "login", l.account.Login, "features", l.features)
+	l.log.Info("planner attached", "channel", doc.ID, "login", l.account.Login, "features", l.features)
 	if l.afterAttach() { // resume.go: an unconfirmed link shows nothing yet
 		return
 	}

@@ -47,7 +47,7 @@ func (s *Server) Restore(ctx context.Context) error {
 	for _, h := range stored {
 		l, err := s.rebuild(ctx, h)
 		if err != nil {
-			s.log.Error("drop an unreadable link hold", "document", h.Document, "err", err)
+			s.log.Error("drop an unreadable link hold", "channel", h.Document, "err", err)
 		}
 		if l == nil {
 			if err := s.opts.Holds.DeleteHold(ctx, h.Document); err != nil {
@@ -71,7 +71,7 @@ func (s *Server) Restore(ctx context.Context) error {
 		// Stored again without the window: a crash from here on leaves the
 		// next process a disconnected hold.
 		s.saveHold(l, false)
-		l.log.Info("link hold restored", "document", h.Document, "window", h.Window)
+		l.log.Info("link hold restored", "channel", h.Document, "window", h.Window)
 		for _, r := range l.keptRuns() {
 			s.host.Runs(h.Document, r) // the run cards as they were
 		}
@@ -185,7 +185,7 @@ func (s *Server) windowOver(l *link) {
 	if closed {
 		return
 	}
-	l.log.Info("hand-over missed: the client is not back", "document", l.doc.ID)
+	l.log.Info("hand-over missed: the client is not back", "channel", l.doc.ID)
 	s.host.PlannerChanged(l.doc.ID, l.status())
 }
 

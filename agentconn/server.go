@@ -362,7 +362,7 @@ func (s *Server) graceOver(id string, o *ownership) {
 	}
 	s.releaseLocked(id, o)
 	s.mu.Unlock()
-	s.log.Info("planner ownership released after grace", "document", id)
+	s.log.Info("planner ownership released after grace", "channel", id)
 	s.host.PlannerChanged(id, PlannerStatus{State: PlannerNone})
 }
 

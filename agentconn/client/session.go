@@ -30,7 +30,7 @@ func (s *Session) Link() *Link { return s.currentLink() }
 type Turn struct {
 	Session *Session
 	Message wire.Turn // what the server sent: prompt, instructions, tools, model
-	link    *Link          // the link the turn runs on; it ends with it
+	link    *Link     // the link the turn runs on; it ends with it
 
 	ctx     context.Context
 	cancel  context.CancelFunc

@@ -83,7 +83,7 @@ func checkGolden(t *testing.T, tests []struct {
 			t.Errorf("Encode(%T):\n got %s\nwant %s", tt.msg, got, tt.wire)
 		}
 		decode := DecodeClientFrame
-		if _, server := serverMessages[tt.msg.MessageType()]; server {
+		if _, server := messageTypes().server[tt.msg.MessageType()]; server {
 			decode = DecodeServerFrame
 		}
 		back, err := decode([]byte(tt.wire))
@@ -323,7 +323,7 @@ func TestDecodeStrict(t *testing.T) {
 }
 
 func isUnoffered(err error) bool {
-	var u *unofferedError
+	var u *UnofferedError
 	return errors.As(err, &u)
 }
 

@@ -62,49 +62,119 @@ type Option struct {
 
 func (in *Input) validate() error {
 	var errs []error
-	add := func(err error) {
-		if err != nil {
-			errs = append(errs, err)
+	for _, l := range in.BrokenLimits(false) {
+		errs = append(errs, l.wireError())
+	}
+	return errors.Join(errs...)
+}
+
+// MaxJoinedDescriptionChars bounds an option's description that carries its
+// preview joined onto its end (after a blank line), as a server does for a
+// client without decision-option-previews.
+const MaxJoinedDescriptionChars = MaxNoteChars + 2 + MaxPreviewChars
+
+// A QuestionLimit is one limit of "Questions" that a question call breaks:
+// a text longer than it may be, or a list with too many or too few entries.
+// Each side words it its own way: the wire as a malformed message, the room
+// as an invalid question.
+type QuestionLimit struct {
+	// Field is the method's field: questions, options or choices for a
+	// list; question, header, label, description, preview, title,
+	// message, choice, placeholder or initial for a text.
+	Field    string
+	Question int // the question's index, from question down to preview; else -1
+	Option   int // the option's index for label, description and preview; else -1
+	Choice   int // the choice's index for choice; else -1
+	N        int // characters of a text, entries of a list
+	Min, Max int
+}
+
+// List reports whether the limit counts a list's entries, not characters.
+func (l QuestionLimit) List() bool {
+	return l.Field == "questions" || l.Field == "options" || l.Field == "choices"
+}
+
+// BrokenLimits returns every limit of the call's method that it breaks, in
+// the order of its fields. previewsJoined allows each option's description
+// MaxJoinedDescriptionChars.
+func (in *Input) BrokenLimits(previewsJoined bool) []QuestionLimit {
+	var out []QuestionLimit
+	text := func(field string, q, o, c int, s string, most int) {
+		// len(s) bounds the count of characters from above.
+		if n := len(s); n > most {
+			if n = runeCount(s); n > most {
+				out = append(out, QuestionLimit{Field: field, Question: q, Option: o, Choice: c, N: n, Max: most})
+			}
 		}
 	}
+	note := func(field, s string) { text(field, -1, -1, -1, s, MaxNoteChars) }
 	switch in.Method {
 	case MethodQuestionnaire:
-		qs := in.Params.Questions
+		var qs []QuestionItem
+		if in.Params != nil {
+			qs = in.Params.Questions
+		}
 		if len(qs) < 1 || len(qs) > MaxQuestions {
-			add(fmt.Errorf("input.params.questions has %d questions; a questionnaire has 1 to %d", len(qs), MaxQuestions))
+			out = append(out, QuestionLimit{Field: "questions", Question: -1, Option: -1, Choice: -1, N: len(qs), Min: 1, Max: MaxQuestions})
+		}
+		description := MaxNoteChars
+		if previewsJoined {
+			description = MaxJoinedDescriptionChars
 		}
 		for i, q := range qs {
-			add(checkNote(fmt.Sprintf("input.params.questions[%d].question", i), q.Question))
-			add(checkShort(fmt.Sprintf("input.params.questions[%d].header", i), q.Header))
+			text("question", i, -1, -1, q.Question, MaxNoteChars)
+			text("header", i, -1, -1, q.Header, MaxShortChars)
 			if len(q.Options) > MaxOptions {
-				add(fmt.Errorf("input.params.questions[%d] has %d options; at most %d", i, len(q.Options), MaxOptions))
+				out = append(out, QuestionLimit{Field: "options", Question: i, Option: -1, Choice: -1, N: len(q.Options), Max: MaxOptions})
 			}
 			for j, o := range q.Options {
-				at := fmt.Sprintf("input.params.questions[%d].options[%d]", i, j)
-				add(checkNote(at+".label", o.Label))
-				add(checkNote(at+".description", o.Description))
-				add(checkMax(at+".preview", o.Preview, MaxPreviewChars))
+				text("label", i, j, -1, o.Label, MaxNoteChars)
+				text("description", i, j, -1, o.Description, description)
+				text("preview", i, j, -1, o.Preview, MaxPreviewChars)
 			}
 		}
 	case MethodConfirm:
-		add(checkNote("input.title", in.Title))
-		add(checkNote("input.message", in.Message))
+		note("title", in.Title)
+		note("message", in.Message)
 	case MethodSelect:
-		add(checkNote("input.title", in.Title))
+		note("title", in.Title)
 		if len(in.Choices) > MaxChoices {
-			add(fmt.Errorf("input.choices has %d entries; at most %d", len(in.Choices), MaxChoices))
+			out = append(out, QuestionLimit{Field: "choices", Question: -1, Option: -1, Choice: -1, N: len(in.Choices), Max: MaxChoices})
 		}
 		for i, c := range in.Choices {
-			add(checkNote(fmt.Sprintf("input.choices[%d]", i), c))
+			text("choice", -1, -1, i, c, MaxNoteChars)
 		}
 	case MethodInput:
-		add(checkNote("input.title", in.Title))
-		add(checkNote("input.placeholder", in.Placeholder))
+		note("title", in.Title)
+		note("placeholder", in.Placeholder)
 	case MethodEditor:
-		add(checkNote("input.title", in.Title))
-		add(checkNote("input.initial", in.Initial))
+		note("title", in.Title)
+		note("initial", in.Initial)
 	}
-	return errors.Join(errs...)
+	return out
+}
+
+// wireError words l as a malformed input-request says it.
+func (l QuestionLimit) wireError() error {
+	at := "input"
+	if l.Question >= 0 {
+		at = fmt.Sprintf("input.params.questions[%d]", l.Question)
+	}
+	switch l.Field {
+	case "questions":
+		return fmt.Errorf("input.params.questions has %d questions; a questionnaire has %d to %d", l.N, l.Min, l.Max)
+	case "options":
+		return fmt.Errorf("%s has %d options; at most %d", at, l.N, l.Max)
+	case "choices":
+		return fmt.Errorf("input.choices has %d entries; at most %d", l.N, l.Max)
+	case "label", "description", "preview":
+		at = fmt.Sprintf("%s.options[%d].%s", at, l.Option, l.Field)
+	case "choice":
+		at = fmt.Sprintf("input.choices[%d]", l.Choice)
+	default:
+		at += "." + l.Field
+	}
+	return fmt.Errorf("%s has %d characters; the limit is %d to %d", at, l.N, l.Min, l.Max)
 }
 
 // Answer statuses. "expired" is not here: this server never sends it.

@@ -64,7 +64,7 @@ func refDecodeFrame(data []byte, types map[string]reflect.Type) (Message, error)
 	t, ok := types[typ]
 	if !ok {
 		if types[(Attach{}).MessageType()] != nil && unofferedClientMessages[typ] {
-			return nil, &unofferedError{typ}
+			return nil, &UnofferedError{typ}
 		}
 		return nil, malformed("%q is not a message type of %s", truncateRunes(typ, MaxNameChars), Subprotocol)
 	}
