@@ -375,3 +375,32 @@ func TestRunCardApply(t *testing.T) {
 		t.Fatal("a finished card without ended is still live")
 	}
 }
+
+// TestQuestionsSchemaLimits reads the limits back out of the generated
+// schema: they are the ones the decoder enforces.
+func TestQuestionsSchemaLimits(t *testing.T) {
+	var s struct {
+		MinItems, MaxItems int
+		Items              struct {
+			Properties struct {
+				Question, Header struct{ MaxLength int }
+				Options          struct {
+					MaxItems int
+					Items    struct {
+						Properties struct{ Label, Description struct{ MaxLength int } }
+					}
+				}
+			}
+		}
+	}
+	if err := json.Unmarshal(QuestionsSchema(), &s); err != nil {
+		t.Fatal(err)
+	}
+	p := s.Items.Properties
+	got := []int{s.MinItems, s.MaxItems, p.Question.MaxLength, p.Header.MaxLength, p.Options.MaxItems,
+		p.Options.Items.Properties.Label.MaxLength, p.Options.Items.Properties.Description.MaxLength}
+	want := []int{1, MaxQuestions, MaxNoteChars, MaxShortChars, MaxOptions, MaxNoteChars, MaxNoteChars}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("schema limits %v, want %v", got, want)
+	}
+}

@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -308,4 +309,20 @@ func checkAnswers(answers []QuestionAnswer, questions []QuestionItem, all bool) 
 		}
 	}
 	return nil
+}
+
+// QuestionsSchema is the JSON Schema of a questionnaire's questions as a
+// host tool takes them (the ask tool's "questions"), from the same limits
+// the wire checks: 1 to MaxQuestions questions of at most MaxOptions
+// options. It offers no preview: previews belong to the
+// decision-option-previews feature, which a turn's tools cannot assume.
+func QuestionsSchema() json.RawMessage {
+	return json.RawMessage(fmt.Sprintf(`{"type":"array","minItems":1,"maxItems":%d,"items":{"type":"object","required":["question","header","options"],"properties":{`+
+		`"question":{"type":"string","maxLength":%d,"description":"Markdown: the first line is the heading, the rest the body."},`+
+		`"header":{"type":"string","maxLength":%d,"description":"A short tag for the card, such as Storage."},`+
+		`"options":{"type":"array","maxItems":%d,"items":{"type":"object","required":["label","description"],"properties":{`+
+		`"label":{"type":"string","maxLength":%d},"description":{"type":"string","maxLength":%d}},"additionalProperties":false}},`+
+		`"multiSelect":{"type":"boolean","description":"Let people choose several options."}`+
+		`},"additionalProperties":false}}`,
+		MaxQuestions, MaxNoteChars, MaxShortChars, MaxOptions, MaxNoteChars, MaxNoteChars))
 }
