@@ -4,70 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"reflect"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/chopin-desktop/chopin/agentconn"
 	"github.com/chopin-desktop/chopin/agentconn/client"
-
 	"github.com/chopin-desktop/chopin/agentconn/wire"
 )
-
-// A catalog is read as written: any spelling and length, unknown fields kept,
-// repeated entries kept in order; empty ids and levels skipped; only a wrong
-// type is malformed.
-func TestParseCatalog(t *testing.T) {
-	long := strings.Repeat("m", 5000)
-	raw := `{"models":{"available":[
-		{"id":"` + long + `","name":"","provider":{"id":"p"},"thinkingLevels":["extra high","低","","High","high"],"inputTypes":["text","image"],"future":1},
-		{"id":"","name":"nobody can ask for me"},
-		{"id":"a","name":"A1"},{"id":"a","name":"A2"}],
-		"default":{"id":"a","thinkingLevel":""}},
-		"commands":[{"name":"review","kind":"skill"},{"name":"review","kind":"skill"},{"name":"","kind":""}],
-		"later":{"x":[1,2]}}`
-	c, err := wire.ParseCatalog(json.RawMessage(raw))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := len(c.Models.Available); got != 3 {
-		t.Fatalf("models %d, want 3 (the empty id skipped)", got)
-	}
-	m := c.Models.Available[0]
-	if m.ID != long || !reflect.DeepEqual(m.ThinkingLevels, []string{"extra high", "低", "High", "high"}) || !m.Reads("image") || m.Provider.ID != "p" {
-		t.Fatalf("first model %+v", m)
-	}
-	if a, _ := c.Model("a"); a.Name != "A1" {
-		t.Fatalf("a choice of a repeated id is the first entry's, got %q", a.Name)
-	}
-	if c.Models.Default == nil || c.Models.Default.ID != "a" || c.Models.Default.ThinkingLevel != "" {
-		t.Fatalf("default %+v", c.Models.Default)
-	}
-	if len(c.Commands) != 3 || c.Commands[2].Name != "" {
-		t.Fatalf("commands %+v", c.Commands)
-	}
-	if string(c.Raw) != raw || len(c.Skipped) != 3 {
-		t.Fatalf("raw kept %v, skipped %q", string(c.Raw) == raw, c.Skipped)
-	}
-	if c, err := wire.ParseCatalog(json.RawMessage(`{"models":{"available":[],"default":{"id":""}}}`)); err != nil || c.Models.Default != nil {
-		t.Fatalf("empty default: %+v %v", c.Models, err)
-	}
-	if c, err := wire.ParseCatalog(json.RawMessage(`{}`)); err != nil || c.Models != nil || c.Commands != nil {
-		t.Fatalf("{} withdraws everything: %+v %v", c, err)
-	}
-
-	for _, bad := range []string{
-		`[]`, `"x"`, `{"models":[]}`, `{"models":{"available":{}}}`, `{"models":{"available":[1]}}`,
-		`{"models":{"available":[{"id":1,"name":"x"}]}}`, `{"models":{"available":[{"id":"x","thinkingLevels":"high"}]}}`,
-		`{"models":{"available":[{"id":"x","thinkingLevels":[1]}]}}`, `{"models":{"available":[{"id":"x","provider":"p"}]}}`,
-		`{"models":{"default":{"id":2}}}`, `{"commands":{}}`, `{"commands":[{"name":1,"kind":"skill"}]}`,
-	} {
-		if _, err := wire.ParseCatalog(json.RawMessage(bad)); err == nil {
-			t.Errorf("ParseCatalog(%s) accepted a wrong type", bad)
-		}
-	}
-}
 
 func catalogClient(t *testing.T, h *harness, features []string, handler client.Handler) *client.Link {
 	t.Helper()

@@ -12,7 +12,6 @@ import (
 	"github.com/gorilla/websocket"
 
 	"github.com/chopin-desktop/chopin/agentconn"
-
 	"github.com/chopin-desktop/chopin/agentconn/wire"
 )
 

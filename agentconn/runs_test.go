@@ -8,7 +8,6 @@ import (
 
 	"github.com/chopin-desktop/chopin/agentconn"
 	"github.com/chopin-desktop/chopin/agentconn/client"
-
 	"github.com/chopin-desktop/chopin/agentconn/wire"
 )
 

@@ -12,7 +12,6 @@ import (
 
 	"github.com/chopin-desktop/chopin/agentconn"
 	"github.com/chopin-desktop/chopin/agentconn/client"
-
 	"github.com/chopin-desktop/chopin/agentconn/wire"
 )
 

@@ -17,9 +17,8 @@ import (
 	"time"
 
 	"github.com/chopin-desktop/chopin/agentconn"
-	"github.com/chopin-desktop/chopin/planner"
-
 	"github.com/chopin-desktop/chopin/agentconn/wire"
+	"github.com/chopin-desktop/chopin/planner"
 )
 
 // wait is how long a test waits for something that should happen; nothing

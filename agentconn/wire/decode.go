@@ -12,6 +12,11 @@ import (
 	"unicode/utf8"
 )
 
+// Decoding a frame ("Frames"): its size and encoding, its "type", then the
+// message of that type in one strict pass (strict.go) and its limits
+// (validate.go). What is wrong with a frame is a MalformedError, whose
+// reason the server sends back.
+
 // errFrameTooLarge is returned for a frame over MaxFrameBytes.
 var errFrameTooLarge = errors.New("the frame is larger than 2 MiB")
 

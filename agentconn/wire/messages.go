@@ -6,6 +6,10 @@ import (
 	"fmt"
 )
 
+// The messages of the spec's "Handshake", "Server to client" and "Client to
+// server" sections, one struct each, and Encode, which writes a message's
+// exact wire form. Each feature's own messages are in its file.
+
 // Message is one protocol message: one JSON object in one text frame, whose
 // "type" is MessageType. The structs below carry every field except "type",
 // which Encode adds and DecodeClientFrame/DecodeServerFrame check, so a value

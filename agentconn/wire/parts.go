@@ -6,6 +6,9 @@ import (
 	"fmt"
 )
 
+// The parts of a turn's stream ("Stream parts") and the structured tool
+// error ("Structured tool errors") a failed tool's result may carry.
+
 // StreamPart is one AI SDK HarnessV1StreamPart, without metadata fields
 // ("Stream parts"). It is one flat struct for every part type; which fields a
 // type carries, and which of them are optional, is the table streamPartKeys,

@@ -7,6 +7,11 @@ import (
 	"strings"
 )
 
+// The question call ("Questions"): the five methods, their fields and
+// limits, how an answer becomes an input-result's value ("Answers"), and the
+// JSON Schema of a questionnaire's questions for a host tool. The room's
+// Decisions and the ask tool use this definition; nothing else spells it.
+
 // Input is one question call of an input-request ("Questions"). Like
 // StreamPart it is flat, and inputKeys says which fields each method has.
 type Input struct {
