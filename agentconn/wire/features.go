@@ -25,8 +25,9 @@ import (
 //     implemented list;
 //  6. the host (the Planner bridge), when the feature changes what a turn
 //     or a question carries;
-//  7. the spec excerpt in docs and a contract test that drives the server
-//     through the client.
+//  7. a contract test in agentconn that drives the server through the
+//     client, and docs/http-api.md or docs/room-protocol.md when people or
+//     browsers see the difference.
 
 // FeaturesHeader names the optional features a client wants.
 const FeaturesHeader = "Chopin-Agent-Features"
