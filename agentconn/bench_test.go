@@ -12,6 +12,7 @@ import (
 
 	"github.com/chopin-desktop/chopin/agentconn"
 	"github.com/chopin-desktop/chopin/agentconn/client"
+	"github.com/chopin-desktop/chopin/agentconn/wire"
 )
 
 // countingSink counts parts and signals when it has seen want of them.
@@ -22,7 +23,7 @@ type countingSink struct {
 	end  chan agentconn.TurnOutcome
 }
 
-func (s *countingSink) Part(agentconn.StreamPart) {
+func (s *countingSink) Part(wire.StreamPart) {
 	if s.n.Add(1) == s.want {
 		close(s.done)
 	}
@@ -36,7 +37,7 @@ func BenchmarkPartsThroughput(b *testing.B) {
 	h := newHarness(b)
 	h.dial(b, client.Config{Handler: client.Handler{Turn: func(ctx context.Context, tr *client.Turn) error {
 		for i := 0; i < b.N; i++ {
-			if err := tr.Send(agentconn.StreamPart{Type: agentconn.PartTextDelta, ID: "t", Delta: "A sentence of about sixty bytes, as a model streams it. "}); err != nil {
+			if err := tr.Send(wire.StreamPart{Type: wire.PartTextDelta, ID: "t", Delta: "A sentence of about sixty bytes, as a model streams it. "}); err != nil {
 				return err
 			}
 		}
@@ -63,7 +64,7 @@ type latencySink struct {
 	end   chan agentconn.TurnOutcome
 }
 
-func (s *latencySink) Part(p agentconn.StreamPart) {
+func (s *latencySink) Part(p wire.StreamPart) {
 	sent, _ := strconv.ParseInt(p.Delta, 10, 64)
 	s.lat = append(s.lat, time.Since(s.start)-time.Duration(sent))
 	if len(s.lat) == cap(s.lat) {
@@ -87,7 +88,7 @@ func BenchmarkPartLatency(b *testing.B) {
 			next = next.Add(every)
 			time.Sleep(time.Until(next))
 			sent := strconv.FormatInt(int64(time.Since(start)), 10)
-			if err := tr.Send(agentconn.StreamPart{Type: agentconn.PartTextDelta, ID: "t", Delta: sent}); err != nil {
+			if err := tr.Send(wire.StreamPart{Type: wire.PartTextDelta, ID: "t", Delta: sent}); err != nil {
 				return err
 			}
 		}

@@ -4,75 +4,21 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"reflect"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/chopin-desktop/chopin/agentconn"
 	"github.com/chopin-desktop/chopin/agentconn/client"
+	"github.com/chopin-desktop/chopin/agentconn/wire"
 )
-
-// A catalog is read as written: any spelling and length, unknown fields kept,
-// repeated entries kept in order; empty ids and levels skipped; only a wrong
-// type is malformed.
-func TestParseCatalog(t *testing.T) {
-	long := strings.Repeat("m", 5000)
-	raw := `{"models":{"available":[
-		{"id":"` + long + `","name":"","provider":{"id":"p"},"thinkingLevels":["extra high","低","","High","high"],"inputTypes":["text","image"],"future":1},
-		{"id":"","name":"nobody can ask for me"},
-		{"id":"a","name":"A1"},{"id":"a","name":"A2"}],
-		"default":{"id":"a","thinkingLevel":""}},
-		"commands":[{"name":"review","kind":"skill"},{"name":"review","kind":"skill"},{"name":"","kind":""}],
-		"later":{"x":[1,2]}}`
-	c, err := agentconn.ParseCatalog(json.RawMessage(raw))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := len(c.Models.Available); got != 3 {
-		t.Fatalf("models %d, want 3 (the empty id skipped)", got)
-	}
-	m := c.Models.Available[0]
-	if m.ID != long || !reflect.DeepEqual(m.ThinkingLevels, []string{"extra high", "低", "High", "high"}) || !m.Reads("image") || m.Provider.ID != "p" {
-		t.Fatalf("first model %+v", m)
-	}
-	if a, _ := c.Model("a"); a.Name != "A1" {
-		t.Fatalf("a choice of a repeated id is the first entry's, got %q", a.Name)
-	}
-	if c.Models.Default == nil || c.Models.Default.ID != "a" || c.Models.Default.ThinkingLevel != "" {
-		t.Fatalf("default %+v", c.Models.Default)
-	}
-	if len(c.Commands) != 3 || c.Commands[2].Name != "" {
-		t.Fatalf("commands %+v", c.Commands)
-	}
-	if string(c.Raw) != raw || len(c.Skipped) != 3 {
-		t.Fatalf("raw kept %v, skipped %q", string(c.Raw) == raw, c.Skipped)
-	}
-	if c, err := agentconn.ParseCatalog(json.RawMessage(`{"models":{"available":[],"default":{"id":""}}}`)); err != nil || c.Models.Default != nil {
-		t.Fatalf("empty default: %+v %v", c.Models, err)
-	}
-	if c, err := agentconn.ParseCatalog(json.RawMessage(`{}`)); err != nil || c.Models != nil || c.Commands != nil {
-		t.Fatalf("{} withdraws everything: %+v %v", c, err)
-	}
-
-	for _, bad := range []string{
-		`[]`, `"x"`, `{"models":[]}`, `{"models":{"available":{}}}`, `{"models":{"available":[1]}}`,
-		`{"models":{"available":[{"id":1,"name":"x"}]}}`, `{"models":{"available":[{"id":"x","thinkingLevels":"high"}]}}`,
-		`{"models":{"available":[{"id":"x","thinkingLevels":[1]}]}}`, `{"models":{"available":[{"id":"x","provider":"p"}]}}`,
-		`{"models":{"default":{"id":2}}}`, `{"commands":{}}`, `{"commands":[{"name":1,"kind":"skill"}]}`,
-	} {
-		if _, err := agentconn.ParseCatalog(json.RawMessage(bad)); err == nil {
-			t.Errorf("ParseCatalog(%s) accepted a wrong type", bad)
-		}
-	}
-}
 
 func catalogClient(t *testing.T, h *harness, features []string, handler client.Handler) *client.Link {
 	t.Helper()
 	return h.dial(t, client.Config{Features: features, Handler: handler})
 }
 
-func waitCatalog(t *testing.T, h *harness, ok func(*agentconn.Catalog) bool) *agentconn.Catalog {
+func waitCatalog(t *testing.T, h *harness, ok func(*wire.Catalog) bool) *wire.Catalog {
 	t.Helper()
 	deadline := time.Now().Add(wait)
 	for {
@@ -89,7 +35,7 @@ func waitCatalog(t *testing.T, h *harness, ok func(*agentconn.Catalog) bool) *ag
 
 func TestCapabilitiesReport(t *testing.T) {
 	h := newHarness(t)
-	got := make(chan agentconn.Turn, 2)
+	got := make(chan wire.Turn, 2)
 	l := catalogClient(t, h, []string{"capability-catalog"}, client.Handler{Turn: func(_ context.Context, tr *client.Turn) error {
 		got <- tr.Message
 		return nil
@@ -101,13 +47,13 @@ func TestCapabilitiesReport(t *testing.T) {
 		t.Fatal("a catalog before any report")
 	}
 	must(t, l.ReportCapabilities(json.RawMessage(`{"models":{"available":[{"id":"","name":"x"},{"id":"m1","name":"M1","thinkingLevels":["low","xhigh"]}]},"odd":true}`)))
-	c := waitCatalog(t, h, func(c *agentconn.Catalog) bool { return c != nil })
+	c := waitCatalog(t, h, func(c *wire.Catalog) bool { return c != nil })
 	if len(c.Models.Available) != 1 || c.Models.Available[0].ID != "m1" {
 		t.Fatalf("catalog %+v", c.Models)
 	}
 	// A report replaces the last whole; {} withdraws everything.
 	must(t, l.ReportCapabilities(json.RawMessage(`{}`)))
-	waitCatalog(t, h, func(c *agentconn.Catalog) bool { return c != nil && c.Models == nil })
+	waitCatalog(t, h, func(c *wire.Catalog) bool { return c != nil && c.Models == nil })
 
 	// The turn carries model and thinkingLevel as the app chose them.
 	s := newSink()
@@ -126,7 +72,7 @@ func TestCapabilitiesReport(t *testing.T) {
 
 func TestCapabilitiesWithoutFeature(t *testing.T) {
 	h := newHarness(t)
-	got := make(chan agentconn.Turn, 1)
+	got := make(chan wire.Turn, 1)
 	l := catalogClient(t, h, nil, client.Handler{Turn: func(_ context.Context, tr *client.Turn) error {
 		got <- tr.Message
 		return nil
@@ -134,7 +80,7 @@ func TestCapabilitiesWithoutFeature(t *testing.T) {
 	// Without the feature a turn never carries thinkingLevel.
 	s := newSink()
 	must(t, h.srv.StartTurn(context.Background(), "doc1", agentconn.TurnRequest{Prompt: "p", Model: "m1", ThinkingLevel: "high", ChatMessage: "m", Retry: true,
-		Attachments: []agentconn.Attachment{{ID: "a", Name: "n", Kind: "file", MediaType: "text/plain", Size: 1, Data: "eA=="}}, Sink: s}))
+		Attachments: []wire.Attachment{{ID: "a", Name: "n", Kind: "file", MediaType: "text/plain", Size: 1, Data: "eA=="}}, Sink: s}))
 	if tm := recv(t, got); tm.Model != "m1" || tm.ThinkingLevel != "" || tm.ChatMessage != "" || tm.Retry || tm.Attachments != nil {
 		t.Fatalf("turn %+v", tm)
 	}
@@ -236,7 +182,7 @@ func TestSteerWithoutFeature(t *testing.T) {
 // With retry-turn a turn names the Chat message it answers, and retry.
 func TestRetryTurnFields(t *testing.T) {
 	h := newHarness(t)
-	got := make(chan agentconn.Turn, 1)
+	got := make(chan wire.Turn, 1)
 	l := catalogClient(t, h, []string{"retry-turn"}, client.Handler{Turn: func(_ context.Context, tr *client.Turn) error {
 		got <- tr.Message
 		return nil

@@ -4,6 +4,8 @@ import (
 	"context"
 	"slices"
 	"time"
+
+	"github.com/chopin-desktop/chopin/agentconn/wire"
 )
 
 // ControlOutcome is what Stop or Resume achieved.
@@ -55,7 +57,7 @@ func (s *Server) control(ctx context.Context, documentID, run string, stop bool)
 	var fx effects
 	type pending struct {
 		answer *ControlAnswer
-		ch     chan ControlResult
+		ch     chan wire.ControlResult
 	}
 	var waits []pending
 	l.mu.Lock()
@@ -82,12 +84,12 @@ func (s *Server) control(ctx context.Context, documentID, run string, stop bool)
 			continue
 		}
 		req := newID("c-")
-		ch := make(chan ControlResult, 1)
+		ch := make(chan wire.ControlResult, 1)
 		l.controls[req] = ch
 		if stop {
-			l.send(Stop{Request: req, Session: sess.id, Run: run})
+			l.send(wire.Stop{Request: req, Session: sess.id, Run: run})
 		} else {
-			l.send(Resume{Request: req, Session: sess.id, Run: run})
+			l.send(wire.Resume{Request: req, Session: sess.id, Run: run})
 		}
 		l.sentControlLocked(req, sess.id, run, stop) // hold.go: a Stop is owed until answered
 		out.Results = append(out.Results, ControlAnswer{Session: sess.id, Run: run})
@@ -128,7 +130,7 @@ wait:
 	return out, ctx.Err()
 }
 
-func (l *link) controlResult(m ControlResult) {
+func (l *link) controlResult(m wire.ControlResult) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.controlAnsweredLocked(m) // hold.go

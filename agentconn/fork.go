@@ -1,9 +1,9 @@
 package agentconn
 
 import (
-	"errors"
-	"fmt"
 	"time"
+
+	"github.com/chopin-desktop/chopin/agentconn/wire"
 )
 
 // Session forks (session-forks). A thread's turn on a link granted the
@@ -15,54 +15,24 @@ import (
 // When the client answers a fork with start-failed, the refused session is
 // destroyed and the turn falls back to start with the full instructions.
 
-// FeatureSessionForks is the session-forks feature.
-const FeatureSessionForks = "session-forks"
-
-// Fork opens a thread's Planner session branched from From; the client
-// answers Started or StartFailed, exactly as for Start.
-type Fork struct {
-	Session string   `json:"session"`
-	Mode    string   `json:"mode"`
-	From    ForkFrom `json:"from"`
-}
-
-// ForkFrom names the session, and optionally its turn, a fork branches from.
-type ForkFrom struct {
-	Session string `json:"session"`
-	Turn    string `json:"turn,omitempty"`
-}
-
-func (Fork) MessageType() string { return "fork" }
-
-func (m *Fork) validate() error {
-	errs := []error{checkID("session", m.Session), checkID("from.session", m.From.Session)}
-	if m.Mode != ModePlanner && m.Mode != ModeIsolated {
-		errs = append(errs, fmt.Errorf("mode %q is not planner or isolated", m.Mode))
-	}
-	if m.From.Turn != "" {
-		errs = append(errs, checkID("from.turn", m.From.Turn))
-	}
-	return errors.Join(errs...)
-}
-
 // forkPoint is where a thread's next session may branch from.
 type forkPoint struct{ session, turn string }
 
 // openSessionLocked sends the session's opening message: fork when the turn
 // continues a thread the link holds a fork point for, start otherwise.
 func (l *link) openSessionLocked(sess *session, t *turn) {
-	if p, ok := l.forks[t.req.Thread]; ok && t.req.Thread != "" && l.has(FeatureSessionForks) {
-		sess.from = &ForkFrom{Session: p.session, Turn: p.turn}
+	if p, ok := l.forks[t.req.Thread]; ok && t.req.Thread != "" && l.has(wire.FeatureSessionForks) {
+		sess.from = &wire.ForkFrom{Session: p.session, Turn: p.turn}
 		l.log.Info("forking session", "session", sess.id, "from", p.session, "fromTurn", p.turn)
-		l.send(Fork{Session: sess.id, Mode: sess.mode, From: *sess.from})
+		l.send(wire.Fork{Session: sess.id, Mode: sess.mode, From: *sess.from})
 		return
 	}
-	l.send(Start{Session: sess.id, Mode: sess.mode})
+	l.send(wire.Start{Session: sess.id, Mode: sess.mode})
 }
 
 // forkTurn is the turn message for a session: a forked session already holds
 // the conversation, so it gets the request's ForkInstructions when set.
-func forkTurn(sess *session, req *TurnRequest, m Turn) Turn {
+func forkTurn(sess *session, req *TurnRequest, m wire.Turn) wire.Turn {
 	if sess.from != nil && req.ForkInstructions != "" {
 		m.Instructions = req.ForkInstructions
 	}
@@ -72,7 +42,7 @@ func forkTurn(sess *session, req *TurnRequest, m Turn) Turn {
 // recordForkLocked keeps a finished thread turn's session and turn as the
 // thread's next fork point.
 func (l *link) recordForkLocked(t *turn, o TurnOutcome) {
-	if o.Status != "finished" || t.req.Thread == "" || !l.has(FeatureSessionForks) {
+	if o.Status != "finished" || t.req.Thread == "" || !l.has(wire.FeatureSessionForks) {
 		return
 	}
 	if l.forks == nil {
@@ -94,11 +64,11 @@ func (l *link) forkRefusedLocked(sess *session, message string, fx *effects) boo
 	delete(l.forks, t.req.Thread)
 	sess.turn = nil
 	l.endSessionLocked(sess, "", true, fx)
-	next := &session{id: newID("s-"), mode: sess.mode, cards: map[string]*RunCard{}, questions: map[string]*Question{}}
+	next := &session{id: newID("s-"), mode: sess.mode, cards: map[string]*wire.RunCard{}, questions: map[string]*Question{}}
 	next.turn = t
 	t.sess = next
 	l.sessions[next.id] = next
 	next.startTimer = time.AfterFunc(l.srv.opts.AnswerTimeout, func() { l.startTimedOut(next) })
-	l.send(Start{Session: next.id, Mode: next.mode})
+	l.send(wire.Start{Session: next.id, Mode: next.mode})
 	return true
 }

@@ -8,25 +8,26 @@ import (
 
 	"github.com/chopin-desktop/chopin/agentconn"
 	"github.com/chopin-desktop/chopin/agentconn/client"
+	"github.com/chopin-desktop/chopin/agentconn/wire"
 )
 
 // opened is how a session of a forking client was opened, and its turn.
 type opened struct {
 	session string
-	from    *agentconn.ForkFrom // nil: opened with start
-	turn    agentconn.Turn
+	from    *wire.ForkFrom // nil: opened with start
+	turn    wire.Turn
 }
 
 // forkClient attaches a client that records how each session opened and
 // fails a turn whose prompt is "fail". refuse makes it refuse every fork.
-func forkClient(t *testing.T, h *harness, features []string, refuse bool) (*client.Link, chan opened, chan agentconn.ForkFrom) {
+func forkClient(t *testing.T, h *harness, features []string, refuse bool) (*client.Link, chan opened, chan wire.ForkFrom) {
 	t.Helper()
 	got := make(chan opened, 16)
-	refused := make(chan agentconn.ForkFrom, 16)
+	refused := make(chan wire.ForkFrom, 16)
 	var mu sync.Mutex
-	froms := map[string]*agentconn.ForkFrom{}
+	froms := map[string]*wire.ForkFrom{}
 	l := h.dial(t, client.Config{Features: features, Handler: client.Handler{
-		Fork: func(s *client.Session, from agentconn.ForkFrom) error {
+		Fork: func(s *client.Session, from wire.ForkFrom) error {
 			if refuse {
 				refused <- from
 				return errors.New("The source session is no longer held.")
@@ -73,7 +74,7 @@ func TestForkSent(t *testing.T) {
 		t.Fatalf("first turn %+v, %+v", first, out)
 	}
 	second, _ := turnOn(t, h, got, "two")
-	want := agentconn.ForkFrom{Session: first.session, Turn: first.turn.Turn}
+	want := wire.ForkFrom{Session: first.session, Turn: first.turn.Turn}
 	if second.from == nil || *second.from != want || second.session == first.session {
 		t.Fatalf("second turn opened %+v, want a fork from %+v", second, want)
 	}
@@ -86,7 +87,7 @@ func TestForkSent(t *testing.T) {
 		t.Fatalf("failing turn %+v, %+v", failed, out)
 	}
 	retry, _ := turnOn(t, h, got, "again")
-	if retry.from == nil || *retry.from != (agentconn.ForkFrom{Session: second.session, Turn: second.turn.Turn}) {
+	if retry.from == nil || *retry.from != (wire.ForkFrom{Session: second.session, Turn: second.turn.Turn}) {
 		t.Fatalf("turn after a failure forked from %+v, want %s/%s", retry.from, second.session, second.turn.Turn)
 	}
 	// A turn outside any thread always starts.
@@ -105,7 +106,7 @@ func TestForkFallbackOnStartFailed(t *testing.T) {
 	_, got, refused := forkClient(t, h, []string{"session-forks"}, true)
 	first, _ := turnOn(t, h, got, "one")
 	second, out := turnOn(t, h, got, "two")
-	if from := recv(t, refused); from != (agentconn.ForkFrom{Session: first.session, Turn: first.turn.Turn}) {
+	if from := recv(t, refused); from != (wire.ForkFrom{Session: first.session, Turn: first.turn.Turn}) {
 		t.Fatalf("refused fork from %+v", from)
 	}
 	if out.Status != "finished" || second.from != nil || second.session == first.session ||
@@ -113,7 +114,7 @@ func TestForkFallbackOnStartFailed(t *testing.T) {
 		t.Fatalf("fallback turn %+v, %+v", second, out)
 	}
 	third, _ := turnOn(t, h, got, "three")
-	if from := recv(t, refused); from != (agentconn.ForkFrom{Session: second.session, Turn: second.turn.Turn}) || third.from != nil {
+	if from := recv(t, refused); from != (wire.ForkFrom{Session: second.session, Turn: second.turn.Turn}) || third.from != nil {
 		t.Fatalf("third turn's fork from %+v, opened %+v", from, third)
 	}
 }

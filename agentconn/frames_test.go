@@ -12,6 +12,7 @@ import (
 	"github.com/gorilla/websocket"
 
 	"github.com/chopin-desktop/chopin/agentconn"
+	"github.com/chopin-desktop/chopin/agentconn/wire"
 )
 
 func TestFrameRefusals(t *testing.T) {
@@ -24,7 +25,7 @@ func TestFrameRefusals(t *testing.T) {
 		reason string
 	}{
 		{"over 2 MiB", func(c *websocket.Conn) error {
-			return c.WriteMessage(websocket.TextMessage, []byte(`{"type":"detach","pad":"`+strings.Repeat("x", agentconn.MaxFrameBytes)+`"}`))
+			return c.WriteMessage(websocket.TextMessage, []byte(`{"type":"detach","pad":"`+strings.Repeat("x", wire.MaxFrameBytes)+`"}`))
 		}, `{"type":"error","code":"message-too-large","message":"A frame may hold at most 2 MiB (2,097,152 bytes) of UTF-8; this one was larger."}`, 1009, "message-too-large"},
 		{"binary", func(c *websocket.Conn) error {
 			return c.WriteMessage(websocket.BinaryMessage, []byte(`{"type":"detach"}`))
@@ -61,7 +62,7 @@ func TestFrameAtTheLimit(t *testing.T) {
 	// A frame of exactly 2 MiB is accepted: a message for an unknown
 	// session, which is ignored, padded to the limit.
 	head, tail := `{"type":"part","session":"s","turn":"t","part":{"type":"text-delta","id":"a","delta":"`, `"}}`
-	frame := head + strings.Repeat("x", agentconn.MaxFrameBytes-len(head)-len(tail)) + tail
+	frame := head + strings.Repeat("x", wire.MaxFrameBytes-len(head)-len(tail)) + tail
 	writeJSON(t, c, frame)
 	writeJSON(t, c, `{"type":"detach"}`)
 	expectClose(t, c, "", 1000, "detached")
@@ -143,7 +144,7 @@ func TestUnresponsive(t *testing.T) {
 		h.host.tools["read_plan"] = func(_ context.Context, _ agentconn.ToolCall) (json.RawMessage, error) { return big, nil }
 		c := h.rawAttached(t)
 		s := newSink()
-		session, turn := startRawTurn(t, h, c, s, agentconn.Tool{Name: "read_plan"})
+		session, turn := startRawTurn(t, h, c, s, wire.Tool{Name: "read_plan"})
 		// Call the tool over and over without reading the results: the
 		// socket's buffers fill, then the queue, and the link is dropped.
 		for i := 0; ; i++ {
@@ -164,23 +165,23 @@ func TestUnresponsive(t *testing.T) {
 }
 
 // startRawTurn starts a turn on a raw link and answers its start.
-func startRawTurn(t *testing.T, h *harness, c *websocket.Conn, s *sink, tools ...agentconn.Tool) (session, turn string) {
+func startRawTurn(t *testing.T, h *harness, c *websocket.Conn, s *sink, tools ...wire.Tool) (session, turn string) {
 	t.Helper()
 	if err := h.srv.StartTurn(context.Background(), "doc1", agentconn.TurnRequest{Prompt: "@ana: go", Tools: tools, Sink: s}); err != nil {
 		t.Fatal(err)
 	}
-	var start agentconn.Start
+	var start wire.Start
 	decodeServer(t, readFrame(t, c), &start)
 	writeJSON(t, c, `{"type":"started","session":"`+start.Session+`"}`)
-	var tm agentconn.Turn
+	var tm wire.Turn
 	decodeServer(t, readFrame(t, c), &tm)
 	return tm.Session, tm.Turn
 }
 
 // decodeServer decodes a server frame strictly into the message type v points to.
-func decodeServer[M agentconn.Message](t *testing.T, frame string, v *M) {
+func decodeServer[M wire.Message](t *testing.T, frame string, v *M) {
 	t.Helper()
-	m, err := agentconn.DecodeServerFrame([]byte(frame))
+	m, err := wire.DecodeServerFrame([]byte(frame))
 	if err != nil {
 		t.Fatalf("decode %s: %v", frame, err)
 	}

@@ -11,16 +11,9 @@ import (
 	"time"
 
 	"github.com/gorilla/websocket"
+
+	"github.com/chopin-desktop/chopin/agentconn/wire"
 )
-
-// FeaturesHeader names the optional features a client wants.
-const FeaturesHeader = "Chopin-Agent-Features"
-
-// supportedFeatures are the features this server grants.
-var supportedFeatures = []string{"run-stage-deltas", FeatureResumableSessions, FeatureRestartNotice, FeatureCapabilityCatalog, FeatureSteerTurn, FeatureRetryTurn, FeatureAttachments,
-	"decision-option-previews", FeatureSessionForks}
-
-const featureRunStageDeltas = "run-stage-deltas"
 
 // ServeHTTP serves GET /api/v1/agent. It refuses over HTTP before upgrading,
 // in the spec's order, so nothing opens for a request that cannot attach.
@@ -29,11 +22,11 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		httpError(w, http.StatusNotFound, "not-found", "The agent connection is off on this server.")
 		return
 	}
-	if !offers(r, Subprotocol) || !websocket.IsWebSocketUpgrade(r) || r.Method != http.MethodGet {
+	if !offers(r, wire.Subprotocol) || !websocket.IsWebSocketUpgrade(r) || r.Method != http.MethodGet {
 		w.Header().Set("Content-Type", "application/json")
 		w.Header().Set("Upgrade", "websocket")
 		w.WriteHeader(http.StatusUpgradeRequired)
-		_ = json.NewEncoder(w).Encode(map[string]any{"code": "subprotocol-required", "supported": []string{Subprotocol}})
+		_ = json.NewEncoder(w).Encode(map[string]any{"code": "subprotocol-required", "supported": []string{wire.Subprotocol}})
 		return
 	}
 	if origin := r.Header.Get("Origin"); origin != "" && !s.sameOrigin(origin, r) {
@@ -65,14 +58,14 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		httpError(w, http.StatusInternalServerError, "internal", "Chopin could not admit the connection.")
 		return
 	}
-	requested, features := parseFeatures(r.Header.Values(FeaturesHeader))
+	requested, features := wire.ParseFeaturesHeader(r.Header.Values(wire.FeaturesHeader))
 	conn, err := s.upgrader.Upgrade(w, r, nil)
 	if err != nil {
 		return // the upgrader has answered
 	}
-	l := newLink(s, conn, account, sha256.Sum256([]byte(bearer)), grantFeatures(requested, features))
+	l := newLink(s, conn, account, sha256.Sum256([]byte(bearer)), wire.GrantFeatures(requested, features))
 	if !s.addLink(l) {
-		_ = conn.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(closeRestarting, "restarting"), time.Now().Add(time.Second))
+		_ = conn.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(wire.CloseRestarting, "restarting"), time.Now().Add(time.Second))
 		_ = conn.Close()
 		return
 	}
@@ -120,65 +113,33 @@ func bearerToken(r *http.Request) (string, bool) {
 	return token, true
 }
 
-// parseFeatures reads Chopin-Agent-Features: whether it was sent, and the
-// well-formed names in it. Names of another shape are ignored like unknown ones.
-func parseFeatures(values []string) (sent bool, names []string) {
-	for _, v := range values {
-		sent = true
-		for n := range strings.SplitSeq(v, ",") {
-			if n = strings.TrimSpace(n); isIdentifier(n) {
-				names = append(names, n)
-			}
-		}
-	}
-	return sent, names
-}
-
-// grantFeatures is what attached.features lists: nil without the header,
-// else the requested names this server supports, possibly none.
-func grantFeatures(sent bool, requested []string) []string {
-	if !sent {
-		return nil
-	}
-	granted := []string{}
-	for _, f := range supportedFeatures {
-		for _, r := range requested {
-			if r == f && len(granted) < maxFeatures {
-				granted = append(granted, f)
-				break
-			}
-		}
-	}
-	return granted
-}
-
 // attach answers the client's attach: checks the version, the document, the
 // account's access and the ownership, in that order.
-func (l *link) attach(ctx context.Context, m Attach) {
-	if m.Version != ProtocolVersion {
-		l.refuse(Refused{Code: codeUnsupportedVersion, Message: msgUnsupportedVersion(m.Version)})
+func (l *link) attach(ctx context.Context, m wire.Attach) {
+	if m.Version != wire.ProtocolVersion {
+		l.refuse(wire.Refused{Code: wire.CodeUnsupportedVersion, Message: wire.MsgUnsupportedVersion(m.Version)})
 		return
 	}
 	doc, err := l.srv.host.Document(ctx, m.Document)
 	switch {
 	case errors.Is(err, ErrDocumentNotFound):
-		l.refuse(Refused{Code: codeDocumentUnavailable, Message: msgDocumentUnavailable})
+		l.refuse(wire.Refused{Code: wire.CodeDocumentUnavailable, Message: wire.MsgDocumentUnavailable})
 		return
 	case err != nil:
 		l.log.Warn("attach: document check failed", "err", err)
-		l.refuse(Refused{Code: codeUnavailable, Message: msgUnavailable, Retry: true})
+		l.refuse(wire.Refused{Code: wire.CodeUnavailable, Message: wire.MsgUnavailable, Retry: true})
 		return
 	case doc.Archived:
-		l.refuse(Refused{Code: codeDocumentArchived, Message: msgDocumentArchived})
+		l.refuse(wire.Refused{Code: wire.CodeDocumentArchived, Message: wire.MsgDocumentArchived})
 		return
 	}
 	switch err := l.srv.host.Access(ctx, l.account, doc); {
 	case errors.Is(err, ErrForbidden):
-		l.refuse(Refused{Code: codeRepositoryForbidden, Message: msgRepositoryForbidden(l.account.Login, doc.Repository)})
+		l.refuse(wire.Refused{Code: wire.CodeRepositoryForbidden, Message: wire.MsgRepositoryForbidden(l.account.Login, doc.Repository)})
 		return
 	case err != nil:
 		l.log.Warn("attach: access check failed", "err", err)
-		l.refuse(Refused{Code: codeUnavailable, Message: msgUnavailable, Retry: true})
+		l.refuse(wire.Refused{Code: wire.CodeUnavailable, Message: wire.MsgUnavailable, Retry: true})
 		return
 	}
 	l.mu.Lock()
@@ -196,19 +157,19 @@ func (l *link) attach(ctx context.Context, m Attach) {
 	l.state = stateAttached
 	l.since = l.srv.opts.Clock()
 	l.recheckTimer = time.AfterFunc(l.srv.opts.Recheck, l.periodicRecheck)
-	l.send(Attached{
-		Version:  ProtocolVersion,
-		Document: AttachedDocument{ID: doc.ID, Title: doc.Title, Repository: doc.Repository, URL: doc.URL},
+	l.send(wire.Attached{
+		Version:  wire.ProtocolVersion,
+		Document: wire.AttachedDocument{ID: doc.ID, Title: doc.Title, Repository: doc.Repository, URL: doc.URL},
 		Features: l.features,
 	})
 	l.mu.Unlock()
-	l.log.Info("planner attached", "document", doc.ID, "login", l.account.Login, "features", l.features)
+	l.log.Info("planner attached", "channel", doc.ID, "login", l.account.Login, "features", l.features)
 	if l.afterAttach() { // resume.go: an unconfirmed link shows nothing yet
 		return
 	}
 	l.srv.host.PlannerChanged(doc.ID, l.status())
 }
 
-func (l *link) refuse(r Refused) {
-	l.close(closing{code: refusalClose[r.Code], reason: r.Code, msg: r})
+func (l *link) refuse(r wire.Refused) {
+	l.close(closing{code: wire.RefusalCloseCode(r.Code), reason: r.Code, msg: r})
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/chopin-desktop/chopin/agentconn"
 	"github.com/chopin-desktop/chopin/agentconn/client"
+	"github.com/chopin-desktop/chopin/agentconn/wire"
 )
 
 func TestHTTPRefusals(t *testing.T) {
@@ -38,23 +39,23 @@ func TestHTTPRefusals(t *testing.T) {
 		status int
 		body   string
 	}{
-		{"off: any request", off, upgrade(proto, agentconn.Subprotocol, "Authorization", "Bearer tok-ana"), 404, ""},
+		{"off: any request", off, upgrade(proto, wire.Subprotocol, "Authorization", "Bearer tok-ana"), 404, ""},
 		{"off: plain GET", off, http.Header{}, 404, ""},
 		{"no subprotocol", h, upgrade("Authorization", "Bearer tok-ana"), 426,
 			`{"code":"subprotocol-required","supported":["chopin.agent.v1"]}` + "\n"},
 		{"another subprotocol", h, upgrade(proto, "chopin.agent.v2", "Authorization", "Bearer tok-ana"), 426,
 			`{"code":"subprotocol-required","supported":["chopin.agent.v1"]}` + "\n"},
-		{"plain HTTP", h, http.Header{proto: {agentconn.Subprotocol}, "Authorization": {"Bearer tok-ana"}}, 426,
+		{"plain HTTP", h, http.Header{proto: {wire.Subprotocol}, "Authorization": {"Bearer tok-ana"}}, 426,
 			`{"code":"subprotocol-required","supported":["chopin.agent.v1"]}` + "\n"},
 		{"426 before 403 and 401", h, upgrade("Origin", "http://evil.example"), 426, ""},
-		{"foreign origin", h, upgrade(proto, agentconn.Subprotocol, "Origin", "http://evil.example", "Authorization", "Bearer tok-ana"), 403, ""},
-		{"403 before 401", h, upgrade(proto, agentconn.Subprotocol, "Origin", "http://evil.example"), 403, ""},
-		{"no bearer", h, upgrade(proto, agentconn.Subprotocol), 401, ""},
-		{"not bearer", h, upgrade(proto, agentconn.Subprotocol, "Authorization", "Basic dG9rLWFuYQ=="), 401, ""},
-		{"empty bearer", h, upgrade(proto, agentconn.Subprotocol, "Authorization", "Bearer "), 401, ""},
-		{"malformed bearer", h, upgrade(proto, agentconn.Subprotocol, "Authorization", "Bearer tok ana"), 401, ""},
-		{"unknown bearer", h, upgrade(proto, agentconn.Subprotocol, "Authorization", "Bearer tok-eve"), 401, ""},
-		{"planner credential in local mode", h, upgrade(proto, agentconn.Subprotocol, "Authorization", "Bearer chopin_p_"+strings.Repeat("A", 43)), 401, ""},
+		{"foreign origin", h, upgrade(proto, wire.Subprotocol, "Origin", "http://evil.example", "Authorization", "Bearer tok-ana"), 403, ""},
+		{"403 before 401", h, upgrade(proto, wire.Subprotocol, "Origin", "http://evil.example"), 403, ""},
+		{"no bearer", h, upgrade(proto, wire.Subprotocol), 401, ""},
+		{"not bearer", h, upgrade(proto, wire.Subprotocol, "Authorization", "Basic dG9rLWFuYQ=="), 401, ""},
+		{"empty bearer", h, upgrade(proto, wire.Subprotocol, "Authorization", "Bearer "), 401, ""},
+		{"malformed bearer", h, upgrade(proto, wire.Subprotocol, "Authorization", "Bearer tok ana"), 401, ""},
+		{"unknown bearer", h, upgrade(proto, wire.Subprotocol, "Authorization", "Bearer tok-eve"), 401, ""},
+		{"planner credential in local mode", h, upgrade(proto, wire.Subprotocol, "Authorization", "Bearer chopin_p_"+strings.Repeat("A", 43)), 401, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -79,13 +80,13 @@ func TestHTTPRefusals(t *testing.T) {
 func TestUpgradeAnswersSubprotocol(t *testing.T) {
 	h := newHarness(t)
 	hd := http.Header{"Authorization": {"Bearer tok-ana"}, "Origin": {h.ts.URL}}
-	d := websocket.Dialer{Subprotocols: []string{"chopin.agent.v0", agentconn.Subprotocol, "other"}}
+	d := websocket.Dialer{Subprotocols: []string{"chopin.agent.v0", wire.Subprotocol, "other"}}
 	c, resp, err := d.Dial("ws"+strings.TrimPrefix(h.url, "http"), hd)
 	if err != nil {
 		t.Fatalf("dial with own origin and several subprotocols: %v", err)
 	}
 	defer c.Close()
-	if got := resp.Header.Get("Sec-WebSocket-Protocol"); got != agentconn.Subprotocol {
+	if got := resp.Header.Get("Sec-WebSocket-Protocol"); got != wire.Subprotocol {
 		t.Errorf("answered subprotocol %q", got)
 	}
 }
@@ -107,7 +108,7 @@ func TestFeatures(t *testing.T) {
 	for _, tt := range tests {
 		hd := http.Header{"Authorization": {"Bearer tok-ana"}}
 		if tt.header != "-" {
-			hd.Set(agentconn.FeaturesHeader, tt.header)
+			hd.Set(wire.FeaturesHeader, tt.header)
 		}
 		c := h.raw(t, hd)
 		writeJSON(t, c, `{"type":"attach","version":1,"document":"doc1"}`)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/chopin-desktop/chopin/agentconn"
 	"github.com/chopin-desktop/chopin/agentconn/client"
+	"github.com/chopin-desktop/chopin/agentconn/wire"
 )
 
 // wait is how long a test waits for something that should happen. It is
@@ -135,7 +136,7 @@ type sink struct{ events chan any }
 
 func newSink() *sink { return &sink{events: make(chan any, 10000)} }
 
-func (s *sink) Part(p agentconn.StreamPart)        { s.events <- p }
+func (s *sink) Part(p wire.StreamPart)             { s.events <- p }
 func (s *sink) ToolCall(e agentconn.ToolCallEvent) { s.events <- e }
 func (s *sink) End(o agentconn.TurnOutcome)        { s.events <- o }
 
@@ -259,7 +260,7 @@ func (h *harness) rawDial(header http.Header) (*websocket.Conn, *http.Response, 
 	if header == nil {
 		header = http.Header{"Authorization": {"Bearer tok-ana"}}
 	}
-	d := websocket.Dialer{Subprotocols: []string{agentconn.Subprotocol}}
+	d := websocket.Dialer{Subprotocols: []string{wire.Subprotocol}}
 	return d.Dial("ws"+strings.TrimPrefix(h.url, "http"), header)
 }
 

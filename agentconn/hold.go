@@ -11,6 +11,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/chopin-desktop/chopin/agentconn/wire"
 )
 
 // A link that offered resumable-sessions and drops unexpectedly with a
@@ -53,7 +55,7 @@ var holdWrites sync.Mutex
 // heldResult is an input-result kept until input-received.
 type heldResult struct {
 	session   string
-	res       InputResult
+	res       wire.InputResult
 	decisions string // the question's Decisions (SetDecisions)
 }
 
@@ -80,8 +82,8 @@ func (l *link) plannerStateLocked() PlannerState {
 
 // rememberResultLocked keeps an input-result a resumable client has to
 // acknowledge ("input-received").
-func (l *link) rememberResultLocked(q *Question, res InputResult) {
-	if !l.has(FeatureResumableSessions) {
+func (l *link) rememberResultLocked(q *Question, res wire.InputResult) {
+	if !l.has(wire.FeatureResumableSessions) {
 		return
 	}
 	if l.rs.unacked == nil {
@@ -121,7 +123,7 @@ func (l *link) heldChangedLocked(fx *effects) {
 // sentControlLocked records a stop or resume sent to the client: a stop is
 // owed until the client answers it.
 func (l *link) sentControlLocked(req, session, run string, stop bool) {
-	if !l.has(FeatureResumableSessions) {
+	if !l.has(wire.FeatureResumableSessions) {
 		return
 	}
 	m := &l.rs.resumeReqs
@@ -136,7 +138,7 @@ func (l *link) sentControlLocked(req, session, run string, stop bool) {
 
 // controlAnsweredLocked settles a stop the client answered, whether it
 // applied or refused it, and undoes the owed stops a resume it answered covers.
-func (l *link) controlAnsweredLocked(m ControlResult) {
+func (l *link) controlAnsweredLocked(m wire.ControlResult) {
 	delete(l.rs.stopReqs, m.Request)
 	k, ok := l.rs.resumeReqs[m.Request]
 	if !ok {
@@ -161,9 +163,9 @@ func (l *link) controlAnsweredLocked(m ControlResult) {
 // reports whether the link is now parked with work kept. A restart withdraws
 // no question of any link: their Decisions stay open in the document.
 func (l *link) closeSessionsLocked(c closing, wasAttached bool, fx *effects) bool {
-	restart := c.code == closeRestarting
-	keep := wasAttached && l.has(FeatureResumableSessions) && !l.rs.unconfirmed &&
-		(c.dropped || c.code == closeUnresponsive || restart)
+	restart := c.code == wire.CloseRestarting
+	keep := wasAttached && l.has(wire.FeatureResumableSessions) && !l.rs.unconfirmed &&
+		(c.dropped || c.code == wire.CloseUnresponsive || restart)
 	for _, sess := range l.sessions {
 		switch {
 		case keep && sess.started && (sess.live() || len(sess.questions) > 0 || l.awaitsReceiptLocked(sess)):
@@ -440,15 +442,15 @@ type heldQuestion struct {
 	WorkflowRunID   string          `json:"workflowRunId,omitempty"`
 	WorkflowStageID string          `json:"workflowStageId,omitempty"`
 	RootRunID       string          `json:"rootRunId,omitempty"`
-	Block           *Block          `json:"block,omitempty"`
+	Block           *wire.Block     `json:"block,omitempty"`
 	Input           json.RawMessage `json:"input"`
 	Decisions       string          `json:"decisions"`
 }
 
 type heldAnswer struct {
-	Request   string      `json:"request"`
-	Result    InputResult `json:"result"`
-	Decisions string      `json:"decisions,omitempty"`
+	Request   string           `json:"request"`
+	Result    wire.InputResult `json:"result"`
+	Decisions string           `json:"decisions,omitempty"`
 }
 
 type heldStop struct {
@@ -472,9 +474,9 @@ func (l *link) holdBodyLocked() ([]byte, error) {
 		for _, run := range sess.runOrder {
 			card := *sess.cards[run]
 			if card.Stages == nil {
-				card.Stages = []Stage{}
+				card.Stages = []wire.Stage{}
 			}
-			raw, err := marshalJSON(card)
+			raw, err := wire.Marshal(card)
 			if err != nil {
 				return nil, fmt.Errorf("run card %s: %w", run, err)
 			}
@@ -491,7 +493,7 @@ func (l *link) holdBodyLocked() ([]byte, error) {
 				hs.Answers = append(hs.Answers, heldAnswer{Request: r, Result: *q.held, Decisions: q.decisions})
 				continue
 			}
-			input, err := marshalJSON(q.Input)
+			input, err := wire.Marshal(q.Input)
 			if err != nil {
 				return nil, fmt.Errorf("question %s: %w", r, err)
 			}
@@ -508,7 +510,7 @@ func (l *link) holdBodyLocked() ([]byte, error) {
 	for _, k := range l.rs.owed {
 		b.Stops = append(b.Stops, heldStop{Session: k.session, Run: k.run})
 	}
-	return marshalJSON(b)
+	return wire.Marshal(b)
 }
 
 // saveHold stores a parked link's hold, unless it was resumed or ended meanwhile.

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"sync/atomic"
 	"time"
+
+	"github.com/chopin-desktop/chopin/agentconn/wire"
 )
 
 // Host is everything the application provides: who a bearer is, what a
@@ -59,7 +61,7 @@ type Room interface {
 // last. They are made from the link's goroutines, so they must not block.
 type TurnSink interface {
 	// Part is one stream part as the client sent it, validated.
-	Part(p StreamPart)
+	Part(p wire.StreamPart)
 	// ToolCall is a row of "Work details": a host tool the server ran or
 	// one of the client's own tools, when it starts and when it finishes.
 	ToolCall(e ToolCallEvent)
@@ -112,25 +114,19 @@ const (
 	CodePlannerBusy        = "planner-busy"
 )
 
-// Session modes.
-const (
-	ModePlanner  = "planner"
-	ModeIsolated = "isolated" // a background job: no tools of its own, no Decisions
-)
-
 // TurnRequest is one turn for the attached Planner. The application composes
 // the text (DESIGN.md section 8); agentconn carries it.
 type TurnRequest struct {
-	Mode           string       // ModePlanner (the default) or ModeIsolated
-	Prompt         string       // "@<login>: <text>", preceded by what was said since the last turn
-	Instructions   string       // the system prompt and the conversation so far
-	Model          string       // MODEL, when set, or the model a person chose (capability-catalog)
-	ThinkingLevel  string       // capability-catalog: the level a person chose
-	Attachments    []Attachment // attachments: the files of the message that began the turn
-	ChatMessage    string       // retry-turn: the id of the Chat message the turn answers
-	Retry          bool         // retry-turn: the turn runs ChatMessage again after a failed one
-	Tools          []Tool       // the host tools this turn offers
-	ResponseFormat *ResponseFormat
+	Mode           string            // ModePlanner (the default) or ModeIsolated
+	Prompt         string            // "@<login>: <text>", preceded by what was said since the last turn
+	Instructions   string            // the system prompt and the conversation so far
+	Model          string            // MODEL, when set, or the model a person chose (capability-catalog)
+	ThinkingLevel  string            // capability-catalog: the level a person chose
+	Attachments    []wire.Attachment // attachments: the files of the message that began the turn
+	ChatMessage    string            // retry-turn: the id of the Chat message the turn answers
+	Retry          bool              // retry-turn: the turn runs ChatMessage again after a failed one
+	Tools          []wire.Tool       // the host tools this turn offers
+	ResponseFormat *wire.ResponseFormat
 	Sink           TurnSink
 
 	// Thread, with session-forks, names the thread the turn continues: its
@@ -166,7 +162,7 @@ type ToolCallEvent struct {
 	Status     string // running, done or failed
 	Input      json.RawMessage
 	Result     json.RawMessage // done and failed: the result as sent
-	Error      *ToolError      // failed: the structured error, when there is one
+	Error      *wire.ToolError // failed: the structured error, when there is one
 	Duration   time.Duration   // done and failed
 }
 
@@ -185,20 +181,20 @@ type Question struct {
 	WorkflowRunID   string
 	WorkflowStageID string
 	RootRunID       string
-	Block           *Block
-	Input           Input
+	Block           *wire.Block
+	Input           wire.Input
 
 	link atomic.Pointer[link] // the link that holds it; a resume moves it (resume.go)
 	// guarded by link.mu
 	settled   bool
-	held      *InputResult // an answer held while its root run is paused
-	decisions string       // the host's name for its Decisions (SetDecisions), kept across a restart
+	held      *wire.InputResult // an answer held while its root run is paused
+	decisions string            // the host's name for its Decisions (SetDecisions), kept across a restart
 }
 
 // Answer answers the question. It fails with ErrQuestionClosed once the
 // question was answered or withdrawn, and with a descriptive error when a
 // does not fit the question's method.
-func (q *Question) Answer(a Answer) error {
+func (q *Question) Answer(a wire.Answer) error {
 	for {
 		if err := q.link.Load().answer(q, a); err != errMoved {
 			return err
@@ -223,7 +219,7 @@ type RunsReport struct {
 	Session  string
 	Active   []string
 	Paused   []string
-	Cards    []RunCard
+	Cards    []wire.RunCard
 	Closed   bool
 }
 
@@ -243,9 +239,9 @@ const (
 // PlannerStatus is a document's Planner as the UI and HTTP show it.
 type PlannerStatus struct {
 	State    PlannerState
-	Login    string    // attached and grace: the owner
-	Features []string  // attached: the features granted; nil when the client asked for none
-	Since    time.Time // attached: when it attached
-	Until    time.Time // grace: when the ownership is released
-	Runs     []RunCard // attached: the run cards of its sessions, stages merged
+	Login    string         // attached and grace: the owner
+	Features []string       // attached: the features granted; nil when the client asked for none
+	Since    time.Time      // attached: when it attached
+	Until    time.Time      // grace: when the ownership is released
+	Runs     []wire.RunCard // attached: the run cards of its sessions, stages merged
 }

@@ -12,6 +12,8 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/gorilla/websocket"
+
+	"github.com/chopin-desktop/chopin/agentconn/wire"
 )
 
 type linkState int
@@ -52,9 +54,9 @@ type link struct {
 	sessions     map[string]*session
 	questions    map[string]*Question // open input-requests by request id
 	seen         requestMemory
-	controls     map[string]chan ControlResult
+	controls     map[string]chan wire.ControlResult
 	rs           resumable            // resumable-sessions: what a drop keeps (hold.go, resume.go)
-	catalog      *Catalog             // capability-catalog: the last report; nil before one
+	catalog      *wire.Catalog        // capability-catalog: the last report; nil before one
 	forks        map[string]forkPoint // session-forks: each thread's fork point (fork.go)
 }
 
@@ -71,7 +73,7 @@ func newLink(s *Server, conn *websocket.Conn, account Account, bearer [32]byte, 
 		sessions:  map[string]*session{},
 		questions: map[string]*Question{},
 		seen:      newRequestMemory(rememberedRequests),
-		controls:  map[string]chan ControlResult{},
+		controls:  map[string]chan wire.ControlResult{},
 	}
 	now := time.Now().UnixNano()
 	l.lastHeard.Store(now)
@@ -116,7 +118,7 @@ func (l *link) serve() {
 		_ = l.conn.Close()
 	}()
 	l.read()
-	l.close(closing{dropped: true, turnMessage: msgLinkClosed})
+	l.close(closing{dropped: true, turnMessage: wire.MsgLinkClosed})
 	_ = l.conn.Close()
 }
 
@@ -146,7 +148,7 @@ func (l *link) read() {
 			continue // draining until the client answers our close
 		}
 		if kind == websocket.BinaryMessage {
-			l.protocolError(codeMalformed, msgBinary)
+			l.protocolError(wire.CodeMalformed, wire.MsgBinary)
 			continue
 		}
 		// Read one byte past the limit to tell a frame over it, without
@@ -155,23 +157,23 @@ func (l *link) read() {
 			buf = bytes.Buffer{}
 		}
 		buf.Reset()
-		frame = io.LimitedReader{R: r, N: MaxFrameBytes + 1}
+		frame = io.LimitedReader{R: r, N: wire.MaxFrameBytes + 1}
 		if _, err := buf.ReadFrom(&frame); err != nil {
 			return
 		}
 		l.lastHeard.Store(time.Now().UnixNano())
-		if buf.Len() > MaxFrameBytes {
-			l.protocolError(codeTooLarge, msgTooLarge)
+		if buf.Len() > wire.MaxFrameBytes {
+			l.protocolError(wire.CodeTooLarge, wire.MsgTooLarge)
 			continue
 		}
-		msg, err := DecodeClientFrame(buf.Bytes())
-		var unoffered *unofferedError
+		msg, err := wire.DecodeClientFrame(buf.Bytes())
+		var unoffered *wire.UnofferedError
 		switch {
 		case errors.As(err, &unoffered):
-			l.protocolError(codeProtocol, msgUnoffered(unoffered.typ))
+			l.protocolError(wire.CodeProtocol, wire.MsgUnoffered(unoffered.Type))
 			continue
 		case err != nil:
-			l.protocolError(codeMalformed, msgMalformed(err.Error()))
+			l.protocolError(wire.CodeMalformed, wire.MsgMalformed(err.Error()))
 			continue
 		}
 		l.handle(msg)
@@ -192,12 +194,12 @@ func (l *link) attachTimedOut() {
 	l.mu.Unlock()
 	if waiting {
 		l.log.Info("no attach within the timeout")
-		l.close(closing{code: closeUnresponsive, reason: "unresponsive", turnMessage: msgLinkClosed})
+		l.close(closing{code: wire.CloseUnresponsive, reason: "unresponsive", turnMessage: wire.MsgLinkClosed})
 	}
 }
 
 // handle dispatches one decoded message.
-func (l *link) handle(msg Message) {
+func (l *link) handle(msg wire.Message) {
 	l.mu.Lock()
 	state := l.state
 	if state == stateAttaching {
@@ -210,10 +212,10 @@ func (l *link) handle(msg Message) {
 	}
 	l.mu.Unlock()
 	if state == stateAttaching {
-		if m, ok := msg.(Attach); ok {
+		if m, ok := msg.(wire.Attach); ok {
 			l.attach(l.ctx, m)
 		} else {
-			l.protocolError(codeProtocol, msgAttachFirst)
+			l.protocolError(wire.CodeProtocol, wire.MsgAttachFirst)
 		}
 		return
 	}
@@ -221,32 +223,32 @@ func (l *link) handle(msg Message) {
 		return
 	}
 	switch m := msg.(type) {
-	case Attach:
-		l.protocolError(codeProtocol, msgSecondAttach)
-	case Detach:
+	case wire.Attach:
+		l.protocolError(wire.CodeProtocol, wire.MsgSecondAttach)
+	case wire.Detach:
 		l.log.Info("planner detached")
-		l.close(closing{code: closeDetached, reason: "detached", turnMessage: msgLinkClosed})
-	case Started:
+		l.close(closing{code: wire.CloseDetached, reason: "detached", turnMessage: wire.MsgLinkClosed})
+	case wire.Started:
 		l.started(m)
-	case StartFailed:
+	case wire.StartFailed:
 		l.startFailed(m)
-	case Tools:
+	case wire.Tools:
 		l.declareTools(m)
-	case Part:
+	case wire.Part:
 		l.part(m)
-	case HostToolCall:
+	case wire.HostToolCall:
 		l.hostToolCall(m)
-	case TurnEnd:
+	case wire.TurnEnd:
 		l.turnEnd(m)
-	case InputRequest:
+	case wire.InputRequest:
 		l.inputRequest(m)
-	case InputCancel:
+	case wire.InputCancel:
 		l.inputCancel(m)
-	case Runs:
+	case wire.Runs:
 		l.runs(m)
-	case ControlResult:
+	case wire.ControlResult:
 		l.controlResult(m)
-	case Capabilities:
+	case wire.Capabilities:
 		l.capabilities(m)
 	}
 }
@@ -255,11 +257,11 @@ func (l *link) handle(msg Message) {
 type closing struct {
 	code        int
 	reason      string
-	msg         Message // refused or error, sent before the close
-	release     bool    // the ownership ends without a grace period
-	abrupt      bool    // unresponsive: do not wait for the queue
-	dropped     bool    // the socket is gone: nothing can be sent
-	turnMessage string  // what a running turn fails with
+	msg         wire.Message // refused or error, sent before the close
+	release     bool         // the ownership ends without a grace period
+	abrupt      bool         // unresponsive: do not wait for the queue
+	dropped     bool         // the socket is gone: nothing can be sent
+	turnMessage string       // what a running turn fails with
 }
 
 func (l *link) closed() bool {
@@ -284,7 +286,7 @@ func (l *link) close(c closing) {
 	for _, ch := range l.controls {
 		close(ch)
 	}
-	l.controls = map[string]chan ControlResult{}
+	l.controls = map[string]chan wire.ControlResult{}
 	doc, recheck, attach := l.doc, l.recheckTimer, l.attachTimer
 	l.mu.Unlock()
 
@@ -305,7 +307,7 @@ func (l *link) close(c closing) {
 		go l.abort(c.code, c.reason)
 	default:
 		if c.msg != nil {
-			if frame, err := Encode(c.msg); err == nil {
+			if frame, err := wire.Encode(c.msg); err == nil {
 				_ = l.w.send(frame)
 			}
 		}
@@ -328,35 +330,35 @@ func (l *link) abort(code int, reason string) {
 
 // protocolError sends error and closes: 1009 for message-too-large, else 1008.
 func (l *link) protocolError(code, message string) {
-	closeCode := closePolicy
-	if code == codeTooLarge {
-		closeCode = closeTooLarge
+	closeCode := wire.ClosePolicy
+	if code == wire.CodeTooLarge {
+		closeCode = wire.CloseTooLarge
 	}
 	l.log.Info("protocol error", "code", code, "err", message)
-	l.close(closing{code: closeCode, reason: code, msg: ProtocolError{Code: code, Message: message}, turnMessage: msgLinkClosed})
+	l.close(closing{code: closeCode, reason: code, msg: wire.ProtocolError{Code: code, Message: message}, turnMessage: wire.MsgLinkClosed})
 }
 
 // revoke refuses the attached link with access-revoked (4403); its
 // ownership ends without a grace period.
 func (l *link) revoke(message string) {
-	l.close(closing{code: closeForbidden, reason: codeAccessRevoked, release: true,
-		msg: Refused{Code: codeAccessRevoked, Message: message}, turnMessage: msgAccessRevoked})
+	l.close(closing{code: wire.CloseForbidden, reason: wire.CodeAccessRevoked, release: true,
+		msg: wire.Refused{Code: wire.CodeAccessRevoked, Message: message}, turnMessage: wire.MsgAccessRevoked})
 }
 
 // send queues m; the caller holds mu. A client too far behind to take it is
 // unresponsive.
-func (l *link) send(m Message) {
+func (l *link) send(m wire.Message) {
 	if l.state == stateClosed {
 		return
 	}
-	frame, err := Encode(m)
+	frame, err := wire.Encode(m)
 	if err != nil {
 		l.log.Error("encode failed", "type", m.MessageType(), "err", err)
 		return
 	}
 	if err := l.w.send(frame); errors.Is(err, errQueueFull) {
 		l.log.Warn("send queue full, closing", "queued", l.w.pending())
-		go l.close(closing{code: closeUnresponsive, reason: "unresponsive", abrupt: true, turnMessage: msgLinkClosed})
+		go l.close(closing{code: wire.CloseUnresponsive, reason: "unresponsive", abrupt: true, turnMessage: wire.MsgLinkClosed})
 	}
 }
 
@@ -391,7 +393,7 @@ func (l *link) watch() {
 				return
 			}
 			l.log.Info("client unresponsive", "silent", time.Duration(now-heard))
-			l.close(closing{code: closeUnresponsive, reason: "unresponsive", abrupt: true, turnMessage: msgLinkClosed})
+			l.close(closing{code: wire.CloseUnresponsive, reason: "unresponsive", abrupt: true, turnMessage: wire.MsgLinkClosed})
 		}
 	}
 }
@@ -409,18 +411,18 @@ func (l *link) recheck(ctx context.Context) bool {
 	doc, err := l.srv.host.Document(ctx, id)
 	switch {
 	case errors.Is(err, ErrDocumentNotFound):
-		l.revoke(msgDeleted(l.account.Login))
+		l.revoke(wire.MsgDeleted(l.account.Login))
 		return false
 	case err != nil:
 		l.log.Warn("recheck: document check failed", "err", err)
 		return true
 	case doc.Archived:
-		l.revoke(msgArchived(l.account.Login))
+		l.revoke(wire.MsgArchived(l.account.Login))
 		return false
 	}
 	switch err := l.srv.host.Access(ctx, l.account, doc); {
 	case errors.Is(err, ErrForbidden):
-		l.revoke(msgAccessLost(l.account.Login, doc.Repository))
+		l.revoke(wire.MsgAccessLost(l.account.Login, doc.Repository))
 		return false
 	case err != nil:
 		l.log.Warn("recheck: access check failed", "err", err)

@@ -2,6 +2,8 @@ package agentconn
 
 import (
 	"errors"
+
+	"github.com/chopin-desktop/chopin/agentconn/wire"
 )
 
 // requestMemory remembers the last n request ids a link received, so a
@@ -27,11 +29,11 @@ func (m *requestMemory) add(id string) {
 	m.next = (m.next + 1) % len(m.ring)
 }
 
-func (l *link) inputRequest(m InputRequest) {
+func (l *link) inputRequest(m wire.InputRequest) {
 	l.mu.Lock()
 	if l.seen.has(m.Request) || l.questions[m.Request] != nil {
 		l.mu.Unlock()
-		l.protocolError(codeProtocol, msgRepeatedRequest(m.Request))
+		l.protocolError(wire.CodeProtocol, wire.MsgRepeatedRequest(m.Request))
 		return
 	}
 	l.seen.add(m.Request)
@@ -39,18 +41,18 @@ func (l *link) inputRequest(m InputRequest) {
 		WorkflowStageID: m.WorkflowStageID, RootRunID: m.RootRunID, Block: m.Block, Input: m.Input}
 	q.link.Store(l)
 	sess := l.sessions[m.Session]
-	var refusal *Answer
+	var refusal *wire.Answer
 	switch {
 	case sess == nil:
 		// Its session ended: withdrawn before it was asked.
-		refusal = &Answer{Status: AnswerCancelled}
-	case sess.mode == ModeIsolated:
-		refusal = &Answer{Status: AnswerFailed, Message: msgIsolatedAsk}
-	case len(l.questions) >= maxOpenRequests:
-		refusal = &Answer{Status: AnswerFailed, Message: msgTooManyOpen}
+		refusal = &wire.Answer{Status: wire.AnswerCancelled}
+	case sess.mode == wire.ModeIsolated:
+		refusal = &wire.Answer{Status: wire.AnswerFailed, Message: wire.MsgIsolatedAsk}
+	case len(l.questions) >= wire.MaxOpenRequests:
+		refusal = &wire.Answer{Status: wire.AnswerFailed, Message: wire.MsgTooManyOpen}
 	}
 	if refusal != nil {
-		if res, err := refusal.result(q.Request, &q.Input); err == nil {
+		if res, err := refusal.Result(q.Request, &q.Input); err == nil {
 			l.send(res)
 		}
 		l.mu.Unlock()
@@ -61,21 +63,21 @@ func (l *link) inputRequest(m InputRequest) {
 	l.mu.Unlock()
 
 	if err := l.srv.host.Ask(l.ctx, q); err != nil {
-		message := msgAskFailed
-		var te *ToolError
+		message := wire.MsgAskFailed
+		var te *wire.ToolError
 		if errors.As(err, &te) {
 			message = te.Message
 		} else {
 			l.log.Warn("ask failed", "session", q.Session, "request", q.Request, "err", err)
 		}
-		_ = l.answer(q, Answer{Status: AnswerFailed, Message: message})
+		_ = l.answer(q, wire.Answer{Status: wire.AnswerFailed, Message: message})
 	}
 }
 
 // answer settles q with a: the client gets its input-result now, or once the
 // run that owns the question is no longer paused.
-func (l *link) answer(q *Question, a Answer) error {
-	res, err := a.result(q.Request, &q.Input)
+func (l *link) answer(q *Question, a wire.Answer) error {
+	res, err := a.Result(q.Request, &q.Input)
 	if err != nil {
 		return err
 	}
@@ -100,7 +102,7 @@ func (l *link) answer(q *Question, a Answer) error {
 }
 
 // deliverLocked sends q's result and forgets the question.
-func (l *link) deliverLocked(q *Question, res InputResult, fx *effects) {
+func (l *link) deliverLocked(q *Question, res wire.InputResult, fx *effects) {
 	q.held = nil
 	delete(l.questions, q.Request)
 	l.rememberResultLocked(q, res)
@@ -120,7 +122,7 @@ func (l *link) releaseHeldLocked(sess *session, fx *effects) {
 	}
 }
 
-func (l *link) inputCancel(m InputCancel) {
+func (l *link) inputCancel(m wire.InputCancel) {
 	var fx effects
 	l.mu.Lock()
 	if q := l.questions[m.Request]; q != nil {
@@ -143,7 +145,7 @@ func (l *link) withdrawLocked(q *Question, fx *effects) {
 	}
 	wasOpen := !q.settled
 	q.settled, q.held = true, nil
-	if res, err := (Answer{Status: AnswerCancelled}).result(q.Request, &q.Input); err == nil {
+	if res, err := (wire.Answer{Status: wire.AnswerCancelled}).Result(q.Request, &q.Input); err == nil {
 		l.send(res)
 	}
 	if wasOpen {

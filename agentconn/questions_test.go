@@ -11,6 +11,7 @@ import (
 
 	"github.com/chopin-desktop/chopin/agentconn"
 	"github.com/chopin-desktop/chopin/agentconn/client"
+	"github.com/chopin-desktop/chopin/agentconn/wire"
 )
 
 // questionLink is a raw attached link with a running turn, to ask from.
@@ -61,41 +62,41 @@ func TestQuestionMethods(t *testing.T) {
 	tests := []struct {
 		name   string
 		input  string
-		answer agentconn.Answer
+		answer wire.Answer
 		want   string // the input-result after "request":"r1",
 	}{
-		{"questionnaire answered", questionnaire, agentconn.Answer{Status: "answered", Answers: []agentconn.QuestionAnswer{
+		{"questionnaire answered", questionnaire, wire.Answer{Status: "answered", Answers: []wire.QuestionAnswer{
 			{QuestionIndex: 0, Kind: "option", Answer: str("SQLite"), Preview: "pv"},
 			{QuestionIndex: 1, Kind: "multi", Selected: []string{"Pilot", "All"}}}},
 			`"status":"answered","value":{"answers":[{"questionIndex":0,"question":"Storage?","kind":"option","answer":"SQLite","preview":"pv"},{"questionIndex":1,"question":"Rollout?","kind":"multi","answer":null,"selected":["Pilot","All"]}],"cancelled":false}}`},
-		{"questionnaire written answers", questionnaire, agentconn.Answer{Status: "answered", Answers: []agentconn.QuestionAnswer{
+		{"questionnaire written answers", questionnaire, wire.Answer{Status: "answered", Answers: []wire.QuestionAnswer{
 			{QuestionIndex: 0, Kind: "chat", Answer: str("Whatever is simplest")},
 			{QuestionIndex: 1, Kind: "chat", Answer: str("Pilot first")}}},
 			`"status":"answered","value":{"answers":[{"questionIndex":0,"question":"Storage?","kind":"chat","answer":"Whatever is simplest"},{"questionIndex":1,"question":"Rollout?","kind":"chat","answer":"Pilot first"}],"cancelled":false}}`},
-		{"questionnaire one cancelled after another answered", questionnaire, agentconn.Answer{Status: "cancelled", Answers: []agentconn.QuestionAnswer{
+		{"questionnaire one cancelled after another answered", questionnaire, wire.Answer{Status: "cancelled", Answers: []wire.QuestionAnswer{
 			{QuestionIndex: 0, Kind: "custom", Answer: str("DuckDB")}}},
 			`"status":"cancelled","value":{"answers":[{"questionIndex":0,"question":"Storage?","kind":"custom","answer":"DuckDB"}],"cancelled":true}}`},
-		{"questionnaire cancelled", questionnaire, agentconn.Answer{Status: "cancelled"},
+		{"questionnaire cancelled", questionnaire, wire.Answer{Status: "cancelled"},
 			`"status":"cancelled","value":{"answers":[],"cancelled":true}}`},
-		{"confirm yes", `{"method":"confirm","title":"Ship?","message":"It is ready."}`, agentconn.Answer{Status: "answered", Yes: true},
+		{"confirm yes", `{"method":"confirm","title":"Ship?","message":"It is ready."}`, wire.Answer{Status: "answered", Yes: true},
 			`"status":"answered","value":true}`},
-		{"confirm no", `{"method":"confirm","title":"Ship?","message":""}`, agentconn.Answer{Status: "answered"},
+		{"confirm no", `{"method":"confirm","title":"Ship?","message":""}`, wire.Answer{Status: "answered"},
 			`"status":"answered","value":false}`},
-		{"confirm cancelled", `{"method":"confirm","title":"Ship?","message":""}`, agentconn.Answer{Status: "cancelled"},
+		{"confirm cancelled", `{"method":"confirm","title":"Ship?","message":""}`, wire.Answer{Status: "cancelled"},
 			`"status":"cancelled","value":false}`},
-		{"select", `{"method":"select","title":"Pick","choices":["a","b"]}`, agentconn.Answer{Status: "answered", Choice: str("b")},
+		{"select", `{"method":"select","title":"Pick","choices":["a","b"]}`, wire.Answer{Status: "answered", Choice: str("b")},
 			`"status":"answered","value":"b"}`},
-		{"select written", `{"method":"select","title":"Pick","choices":["a","b"]}`, agentconn.Answer{Status: "answered"},
+		{"select written", `{"method":"select","title":"Pick","choices":["a","b"]}`, wire.Answer{Status: "answered"},
 			`"status":"answered","value":null}`},
-		{"select cancelled", `{"method":"select","title":"Pick","choices":[]}`, agentconn.Answer{Status: "cancelled"},
+		{"select cancelled", `{"method":"select","title":"Pick","choices":[]}`, wire.Answer{Status: "cancelled"},
 			`"status":"cancelled","value":null}`},
-		{"input", `{"method":"input","title":"Name","placeholder":"e.g. ana"}`, agentconn.Answer{Status: "answered", Text: "bo"},
+		{"input", `{"method":"input","title":"Name","placeholder":"e.g. ana"}`, wire.Answer{Status: "answered", Text: "bo"},
 			`"status":"answered","value":"bo"}`},
-		{"input cancelled", `{"method":"input","title":"Name"}`, agentconn.Answer{Status: "cancelled"},
+		{"input cancelled", `{"method":"input","title":"Name"}`, wire.Answer{Status: "cancelled"},
 			`"status":"cancelled","value":null}`},
-		{"editor", `{"method":"editor","title":"Edit","initial":"x"}`, agentconn.Answer{Status: "answered", Text: "# New\n"},
+		{"editor", `{"method":"editor","title":"Edit","initial":"x"}`, wire.Answer{Status: "answered", Text: "# New\n"},
 			`"status":"answered","value":"# New\n"}`},
-		{"failed", `{"method":"editor","title":"Edit"}`, agentconn.Answer{Status: "failed", Message: "The document was archived."},
+		{"failed", `{"method":"editor","title":"Edit"}`, wire.Answer{Status: "failed", Message: "The document was archived."},
 			`"status":"failed","message":"The document was archived."}`},
 	}
 	q := newQuestionLink(t)
@@ -133,14 +134,14 @@ func TestQuestionLifecycle(t *testing.T) {
 		if w := recv(t, q.h.host.withdrawn); w != asked {
 			t.Errorf("withdrew %+v", w)
 		}
-		if err := asked.Answer(agentconn.Answer{Status: "answered", Yes: true}); !errors.Is(err, agentconn.ErrQuestionClosed) {
+		if err := asked.Answer(wire.Answer{Status: "answered", Yes: true}); !errors.Is(err, agentconn.ErrQuestionClosed) {
 			t.Errorf("answer after cancel: %v", err)
 		}
 	})
 	t.Run("Ask fails", func(t *testing.T) {
 		q := newQuestionLink(t)
 		q.h.host.set(func(f *fakeHost) {
-			f.askErr = &agentconn.ToolError{Code: "too-many-cards", Message: "The document has too many open decisions."}
+			f.askErr = &wire.ToolError{Code: "too-many-cards", Message: "The document has too many open decisions."}
 		})
 		q.ask("r1", confirm)
 		q.expect(`{"type":"input-result","request":"r1","status":"failed","message":"The document has too many open decisions."}`)
@@ -171,7 +172,7 @@ func TestQuestionLifecycle(t *testing.T) {
 			q.ask("r1", confirm)
 			asked := recv(t, q.h.host.asked)
 			if repeat.first == "answer" {
-				must(t, asked.Answer(agentconn.Answer{Status: "answered"}))
+				must(t, asked.Answer(wire.Answer{Status: "answered"}))
 				q.expect(`{"type":"input-result","request":"r1","status":"answered","value":false}`)
 			}
 			q.ask("r1", confirm)
@@ -187,7 +188,7 @@ func TestQuestionLifecycle(t *testing.T) {
 		runs(`"root"`)
 		q.ask("r1", confirm, `,"workflowRunId":"child","rootRunId":"root"`)
 		asked := recv(t, q.h.host.asked)
-		must(t, asked.Answer(agentconn.Answer{Status: "answered", Yes: true}))
+		must(t, asked.Answer(wire.Answer{Status: "answered", Yes: true}))
 		q.sync() // nothing was sent: the run is paused
 		runs(``)
 		q.expect(`{"type":"input-result","request":"r1","status":"answered","value":true}`)
@@ -201,7 +202,7 @@ func TestQuestionLifecycle(t *testing.T) {
 			t.Fatalf("outcome %+v", o)
 		}
 		q.sync() // no destroy yet
-		must(t, asked.Answer(agentconn.Answer{Status: "answered", Yes: true}))
+		must(t, asked.Answer(wire.Answer{Status: "answered", Yes: true}))
 		q.expect(`{"type":"input-result","request":"r1","status":"answered","value":true}`)
 		q.expect(`{"type":"destroy","session":"` + q.session + `"}`)
 	})
@@ -213,7 +214,7 @@ func TestQuestionLifecycle(t *testing.T) {
 		if w := recv(t, q.h.host.withdrawn); w != asked {
 			t.Errorf("withdrew %+v", w)
 		}
-		if err := asked.Answer(agentconn.Answer{Status: "answered"}); !errors.Is(err, agentconn.ErrQuestionClosed) {
+		if err := asked.Answer(wire.Answer{Status: "answered"}); !errors.Is(err, agentconn.ErrQuestionClosed) {
 			t.Errorf("answer after close: %v", err)
 		}
 	})
@@ -221,7 +222,7 @@ func TestQuestionLifecycle(t *testing.T) {
 		h := newHarness(t)
 		c := h.rawAttached(t)
 		must(t, h.srv.StartTurn(context.Background(), "doc1", agentconn.TurnRequest{Mode: "isolated", Prompt: "p", Sink: newSink()}))
-		var start agentconn.Start
+		var start wire.Start
 		decodeServer(t, readFrame(t, c), &start)
 		writeJSON(t, c, `{"type":"input-request","request":"r1","session":"`+start.Session+`","input":`+confirm+`}`)
 		if got := readFrame(t, c); got != `{"type":"input-result","request":"r1","status":"failed","message":"An isolated session gets no Decisions."}` {
@@ -235,22 +236,22 @@ func TestClientAsk(t *testing.T) {
 	h := newHarness(t)
 	results := make(chan client.Result, 2)
 	h.dial(t, client.Config{Handler: client.Handler{Turn: func(ctx context.Context, tr *client.Turn) error {
-		r, err := tr.Session.Ask(ctx, agentconn.Input{Method: "select", Title: "Pick", Choices: []string{"a", "b"}}, client.AskOptions{})
+		r, err := tr.Session.Ask(ctx, wire.Input{Method: "select", Title: "Pick", Choices: []string{"a", "b"}}, client.AskOptions{})
 		if err != nil {
 			return err
 		}
 		results <- r
-		r, err = tr.Session.Ask(ctx, agentconn.Input{Method: "input", Title: "Name"}, client.AskOptions{})
+		r, err = tr.Session.Ask(ctx, wire.Input{Method: "input", Title: "Name"}, client.AskOptions{})
 		results <- r
 		return err
 	}}})
 	s := newSink()
 	must(t, h.srv.StartTurn(context.Background(), "doc1", agentconn.TurnRequest{Prompt: "p", Sink: s}))
-	must(t, recv(t, h.host.asked).Answer(agentconn.Answer{Status: "answered", Choice: str("b")}))
+	must(t, recv(t, h.host.asked).Answer(wire.Answer{Status: "answered", Choice: str("b")}))
 	if r := recv(t, results); r.Status != "answered" || r.Choice == nil || *r.Choice != "b" {
 		t.Errorf("select = %+v", r)
 	}
-	must(t, recv(t, h.host.asked).Answer(agentconn.Answer{Status: "answered", Text: "ana"}))
+	must(t, recv(t, h.host.asked).Answer(wire.Answer{Status: "answered", Text: "ana"}))
 	if r := recv(t, results); r.Status != "answered" || r.Text == nil || *r.Text != "ana" {
 		t.Errorf("input = %+v", r)
 	}

@@ -1,6 +1,10 @@
 package agentconn
 
-import "context"
+import (
+	"context"
+
+	"github.com/chopin-desktop/chopin/agentconn/wire"
+)
 
 // Refusal is the refusal StartTurn would give a person's request for a turn
 // right now, in the spec's words, or nil when an attached Planner is idle. It
@@ -16,10 +20,10 @@ func (s *Server) Refusal(ctx context.Context, documentID string) *TurnRefused {
 		}
 		l.mu.Unlock()
 		switch {
-		case attached && busy && l.has(FeatureSteerTurn):
+		case attached && busy && l.has(wire.FeatureSteerTurn):
 			return nil // the message is steered into the running turn
 		case attached && busy:
-			return &TurnRefused{Code: CodePlannerBusy, Message: msgBusy}
+			return &TurnRefused{Code: CodePlannerBusy, Message: wire.MsgBusy}
 		case attached:
 			return nil
 		}

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 	"time"
+
+	"github.com/chopin-desktop/chopin/agentconn/wire"
 )
 
 // A restart (spec/agent-connection.md, "When the server is restarting",
@@ -21,12 +23,12 @@ import (
 func (s *Server) announceRestart(links []*link) {
 	within := s.opts.HandoverWindow.Milliseconds()
 	for _, l := range links {
-		if !l.has(FeatureRestartNotice) {
+		if !l.has(wire.FeatureRestartNotice) {
 			continue
 		}
 		l.mu.Lock()
 		if l.state == stateAttached {
-			l.send(Restarting{ReconnectWithinMs: within})
+			l.send(wire.Restarting{ReconnectWithinMs: within})
 		}
 		l.mu.Unlock()
 	}
@@ -45,7 +47,7 @@ func (s *Server) Restore(ctx context.Context) error {
 	for _, h := range stored {
 		l, err := s.rebuild(ctx, h)
 		if err != nil {
-			s.log.Error("drop an unreadable link hold", "document", h.Document, "err", err)
+			s.log.Error("drop an unreadable link hold", "channel", h.Document, "err", err)
 		}
 		if l == nil {
 			if err := s.opts.Holds.DeleteHold(ctx, h.Document); err != nil {
@@ -69,7 +71,7 @@ func (s *Server) Restore(ctx context.Context) error {
 		// Stored again without the window: a crash from here on leaves the
 		// next process a disconnected hold.
 		s.saveHold(l, false)
-		l.log.Info("link hold restored", "document", h.Document, "window", h.Window)
+		l.log.Info("link hold restored", "channel", h.Document, "window", h.Window)
 		for _, r := range l.keptRuns() {
 			s.host.Runs(h.Document, r) // the run cards as they were
 		}
@@ -83,7 +85,7 @@ func (s *Server) Restore(ctx context.Context) error {
 // when nothing is left to keep.
 func (s *Server) rebuild(ctx context.Context, h StoredHold) (*link, error) {
 	var b holdBody
-	if err := decodeStrict(h.Body, &b); err != nil {
+	if err := wire.DecodeStrict(h.Body, &b); err != nil {
 		return nil, err
 	}
 	lctx, cancel := context.WithCancel(context.Background())
@@ -94,20 +96,20 @@ func (s *Server) rebuild(ctx context.Context, h StoredHold) (*link, error) {
 		log: s.log.With("link", id), ctx: lctx, cancel: cancel, stop: make(chan struct{}),
 		state: stateClosed, doc: Document{ID: h.Document}, since: s.opts.Clock(),
 		sessions: map[string]*session{}, questions: map[string]*Question{},
-		seen: newRequestMemory(rememberedRequests), controls: map[string]chan ControlResult{},
+		seen: newRequestMemory(rememberedRequests), controls: map[string]chan wire.ControlResult{},
 	}
 	close(l.stop)
-	if !l.has(FeatureResumableSessions) {
-		return nil, fmt.Errorf("the hold's link did not offer %s", FeatureResumableSessions)
+	if !l.has(wire.FeatureResumableSessions) {
+		return nil, fmt.Errorf("the hold's link did not offer %s", wire.FeatureResumableSessions)
 	}
 	l.rs.parked.Store(true)
 	var waiting []*Question
 	for _, hs := range b.Sessions {
 		sess := &session{id: hs.ID, mode: hs.Mode, started: true, active: hs.Active, paused: hs.Paused,
-			cards: map[string]*RunCard{}, questions: map[string]*Question{}}
+			cards: map[string]*wire.RunCard{}, questions: map[string]*Question{}}
 		for _, raw := range hs.Cards {
-			var c RunCard
-			if err := decodeStrict(raw, &c); err != nil {
+			var c wire.RunCard
+			if err := wire.DecodeStrict(raw, &c); err != nil {
 				return nil, fmt.Errorf("run card: %w", err)
 			}
 			if sess.cards[c.ID] == nil {
@@ -118,7 +120,7 @@ func (s *Server) rebuild(ctx context.Context, h StoredHold) (*link, error) {
 		for _, hq := range hs.Questions {
 			q := &Question{Document: h.Document, Session: hs.ID, Request: hq.Request, WorkflowRunID: hq.WorkflowRunID,
 				WorkflowStageID: hq.WorkflowStageID, RootRunID: hq.RootRunID, Block: hq.Block, decisions: hq.Decisions}
-			if err := decodeStrict(hq.Input, &q.Input); err != nil {
+			if err := wire.DecodeStrict(hq.Input, &q.Input); err != nil {
 				return nil, fmt.Errorf("question %s: %w", hq.Request, err)
 			}
 			q.link.Store(l)
@@ -183,7 +185,7 @@ func (s *Server) windowOver(l *link) {
 	if closed {
 		return
 	}
-	l.log.Info("hand-over missed: the client is not back", "document", l.doc.ID)
+	l.log.Info("hand-over missed: the client is not back", "channel", l.doc.ID)
 	s.host.PlannerChanged(l.doc.ID, l.status())
 }
 

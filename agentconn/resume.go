@@ -3,6 +3,8 @@ package agentconn
 import (
 	"slices"
 	"time"
+
+	"github.com/chopin-desktop/chopin/agentconn/wire"
 )
 
 // Resuming a hold (spec/agent-connection.md, "Resuming after a dropped
@@ -11,27 +13,17 @@ import (
 // with their questions, the answers it has not acknowledged are sent again
 // after resumed, and the Stops held for it go first.
 
-func msgPlannerDropped(login string) string {
-	return login + " is connected to this document, and its connection dropped. Its work is kept until it reconnects." + oneAgent
-}
-
-func msgStillConnecting(login string) string {
-	return "Still connecting to @" + login + "'s machine, so this message wasn't sent. Send it again in a moment."
-}
-
-const msgResumeFirst = "resume is the first message after attached, and it is sent once."
-
 // claimHeldLocked is claim for a document whose Planner has a link: a hold
 // (parked) goes to the same account, which must resume it; another account
 // is refused. A live link of the same account, when both offered
 // resumable-sessions, may be one that died unnoticed: the new link is
 // attached unconfirmed, and only a resume naming one of the old link's
 // sessions takes it over. done is false when claim should refuse as usual.
-func (s *Server) claimHeldLocked(l *link, o *ownership) (done bool, refusal *Refused) {
+func (s *Server) claimHeldLocked(l *link, o *ownership) (done bool, refusal *wire.Refused) {
 	cur := o.link
 	if cur.rs.parked.Load() {
 		if o.login != l.account.Login {
-			return true, &Refused{Code: codePlannerAttached, Message: msgPlannerDropped(o.login)}
+			return true, &wire.Refused{Code: wire.CodePlannerAttached, Message: wire.MsgPlannerDropped(o.login)}
 		}
 		l.mu.Lock()
 		l.rs.from = cur
@@ -39,7 +31,7 @@ func (s *Server) claimHeldLocked(l *link, o *ownership) (done bool, refusal *Ref
 		o.link = l
 		return true, nil
 	}
-	if o.login == l.account.Login && l.has(FeatureResumableSessions) && cur.has(FeatureResumableSessions) {
+	if o.login == l.account.Login && l.has(wire.FeatureResumableSessions) && cur.has(wire.FeatureResumableSessions) {
 		l.mu.Lock()
 		l.rs.from, l.rs.unconfirmed = cur, true
 		l.mu.Unlock()
@@ -52,7 +44,7 @@ func (s *Server) claimHeldLocked(l *link, o *ownership) (done bool, refusal *Ref
 // ends the hold it attached over. It reports whether the link is
 // unconfirmed, which shows nothing to the document yet.
 func (l *link) afterAttach() (unconfirmed bool) {
-	resumable := l.has(FeatureResumableSessions)
+	resumable := l.has(wire.FeatureResumableSessions)
 	l.mu.Lock()
 	from := l.rs.from
 	unconfirmed = l.rs.unconfirmed
@@ -71,7 +63,7 @@ func (l *link) afterAttach() (unconfirmed bool) {
 // message after attached decides: a resume takes the hold over; anything
 // else ends it (an unconfirmed link is refused instead). It reports whether
 // msg was handled.
-func (l *link) firstAfterAttached(msg Message) bool {
+func (l *link) firstAfterAttached(msg wire.Message) bool {
 	l.mu.Lock()
 	first, from, unconfirmed := l.rs.first, l.rs.from, l.rs.unconfirmed
 	if first {
@@ -79,30 +71,30 @@ func (l *link) firstAfterAttached(msg Message) bool {
 	}
 	l.mu.Unlock()
 	switch m := msg.(type) {
-	case ResumeSessions:
+	case wire.ResumeSessions:
 		switch {
-		case !l.has(FeatureResumableSessions):
-			l.protocolError(codeProtocol, msgUnoffered(m.MessageType()))
+		case !l.has(wire.FeatureResumableSessions):
+			l.protocolError(wire.CodeProtocol, wire.MsgUnoffered(m.MessageType()))
 		case !first:
-			l.protocolError(codeProtocol, msgResumeFirst)
+			l.protocolError(wire.CodeProtocol, wire.MsgResumeFirst)
 		default:
 			l.resume(m, from, unconfirmed)
 		}
 		return true
-	case InputReceived:
-		if !l.has(FeatureResumableSessions) {
-			l.protocolError(codeProtocol, msgUnoffered(m.MessageType()))
+	case wire.InputReceived:
+		if !l.has(wire.FeatureResumableSessions) {
+			l.protocolError(wire.CodeProtocol, wire.MsgUnoffered(m.MessageType()))
 			return true
 		}
 	}
 	if first && unconfirmed {
-		l.refuse(Refused{Code: codePlannerAttached, Message: msgPlannerConnected(from.account.Login)})
+		l.refuse(wire.Refused{Code: wire.CodePlannerAttached, Message: wire.MsgPlannerConnected(from.account.Login)})
 		return true
 	}
 	if first && from != nil {
 		l.srv.endHoldFor(from, true) // anything else first: the kept sessions end
 	}
-	if m, ok := msg.(InputReceived); ok {
+	if m, ok := msg.(wire.InputReceived); ok {
 		l.inputReceived(m)
 		return true
 	}
@@ -110,7 +102,7 @@ func (l *link) firstAfterAttached(msg Message) bool {
 }
 
 // resume answers the client's resume with resumed.
-func (l *link) resume(m ResumeSessions, from *link, unconfirmed bool) {
+func (l *link) resume(m wire.ResumeSessions, from *link, unconfirmed bool) {
 	if unconfirmed {
 		var ok bool
 		if from, ok = l.takeOver(m, from); !ok {
@@ -118,8 +110,8 @@ func (l *link) resume(m ResumeSessions, from *link, unconfirmed bool) {
 		}
 	}
 	var fx effects
-	resumed := Resumed{Sessions: []ResumedSession{}}
-	var results []InputResult
+	resumed := wire.Resumed{Sessions: []wire.ResumedSession{}}
+	var results []wire.InputResult
 	var owed []stopKey
 	if from != nil {
 		from.mu.Lock()
@@ -139,7 +131,7 @@ func (l *link) resume(m ResumeSessions, from *link, unconfirmed bool) {
 	for _, k := range owed {
 		req := newID("c-")
 		l.sentControlLocked(req, k.session, k.run, true)
-		l.send(Stop{Request: req, Session: k.session, Run: k.run})
+		l.send(wire.Stop{Request: req, Session: k.session, Run: k.run})
 	}
 	for _, r := range results {
 		l.send(r)
@@ -160,22 +152,22 @@ func (l *link) resume(m ResumeSessions, from *link, unconfirmed bool) {
 // link holds shows the client is the same one returning, so the old link
 // is closed as the drop it is, keeping its work, and this link becomes the
 // Planner. It returns the old link's hold, nil when it kept nothing.
-func (l *link) takeOver(m ResumeSessions, old *link) (*link, bool) {
+func (l *link) takeOver(m wire.ResumeSessions, old *link) (*link, bool) {
 	old.mu.Lock()
-	names := slices.ContainsFunc(m.Sessions, func(s ResumedSession) bool { return old.sessions[s.Session] != nil })
+	names := slices.ContainsFunc(m.Sessions, func(s wire.ResumedSession) bool { return old.sessions[s.Session] != nil })
 	old.mu.Unlock()
 	if !names {
-		l.refuse(Refused{Code: codePlannerAttached, Message: msgPlannerConnected(old.account.Login)})
+		l.refuse(wire.Refused{Code: wire.CodePlannerAttached, Message: wire.MsgPlannerConnected(old.account.Login)})
 		return nil, false
 	}
-	old.close(closing{code: closeUnresponsive, reason: "unresponsive", abrupt: true, turnMessage: msgLinkClosed})
+	old.close(closing{code: wire.CloseUnresponsive, reason: "unresponsive", abrupt: true, turnMessage: wire.MsgLinkClosed})
 	s := l.srv
 	s.mu.Lock()
 	o := s.owners[l.doc.ID]
 	switch {
 	case s.closed:
 		s.mu.Unlock()
-		l.refuse(Refused{Code: codeUnavailable, Message: msgUnavailable, Retry: true})
+		l.refuse(wire.Refused{Code: wire.CodeUnavailable, Message: wire.MsgUnavailable, Retry: true})
 		return nil, false
 	case o == nil:
 		o = &ownership{login: l.account.Login}
@@ -188,7 +180,7 @@ func (l *link) takeOver(m ResumeSessions, old *link) (*link, bool) {
 	default:
 		login := o.login
 		s.mu.Unlock()
-		l.refuse(Refused{Code: codePlannerAttached, Message: msgPlannerConnected(login)})
+		l.refuse(wire.Refused{Code: wire.CodePlannerAttached, Message: wire.MsgPlannerConnected(login)})
 		return nil, false
 	}
 	o.link = l
@@ -200,7 +192,7 @@ func (l *link) takeOver(m ResumeSessions, old *link) (*link, bool) {
 // waits on, from the hold to l; the rest of the hold ends. It returns what
 // resumed lists, the results to send again and the Stops owed. Both links'
 // locks are held, the hold's first.
-func (l *link) moveLocked(from *link, m ResumeSessions, fx *effects) ([]ResumedSession, []InputResult, []stopKey) {
+func (l *link) moveLocked(from *link, m wire.ResumeSessions, fx *effects) ([]wire.ResumedSession, []wire.InputResult, []stopKey) {
 	from.rs.suspended.Store(false)
 	if from.rs.window != nil {
 		from.rs.window.Stop()
@@ -222,7 +214,7 @@ func (l *link) moveLocked(from *link, m ResumeSessions, fx *effects) ([]ResumedS
 		ids = append(ids, id)
 	}
 	slices.Sort(ids)
-	out := []ResumedSession{}
+	out := []wire.ResumedSession{}
 	index := map[string]int{}
 	for _, id := range ids {
 		sess := from.sessions[id]
@@ -256,9 +248,9 @@ func (l *link) moveLocked(from *link, m ResumeSessions, fx *effects) ([]ResumedS
 		}
 		l.sessions[id] = sess
 		index[id] = len(out)
-		out = append(out, ResumedSession{Session: id, Requests: held})
+		out = append(out, wire.ResumedSession{Session: id, Requests: held})
 	}
-	var results []InputResult
+	var results []wire.InputResult
 	for _, req := range from.rs.unackedOrder {
 		h, ok := from.rs.unacked[req]
 		if !ok || l.sessions[h.session] == nil || !named[h.session][req] {
@@ -285,7 +277,7 @@ func (l *link) moveLocked(from *link, m ResumeSessions, fx *effects) ([]ResumedS
 }
 
 // inputReceived releases an input-result the client acknowledged.
-func (l *link) inputReceived(m InputReceived) {
+func (l *link) inputReceived(m wire.InputReceived) {
 	var fx effects
 	l.mu.Lock()
 	if h, ok := l.rs.unacked[m.Request]; ok {

@@ -1,10 +1,12 @@
 package agentconn
 
-func (l *link) runs(m Runs) {
-	if !l.has(featureRunStageDeltas) {
+import "github.com/chopin-desktop/chopin/agentconn/wire"
+
+func (l *link) runs(m wire.Runs) {
+	if !l.has(wire.FeatureRunStageDeltas) {
 		for _, c := range m.Cards {
 			if c.StagesDelta {
-				l.protocolError(codeMalformed, msgDeltaNoFeature)
+				l.protocolError(wire.CodeMalformed, wire.MsgDeltaNoFeature)
 				return
 			}
 		}
@@ -20,7 +22,7 @@ func (l *link) runs(m Runs) {
 	for _, card := range m.Cards {
 		c := sess.cards[card.ID]
 		if c == nil {
-			c = &RunCard{}
+			c = &wire.RunCard{}
 			sess.cards[card.ID] = c
 			sess.runOrder = append(sess.runOrder, card.ID)
 		}
@@ -38,13 +40,13 @@ func (l *link) runs(m Runs) {
 // show as stopped. A full card with no stages keeps the stages the room has.
 func (l *link) stoppedRunsLocked(sess *session) (RunsReport, bool) {
 	now := l.srv.opts.Clock().Unix()
-	var cards []RunCard
+	var cards []wire.RunCard
 	for _, id := range sess.runOrder {
 		c := *sess.cards[id]
 		if !c.Live() {
 			continue
 		}
-		c.Status, c.Updated, c.Stages, c.EarlierStages = "stopped", now, []Stage{}, nil
+		c.Status, c.Updated, c.Stages, c.EarlierStages = "stopped", now, []wire.Stage{}, nil
 		cards = append(cards, c)
 	}
 	if len(cards) == 0 {

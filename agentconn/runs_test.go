@@ -8,6 +8,7 @@ import (
 
 	"github.com/chopin-desktop/chopin/agentconn"
 	"github.com/chopin-desktop/chopin/agentconn/client"
+	"github.com/chopin-desktop/chopin/agentconn/wire"
 )
 
 func TestRunsKeepSessionAndControl(t *testing.T) {
@@ -34,7 +35,7 @@ func TestRunsKeepSessionAndControl(t *testing.T) {
 		must(t, err)
 		done <- out
 	}()
-	var stop agentconn.Stop
+	var stop wire.Stop
 	decodeServer(t, readFrame(t, q.c), &stop)
 	if stop.Session != q.session || stop.Run != "run1" {
 		t.Errorf("stop = %+v", stop)
@@ -62,7 +63,7 @@ func TestRunsStoppedOnClose(t *testing.T) {
 	recv(t, q.h.host.runs)
 	_ = q.c.Close()
 	rep := recv(t, q.h.host.runs)
-	want := agentconn.RunCard{ID: "r1", Name: "Build", Status: "stopped", Started: 1, Updated: q.h.now.Unix(), Stages: []agentconn.Stage{}}
+	want := wire.RunCard{ID: "r1", Name: "Build", Status: "stopped", Started: 1, Updated: q.h.now.Unix(), Stages: []wire.Stage{}}
 	if !rep.Closed || len(rep.Cards) != 1 || fmt.Sprint(rep.Cards[0]) != fmt.Sprint(want) {
 		t.Errorf("closing report = %+v", rep)
 	}
@@ -88,13 +89,13 @@ func TestReportRunsSplit(t *testing.T) {
 			if deltas {
 				features = []string{"run-stage-deltas"}
 			}
-			stages := make([]agentconn.Stage, 300)
+			stages := make([]wire.Stage, 300)
 			for i := range stages {
-				stages[i] = agentconn.Stage{ID: fmt.Sprintf("s%d", i), Name: strings.Repeat("n", 3999) + "!", Status: "completed"}
+				stages[i] = wire.Stage{ID: fmt.Sprintf("s%d", i), Name: strings.Repeat("n", 3999) + "!", Status: "completed"}
 			}
 			reported := make(chan error, 1)
 			h.dial(t, client.Config{Features: features, Handler: client.Handler{Turn: func(ctx context.Context, tr *client.Turn) error {
-				reported <- tr.Session.ReportRuns([]string{"r1"}, nil, []agentconn.RunCard{{ID: "r1", Name: "Big", Status: "running", Stages: stages}})
+				reported <- tr.Session.ReportRuns([]string{"r1"}, nil, []wire.RunCard{{ID: "r1", Name: "Big", Status: "running", Stages: stages}})
 				return nil
 			}}})
 			must(t, h.srv.StartTurn(context.Background(), "doc1", agentconn.TurnRequest{Prompt: "p", Sink: newSink()}))

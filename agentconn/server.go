@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/gorilla/websocket"
+
+	"github.com/chopin-desktop/chopin/agentconn/wire"
 )
 
 // Options configure a Server. Zero durations take the spec's defaults, except
@@ -88,11 +90,11 @@ func New(opts Options) *Server {
 			*d = v
 		}
 	}
-	def(&opts.Ping, DefaultPing)
-	def(&opts.Timeout, DefaultTimeout)
-	def(&opts.MaxSilence, DefaultMaxSilence)
-	def(&opts.Recheck, DefaultRecheck)
-	def(&opts.AnswerTimeout, DefaultAnswerTimeout)
+	def(&opts.Ping, wire.DefaultPing)
+	def(&opts.Timeout, wire.DefaultTimeout)
+	def(&opts.MaxSilence, wire.DefaultMaxSilence)
+	def(&opts.Recheck, wire.DefaultRecheck)
+	def(&opts.AnswerTimeout, wire.DefaultAnswerTimeout)
 	opts.Grace = max(opts.Grace, 0)
 	if opts.Clock == nil {
 		opts.Clock = time.Now
@@ -109,7 +111,7 @@ func New(opts Options) *Server {
 		links:    map[*link]struct{}{},
 	}
 	s.upgrader = websocket.Upgrader{
-		Subprotocols: []string{Subprotocol},
+		Subprotocols: []string{wire.Subprotocol},
 		// A link holds a write buffer only while it writes: most links are
 		// idle most of the time.
 		WriteBufferPool: &writeBuffers,
@@ -170,33 +172,33 @@ func (s *Server) notAttached(ctx context.Context, documentID string) error {
 	s.mu.Unlock()
 	if login != "" {
 		if o.link != nil && o.link.rs.suspended.Load() {
-			return &TurnRefused{Code: CodePlannerNotAttached, Message: msgStillConnecting(login)}
+			return &TurnRefused{Code: CodePlannerNotAttached, Message: wire.MsgStillConnecting(login)}
 		}
-		return &TurnRefused{Code: CodePlannerNotAttached, Message: msgOffline(login)}
+		return &TurnRefused{Code: CodePlannerNotAttached, Message: wire.MsgOffline(login)}
 	}
 	url, repo := documentID, "its repository"
 	if doc, err := s.host.Document(ctx, documentID); err == nil {
 		url, repo = doc.URL, doc.Repository
 	}
-	return &TurnRefused{Code: CodePlannerNotAttached, Message: msgNotAttached(url, repo)}
+	return &TurnRefused{Code: CodePlannerNotAttached, Message: wire.MsgNotAttached(url, repo)}
 }
 
 // Reset is a repository writer resetting the document's Planner: an attached
 // link is refused with access-revoked and closed, and the ownership ends at
 // once, grace period included, so anyone eligible can attach.
 func (s *Server) Reset(documentID string) {
-	s.endOwnership(documentID, func(login string) string { return msgReset(login) })
+	s.endOwnership(documentID, func(login string) string { return wire.MsgReset(login) })
 }
 
 // DocumentArchived closes the document's link with access-revoked (4403) and
 // ends its ownership.
 func (s *Server) DocumentArchived(documentID string) {
-	s.endOwnership(documentID, msgArchived)
+	s.endOwnership(documentID, wire.MsgArchived)
 }
 
 // DocumentDeleted is DocumentArchived for a deleted document.
 func (s *Server) DocumentDeleted(documentID string) {
-	s.endOwnership(documentID, msgDeleted)
+	s.endOwnership(documentID, wire.MsgDeleted)
 }
 
 func (s *Server) endOwnership(documentID string, words func(login string) string) {
@@ -241,7 +243,7 @@ func (s *Server) RevokeBearer(bearer string) int {
 	}
 	s.mu.Unlock()
 	for _, l := range hit {
-		l.revoke(msgReleased(l.account.Login))
+		l.revoke(wire.MsgReleased(l.account.Login))
 	}
 	return len(hit) + s.revokeHolds(sum)
 }
@@ -264,7 +266,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	s.mu.Unlock()
 	s.announceRestart(links) // restart.go: every link hears it before any closes
 	for _, l := range links {
-		l.close(closing{code: closeRestarting, reason: "restarting", release: true, turnMessage: msgLinkClosed})
+		l.close(closing{code: wire.CloseRestarting, reason: "restarting", release: true, turnMessage: wire.MsgLinkClosed})
 	}
 	done := make(chan struct{})
 	go func() { s.wg.Wait(); close(done) }()
@@ -298,11 +300,11 @@ func (s *Server) attached(documentID string) *link {
 }
 
 // claim makes l the Planner of doc, or returns the refusal.
-func (s *Server) claim(l *link, doc Document) *Refused {
+func (s *Server) claim(l *link, doc Document) *wire.Refused {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
-		return &Refused{Code: codeUnavailable, Message: msgUnavailable, Retry: true}
+		return &wire.Refused{Code: wire.CodeUnavailable, Message: wire.MsgUnavailable, Retry: true}
 	}
 	o := s.owners[doc.ID]
 	if o != nil && o.link != nil {
@@ -315,9 +317,9 @@ func (s *Server) claim(l *link, doc Document) *Refused {
 		o = &ownership{login: l.account.Login}
 		s.owners[doc.ID] = o
 	case o.link != nil:
-		return &Refused{Code: codePlannerAttached, Message: msgPlannerConnected(o.login)}
+		return &wire.Refused{Code: wire.CodePlannerAttached, Message: wire.MsgPlannerConnected(o.login)}
 	case o.login != l.account.Login:
-		return &Refused{Code: codePlannerAttached, Message: msgPlannerKeeps(o.login, o.until)}
+		return &wire.Refused{Code: wire.CodePlannerAttached, Message: wire.MsgPlannerKeeps(o.login, o.until)}
 	default: // the owner comes back within its grace period
 		o.timer.Stop()
 		o.timer, o.until = nil, time.Time{}
@@ -360,7 +362,7 @@ func (s *Server) graceOver(id string, o *ownership) {
 	}
 	s.releaseLocked(id, o)
 	s.mu.Unlock()
-	s.log.Info("planner ownership released after grace", "document", id)
+	s.log.Info("planner ownership released after grace", "channel", id)
 	s.host.PlannerChanged(id, PlannerStatus{State: PlannerNone})
 }
 
@@ -397,26 +399,18 @@ func (r *TurnRequest) check() error {
 		return fmt.Errorf("agentconn: a turn needs a Sink")
 	}
 	switch r.Mode {
-	case "", ModePlanner, ModeIsolated:
+	case "", wire.ModePlanner, wire.ModeIsolated:
 	default:
 		return fmt.Errorf("agentconn: session mode %q is not planner or isolated", r.Mode)
 	}
-	if len(r.Tools) > maxTools {
-		return fmt.Errorf("agentconn: a turn offers at most %d tools, not %d", maxTools, len(r.Tools))
+	if err := wire.CheckTools(r.Tools); err != nil {
+		return fmt.Errorf("agentconn: %w", err)
 	}
-	for _, t := range r.Tools {
-		if err := checkName("tool name", t.Name); err != nil {
-			return fmt.Errorf("agentconn: %w", err)
-		}
-		if err := checkMax("description of "+t.Name, t.Description, maxToolDescription); err != nil {
-			return fmt.Errorf("agentconn: %w", err)
-		}
-	}
-	frame, err := Encode(r.message(maxIDString, maxIDString))
+	frame, err := wire.Encode(r.message(maxIDString, maxIDString))
 	if err != nil {
 		return fmt.Errorf("agentconn: %w", err)
 	}
-	if len(frame) > MaxFrameBytes {
+	if len(frame) > wire.MaxFrameBytes {
 		return fmt.Errorf("agentconn: the turn is %d bytes, over the 2 MiB frame limit", len(frame))
 	}
 	return nil
@@ -425,12 +419,12 @@ func (r *TurnRequest) check() error {
 // maxIDString stands in for the ids when sizing a turn before it has them.
 var maxIDString = string(slices.Repeat([]byte("x"), 24))
 
-func (r *TurnRequest) message(session, turn string) Turn {
+func (r *TurnRequest) message(session, turn string) wire.Turn {
 	tools := r.Tools
 	if tools == nil {
-		tools = []Tool{}
+		tools = []wire.Tool{}
 	}
-	return Turn{Session: session, Turn: turn, Prompt: r.Prompt, Instructions: r.Instructions,
+	return wire.Turn{Session: session, Turn: turn, Prompt: r.Prompt, Instructions: r.Instructions,
 		Model: r.Model, ThinkingLevel: r.ThinkingLevel, Attachments: r.Attachments, ChatMessage: r.ChatMessage, Retry: r.Retry,
 		Tools: tools, ResponseFormat: r.ResponseFormat}
 }

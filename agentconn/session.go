@@ -6,6 +6,8 @@ import (
 	"errors"
 	"sync"
 	"time"
+
+	"github.com/chopin-desktop/chopin/agentconn/wire"
 )
 
 // session is one Planner session on a link: opened by start for a turn, and
@@ -16,11 +18,11 @@ type session struct {
 	mode       string
 	started    bool
 	startTimer *time.Timer
-	turn       *turn     // the turn being started or running; nil once it ended
-	from       *ForkFrom // session-forks: opened with fork from here (fork.go)
+	turn       *turn          // the turn being started or running; nil once it ended
+	from       *wire.ForkFrom // session-forks: opened with fork from here (fork.go)
 
 	active, paused []string
-	cards          map[string]*RunCard // merged with RunCard.Apply
+	cards          map[string]*wire.RunCard // merged with RunCard.Apply
 	runOrder       []string
 	questions      map[string]*Question
 }
@@ -92,14 +94,14 @@ func (l *link) startTurn(req TurnRequest) error {
 	}
 	for _, s := range l.sessions {
 		if s.turn != nil {
-			return &TurnRefused{Code: CodePlannerBusy, Message: msgBusy}
+			return &TurnRefused{Code: CodePlannerBusy, Message: wire.MsgBusy}
 		}
 	}
 	mode := req.Mode
 	if mode == "" {
-		mode = ModePlanner
+		mode = wire.ModePlanner
 	}
-	sess := &session{id: newID("s-"), mode: mode, cards: map[string]*RunCard{}, questions: map[string]*Question{}}
+	sess := &session{id: newID("s-"), mode: mode, cards: map[string]*wire.RunCard{}, questions: map[string]*Question{}}
 	ctx, cancel := context.WithCancel(l.ctx)
 	t := &turn{id: newID("t-"), sess: sess, req: req, ctx: ctx, cancel: cancel,
 		hostTools: map[string]bool{}, ownTools: map[string]bool{}, callIDs: map[string]bool{}, ownCalls: map[string]*ownCall{}}
@@ -114,7 +116,7 @@ func (l *link) startTurn(req TurnRequest) error {
 	return nil
 }
 
-func (l *link) started(m Started) {
+func (l *link) started(m wire.Started) {
 	l.mu.Lock()
 	sess := l.sessions[m.Session]
 	if sess == nil || sess.started {
@@ -142,13 +144,13 @@ func (l *link) started(m Started) {
 	l.send(l.featureTurn(forkTurn(sess, &t.req, t.req.message(sess.id, t.id))))
 }
 
-func (l *link) startFailed(m StartFailed) {
+func (l *link) startFailed(m wire.StartFailed) {
 	var fx effects
 	l.mu.Lock()
 	if sess := l.sessions[m.Session]; sess != nil && !sess.started && !l.forkRefusedLocked(sess, m.Message, &fx) {
 		sess.startTimer.Stop()
 		l.log.Info("start failed", "session", sess.id, "err", m.Message)
-		l.endSessionLocked(sess, msgStartFailed(m.Message), true, &fx)
+		l.endSessionLocked(sess, wire.MsgStartFailed(m.Message), true, &fx)
 	}
 	l.mu.Unlock()
 	fx.run(l)
@@ -159,7 +161,7 @@ func (l *link) startTimedOut(sess *session) {
 	l.mu.Lock()
 	if l.sessions[sess.id] == sess && !sess.started {
 		l.log.Info("start not answered", "session", sess.id)
-		l.endSessionLocked(sess, msgStartTimeout, true, &fx)
+		l.endSessionLocked(sess, wire.MsgStartTimeout, true, &fx)
 	}
 	l.mu.Unlock()
 	fx.run(l)
@@ -177,7 +179,7 @@ func (l *link) liveTurn(sessionID, turnID string) (*session, *turn) {
 	return sess, nil
 }
 
-func (l *link) declareTools(m Tools) {
+func (l *link) declareTools(m wire.Tools) {
 	var fx effects
 	l.mu.Lock()
 	defer func() { l.mu.Unlock(); fx.run(l) }()
@@ -185,27 +187,27 @@ func (l *link) declareTools(m Tools) {
 	if t == nil {
 		return
 	}
-	if t.sess.mode == ModeIsolated && len(m.Names) > 0 {
-		l.failTurnLocked(t, msgIsolatedTools, &fx)
+	if t.sess.mode == wire.ModeIsolated && len(m.Names) > 0 {
+		l.failTurnLocked(t, wire.MsgIsolatedTools, &fx)
 		return
 	}
-	if len(t.ownTools)+len(m.Names) > maxTools {
-		l.failTurnLocked(t, msgToolBoundary("more than 256 tools were declared."), &fx)
+	if len(t.ownTools)+len(m.Names) > wire.MaxTools {
+		l.failTurnLocked(t, wire.MsgToolBoundary("more than 256 tools were declared."), &fx)
 		return
 	}
 	for _, n := range m.Names {
 		if t.hostTools[n] {
-			l.failTurnLocked(t, msgHostToolName(n), &fx)
+			l.failTurnLocked(t, wire.MsgHostToolName(n), &fx)
 			return
 		}
 		t.ownTools[n] = true
 	}
 }
 
-func (l *link) part(m Part) {
+func (l *link) part(m wire.Part) {
 	p := m.Part
 	switch p.Type {
-	case PartToolCall, PartToolResult, PartError:
+	case wire.PartToolCall, wire.PartToolResult, wire.PartError:
 		l.turnPart(m)
 		return
 	}
@@ -221,7 +223,7 @@ func (l *link) part(m Part) {
 
 // turnPart handles a part that changes the turn: a call or result of the
 // client's own tools, or its error.
-func (l *link) turnPart(m Part) {
+func (l *link) turnPart(m wire.Part) {
 	var fx effects
 	l.mu.Lock()
 	defer func() { l.mu.Unlock(); fx.run(l) }()
@@ -232,13 +234,13 @@ func (l *link) turnPart(m Part) {
 	p := m.Part
 	emitPart := func() { fx.add(func() { t.emit(func(s TurnSink) { s.Part(p) }, false) }) }
 	switch p.Type {
-	case PartToolCall:
+	case wire.PartToolCall:
 		if t.callIDs[p.ToolCallID] {
-			l.failTurnLocked(t, msgRepeatedCall(p.ToolCallID), &fx)
+			l.failTurnLocked(t, wire.MsgRepeatedCall(p.ToolCallID), &fx)
 			return
 		}
 		if !t.ownTools[p.ToolName] {
-			l.failTurnLocked(t, msgToolBoundary(p.ToolName+" was called as the Planner's own tool, but the turn did not declare it."), &fx)
+			l.failTurnLocked(t, wire.MsgToolBoundary(p.ToolName+" was called as the Planner's own tool, but the turn did not declare it."), &fx)
 			return
 		}
 		t.callIDs[p.ToolCallID] = true
@@ -247,10 +249,10 @@ func (l *link) turnPart(m Part) {
 		emitPart()
 		ev := ToolCallEvent{ToolCallID: p.ToolCallID, Name: p.ToolName, Status: ToolRunning, Input: input}
 		fx.add(func() { t.emit(func(s TurnSink) { s.ToolCall(ev) }, false) })
-	case PartToolResult:
+	case wire.PartToolResult:
 		c := t.ownCalls[p.ToolCallID]
 		if c == nil || c.final || c.name != p.ToolName {
-			l.failTurnLocked(t, msgToolBoundary("a tool-result for "+p.ToolCallID+" did not follow its own tool-call."), &fx)
+			l.failTurnLocked(t, wire.MsgToolBoundary("a tool-result for "+p.ToolCallID+" did not follow its own tool-call."), &fx)
 			return
 		}
 		emitPart()
@@ -262,10 +264,10 @@ func (l *link) turnPart(m Part) {
 			Result: p.Result, Duration: time.Since(c.started)}
 		if p.IsError {
 			ev.Status = ToolFailed
-			ev.Error, _ = ParseToolError(p.Result)
+			ev.Error, _ = wire.ParseToolError(p.Result)
 		}
 		fx.add(func() { t.emit(func(s TurnSink) { s.ToolCall(ev) }, false) })
-	case PartError:
+	case wire.PartError:
 		emitPart()
 		// The client's own error fails the turn; it knows, so no abort.
 		l.endTurnLocked(t, TurnOutcome{Status: "failed", Message: p.Error}, &fx)
@@ -278,11 +280,11 @@ func toolInput(s string) json.RawMessage {
 	if json.Valid([]byte(s)) {
 		return json.RawMessage(s)
 	}
-	b, _ := marshalJSON(s)
+	b, _ := wire.Marshal(s)
 	return b
 }
 
-func (l *link) turnEnd(m TurnEnd) {
+func (l *link) turnEnd(m wire.TurnEnd) {
 	var fx effects
 	l.mu.Lock()
 	sess := l.sessions[m.Session]
@@ -298,7 +300,7 @@ func (l *link) turnEnd(m TurnEnd) {
 // stop with abort, and Chat gets the failure.
 func (l *link) failTurnLocked(t *turn, message string, fx *effects) {
 	if t.running && !t.aborted {
-		l.send(Abort{Session: t.sess.id, Turn: t.id})
+		l.send(wire.Abort{Session: t.sess.id, Turn: t.id})
 	}
 	l.log.Info("turn failed", "session", t.sess.id, "turn", t.id, "err", message)
 	l.endTurnLocked(t, TurnOutcome{Status: "failed", Message: message}, fx)
@@ -337,11 +339,11 @@ func (l *link) abortTurnLocked(t *turn, fx *effects) {
 	}
 	t.aborted = true
 	t.cancel() // no host-tool-result is sent after abort
-	l.send(Abort{Session: t.sess.id, Turn: t.id})
+	l.send(wire.Abort{Session: t.sess.id, Turn: t.id})
 	t.abortTimer = time.AfterFunc(l.srv.opts.AnswerTimeout, func() {
 		var fx effects
 		l.mu.Lock()
-		l.endTurnLocked(t, TurnOutcome{Status: "aborted", Message: msgAbortTimeout}, &fx)
+		l.endTurnLocked(t, TurnOutcome{Status: "aborted", Message: wire.MsgAbortTimeout}, &fx)
 		l.mu.Unlock()
 		fx.run(l)
 	})
@@ -354,7 +356,7 @@ func (l *link) settleLocked(sess *session, fx *effects) {
 		return
 	}
 	delete(l.sessions, sess.id)
-	l.send(Destroy{Session: sess.id})
+	l.send(wire.Destroy{Session: sess.id})
 }
 
 // endSessionLocked ends a session whatever it holds: at close (nothing can be
@@ -386,7 +388,7 @@ func (l *link) endSessionLocked(sess *session, message string, destroy bool, fx 
 		fx.add(func() { l.srv.host.Runs(report.Document, report) })
 	}
 	if destroy {
-		l.send(Destroy{Session: sess.id})
+		l.send(wire.Destroy{Session: sess.id})
 	}
 }
 
@@ -397,7 +399,7 @@ func (l *link) runHostTool(t *turn, call ToolCall, input json.RawMessage) {
 	out, err := l.srv.host.CallTool(t.ctx, call)
 	ev := ToolCallEvent{ToolCallID: call.ToolCallID, Name: call.Name, Host: true, Status: ToolDone,
 		Input: input, Duration: time.Since(start)}
-	res := HostToolResult{Session: call.Session, Turn: call.Turn, ToolCallID: call.ToolCallID, Output: out}
+	res := wire.HostToolResult{Session: call.Session, Turn: call.Turn, ToolCallID: call.ToolCallID, Output: out}
 	if err == nil && !json.Valid(out) {
 		err = errors.New("the host tool returned invalid JSON")
 	}
@@ -405,11 +407,11 @@ func (l *link) runHostTool(t *turn, call ToolCall, input json.RawMessage) {
 		te := l.toolError(call, err)
 		res = hostToolError(call, te.Message)
 		ev.Status, ev.Error = ToolFailed, te
-		ev.Result, _ = marshalJSON(toolErrorEnvelope{Error: *te})
+		ev.Result, _ = te.Envelope()
 	} else {
 		ev.Result = out
-		if frame, _ := Encode(res); len(frame) > MaxFrameBytes {
-			te := &ToolError{Code: "result-too-large", Message: msgResultTooLarge(call.Name)}
+		if frame, _ := wire.Encode(res); len(frame) > wire.MaxFrameBytes {
+			te := &wire.ToolError{Code: "result-too-large", Message: wire.MsgResultTooLarge(call.Name)}
 			res = hostToolError(call, te.Message)
 			ev.Status, ev.Error, ev.Result = ToolFailed, te, nil
 		}
@@ -427,21 +429,21 @@ func (l *link) runHostTool(t *turn, call ToolCall, input json.RawMessage) {
 
 // toolError is the structured error a failed host call shows: the room's own
 // *ToolError, or a generic one whose detail goes only to the log.
-func (l *link) toolError(call ToolCall, err error) *ToolError {
-	var te *ToolError
+func (l *link) toolError(call ToolCall, err error) *wire.ToolError {
+	var te *wire.ToolError
 	if errors.As(err, &te) {
 		return te
 	}
 	l.log.Warn("host tool failed", "session", call.Session, "turn", call.Turn, "tool", call.Name, "err", err)
-	return &ToolError{Code: "host-tool-failed", Message: msgHostToolFailed}
+	return &wire.ToolError{Code: "host-tool-failed", Message: wire.MsgHostToolFailed}
 }
 
-func hostToolError(call ToolCall, message string) HostToolResult {
-	out, _ := marshalJSON(map[string]string{"error": message})
-	return HostToolResult{Session: call.Session, Turn: call.Turn, ToolCallID: call.ToolCallID, Output: out, IsError: true}
+func hostToolError(call ToolCall, message string) wire.HostToolResult {
+	out, _ := wire.Marshal(map[string]string{"error": message})
+	return wire.HostToolResult{Session: call.Session, Turn: call.Turn, ToolCallID: call.ToolCallID, Output: out, IsError: true}
 }
 
-func (l *link) hostToolCall(m HostToolCall) {
+func (l *link) hostToolCall(m wire.HostToolCall) {
 	var fx effects
 	l.mu.Lock()
 	defer func() { l.mu.Unlock(); fx.run(l) }()
@@ -449,31 +451,31 @@ func (l *link) hostToolCall(m HostToolCall) {
 	sess, t := l.liveTurn(m.Session, m.Turn)
 	switch {
 	case sess == nil:
-		l.send(hostToolError(call, msgSessionEnded))
+		l.send(hostToolError(call, wire.MsgSessionEnded))
 		return
 	case t == nil:
 		if cur := sess.turn; cur == nil || cur.id != m.Turn || !cur.aborted {
-			l.send(hostToolError(call, msgTurnEnded))
+			l.send(hostToolError(call, wire.MsgTurnEnded))
 		}
 		return
 	case t.callIDs[m.ToolCallID]:
-		l.failTurnLocked(t, msgRepeatedCall(m.ToolCallID), &fx)
+		l.failTurnLocked(t, wire.MsgRepeatedCall(m.ToolCallID), &fx)
 		return
 	}
 	t.callIDs[m.ToolCallID] = true
 	input := toolInput(m.Input)
-	fail := func(te *ToolError) {
+	fail := func(te *wire.ToolError) {
 		l.send(hostToolError(call, te.Message))
-		result, _ := marshalJSON(toolErrorEnvelope{Error: *te})
+		result, _ := te.Envelope()
 		ev := ToolCallEvent{ToolCallID: m.ToolCallID, Name: m.ToolName, Host: true, Status: ToolFailed, Input: input, Result: result, Error: te}
 		fx.add(func() { t.emit(func(s TurnSink) { s.ToolCall(ev) }, false) })
 	}
 	if !t.hostTools[m.ToolName] {
-		fail(&ToolError{Code: "unknown-tool", Message: msgNotATool(m.ToolName)})
+		fail(&wire.ToolError{Code: "unknown-tool", Message: wire.MsgNotATool(m.ToolName)})
 		return
 	}
 	if !json.Valid([]byte(m.Input)) {
-		fail(&ToolError{Code: "invalid-input", Message: msgBadToolInput(m.ToolName)})
+		fail(&wire.ToolError{Code: "invalid-input", Message: wire.MsgBadToolInput(m.ToolName)})
 		return
 	}
 	call.Input = json.RawMessage(m.Input)

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"time"
+
+	"github.com/chopin-desktop/chopin/agentconn/wire"
 )
 
 // ErrNoTurn is Steer finding no turn to steer: the Planner is idle, so the
@@ -43,18 +45,18 @@ func (s *Server) Steer(ctx context.Context, documentID, prompt string) (SteerOut
 	case t == nil:
 		l.mu.Unlock()
 		return SteerOutcome{}, ErrNoTurn
-	case !l.has(FeatureSteerTurn):
+	case !l.has(wire.FeatureSteerTurn):
 		l.mu.Unlock()
-		return SteerOutcome{}, &TurnRefused{Code: CodePlannerBusy, Message: msgBusy}
+		return SteerOutcome{}, &TurnRefused{Code: CodePlannerBusy, Message: wire.MsgBusy}
 	case !t.running || t.aborted:
 		// Still starting, or being stopped: nothing on the client can read it.
 		l.mu.Unlock()
-		return SteerOutcome{Answered: true, Message: msgSteerNoTurn}, nil
+		return SteerOutcome{Answered: true, Message: wire.MsgSteerNoTurn}, nil
 	}
 	req := newID("c-")
-	ch := make(chan ControlResult, 1)
+	ch := make(chan wire.ControlResult, 1)
 	l.controls[req] = ch
-	l.send(Steer{Request: req, Session: t.sess.id, Turn: t.id, Prompt: prompt})
+	l.send(wire.Steer{Request: req, Session: t.sess.id, Turn: t.id, Prompt: prompt})
 	l.mu.Unlock()
 
 	deadline := time.NewTimer(s.opts.AnswerTimeout)
@@ -75,12 +77,6 @@ func (s *Server) Steer(ctx context.Context, documentID, prompt string) (SteerOut
 	l.mu.Unlock()
 	return out, nil
 }
-
-// msgSteerNoTurn is the refusal of a steer the running turn cannot read yet.
-const msgSteerNoTurn = "The Planner's turn was starting or stopping, so it could not read the message."
-
-// MsgBusy is the spec's refusal of a message sent while the Planner works.
-const MsgBusy = msgBusy
 
 // Busy reports whether the document's attached Planner is working on a turn.
 func (s *Server) Busy(documentID string) bool {

@@ -12,9 +12,10 @@ import (
 
 	"github.com/chopin-desktop/chopin/agentconn"
 	"github.com/chopin-desktop/chopin/agentconn/client"
+	"github.com/chopin-desktop/chopin/agentconn/wire"
 )
 
-var readPlan = agentconn.Tool{Name: "read_plan", Description: "Read the plan.", InputSchema: json.RawMessage(`{"type":"object"}`)}
+var readPlan = wire.Tool{Name: "read_plan", Description: "Read the plan.", InputSchema: json.RawMessage(`{"type":"object"}`)}
 
 func TestFullTurn(t *testing.T) {
 	h := newHarness(t)
@@ -25,12 +26,12 @@ func TestFullTurn(t *testing.T) {
 		return json.RawMessage(`"document: doc1\nrevision: 3"`), nil
 	}
 	h.host.tools["edit_plan"] = func(context.Context, agentconn.ToolCall) (json.RawMessage, error) {
-		return nil, &agentconn.ToolError{Code: "stale-revision", Kind: "StaleRevision", Message: "The plan changed since revision 2."}
+		return nil, &wire.ToolError{Code: "stale-revision", Kind: "StaleRevision", Message: "The plan changed since revision 2."}
 	}
-	got := make(chan agentconn.Turn, 1)
+	got := make(chan wire.Turn, 1)
 	h.dial(t, client.Config{Handler: client.Handler{Turn: func(ctx context.Context, tr *client.Turn) error {
 		got <- tr.Message
-		must(t, tr.Send(agentconn.StreamPart{Type: "stream-start", ModelID: "m1"}))
+		must(t, tr.Send(wire.StreamPart{Type: "stream-start", ModelID: "m1"}))
 		must(t, tr.Reasoning("Let me read it."))
 		plan, err := tr.CallTool(ctx, "read_plan", map[string]int{"offset": 1})
 		if err != nil || string(plan) != `"document: doc1\nrevision: 3"` {
@@ -43,15 +44,15 @@ func TestFullTurn(t *testing.T) {
 		}
 		must(t, tr.DeclareTools("bash"))
 		must(t, tr.OwnTool("bash", map[string]string{"cmd": "ls"}, func() (any, error) {
-			return nil, &agentconn.ToolError{Code: "no-repository-credential", Kind: "NoRepositoryCredential", Message: "No token."}
+			return nil, &wire.ToolError{Code: "no-repository-credential", Kind: "NoRepositoryCredential", Message: "No token."}
 		}))
 		must(t, tr.Text("Done."))
-		return tr.Send(agentconn.StreamPart{Type: "finish", FinishReason: &agentconn.FinishReason{Unified: "stop"}, TotalUsage: &agentconn.Usage{}})
+		return tr.Send(wire.StreamPart{Type: "finish", FinishReason: &wire.FinishReason{Unified: "stop"}, TotalUsage: &wire.Usage{}})
 	}}})
 
 	s := newSink()
 	req := agentconn.TurnRequest{Prompt: "@ana: read it", Instructions: "You are the Planner.", Model: "m1",
-		Tools: []agentconn.Tool{readPlan, {Name: "edit_plan"}}, ResponseFormat: &agentconn.ResponseFormat{Type: "text"}, Sink: s}
+		Tools: []wire.Tool{readPlan, {Name: "edit_plan"}}, ResponseFormat: &wire.ResponseFormat{Type: "text"}, Sink: s}
 	if err := h.srv.StartTurn(context.Background(), "doc1", req); err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +69,7 @@ func TestFullTurn(t *testing.T) {
 	var rows []agentconn.ToolCallEvent
 	for _, ev := range events {
 		switch ev := ev.(type) {
-		case agentconn.StreamPart:
+		case wire.StreamPart:
 			kinds = append(kinds, ev.Type)
 		case agentconn.ToolCallEvent:
 			kinds = append(kinds, "row:"+ev.Name+":"+ev.Status)
@@ -105,9 +106,9 @@ func TestHostToolErrors(t *testing.T) {
 	}
 	c := h.rawAttached(t)
 	s := newSink()
-	session, turn := startRawTurn(t, h, c, s, readPlan, agentconn.Tool{Name: "boom"})
-	send := func(m agentconn.Message) {
-		b, err := agentconn.Encode(m)
+	session, turn := startRawTurn(t, h, c, s, readPlan, wire.Tool{Name: "boom"})
+	send := func(m wire.Message) {
+		b, err := wire.Encode(m)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -120,50 +121,50 @@ func TestHostToolErrors(t *testing.T) {
 		}
 	}
 	prefix := `{"type":"host-tool-result","session":"` + session + `","turn":"` + turn + `","toolCallId":`
-	send(agentconn.HostToolCall{Session: session, Turn: turn, ToolCallID: "c1", ToolName: "nope", Input: "{}"})
+	send(wire.HostToolCall{Session: session, Turn: turn, ToolCallID: "c1", ToolName: "nope", Input: "{}"})
 	expect(prefix + `"c1","output":{"error":"nope is not one of this turn's tools."},"isError":true}`)
-	send(agentconn.HostToolCall{Session: session, Turn: turn, ToolCallID: "c2", ToolName: "read_plan", Input: "{oops"})
+	send(wire.HostToolCall{Session: session, Turn: turn, ToolCallID: "c2", ToolName: "read_plan", Input: "{oops"})
 	expect(prefix + `"c2","output":{"error":"The input of read_plan is not valid JSON."},"isError":true}`)
-	send(agentconn.HostToolCall{Session: session, Turn: turn, ToolCallID: "c3", ToolName: "boom", Input: "{}"})
+	send(wire.HostToolCall{Session: session, Turn: turn, ToolCallID: "c3", ToolName: "boom", Input: "{}"})
 	expect(prefix + `"c3","output":{"error":"The tool failed in Chopin."},"isError":true}`)
-	send(agentconn.HostToolCall{Session: "gone", Turn: turn, ToolCallID: "c4", ToolName: "read_plan", Input: "{}"})
+	send(wire.HostToolCall{Session: "gone", Turn: turn, ToolCallID: "c4", ToolName: "read_plan", Input: "{}"})
 	expect(`{"type":"host-tool-result","session":"gone","turn":"` + turn + `","toolCallId":"c4","output":{"error":"The session has ended."},"isError":true}`)
-	send(agentconn.HostToolCall{Session: session, Turn: "old", ToolCallID: "c5", ToolName: "read_plan", Input: "{}"})
+	send(wire.HostToolCall{Session: session, Turn: "old", ToolCallID: "c5", ToolName: "read_plan", Input: "{}"})
 	expect(`{"type":"host-tool-result","session":"` + session + `","turn":"old","toolCallId":"c5","output":{"error":"The turn has ended."},"isError":true}`)
 
 	// Reusing a toolCallId fails the turn without running the tool again.
-	send(agentconn.HostToolCall{Session: session, Turn: turn, ToolCallID: "c1", ToolName: "read_plan", Input: "{}"})
+	send(wire.HostToolCall{Session: session, Turn: turn, ToolCallID: "c1", ToolName: "read_plan", Input: "{}"})
 	expect(`{"type":"abort","session":"` + session + `","turn":"` + turn + `"}`)
 	expect(`{"type":"destroy","session":"` + session + `"}`)
 	if _, o := s.until(t); o.Status != "failed" || o.Message != "The Planner used the tool call id c1 twice in one turn." {
 		t.Errorf("outcome = %+v", o)
 	}
 	// After the turn, a late call is told so.
-	send(agentconn.HostToolCall{Session: session, Turn: turn, ToolCallID: "c9", ToolName: "read_plan", Input: "{}"})
+	send(wire.HostToolCall{Session: session, Turn: turn, ToolCallID: "c9", ToolName: "read_plan", Input: "{}"})
 	expect(`{"type":"host-tool-result","session":"` + session + `","turn":"` + turn + `","toolCallId":"c9","output":{"error":"The session has ended."},"isError":true}`)
 }
 
 func TestToolBoundaries(t *testing.T) {
 	tests := []struct {
 		name    string
-		parts   []agentconn.Message // after tools declares "bash"
+		parts   []wire.Message // after tools declares "bash"
 		message string
 	}{
-		{"undeclared own tool", []agentconn.Message{
-			agentconn.Part{Part: agentconn.StreamPart{Type: "tool-call", ToolCallID: "x", ToolName: "curl", Input: "{}", ProviderExecuted: true}},
+		{"undeclared own tool", []wire.Message{
+			wire.Part{Part: wire.StreamPart{Type: "tool-call", ToolCallID: "x", ToolName: "curl", Input: "{}", ProviderExecuted: true}},
 		}, "The Planner's tool calls were out of order: curl was called as the Planner's own tool, but the turn did not declare it."},
-		{"result without call", []agentconn.Message{
-			agentconn.Part{Part: agentconn.StreamPart{Type: "tool-result", ToolCallID: "x", ToolName: "bash", Result: json.RawMessage(`1`)}},
+		{"result without call", []wire.Message{
+			wire.Part{Part: wire.StreamPart{Type: "tool-result", ToolCallID: "x", ToolName: "bash", Result: json.RawMessage(`1`)}},
 		}, "The Planner's tool calls were out of order: a tool-result for x did not follow its own tool-call."},
-		{"repeated own call", []agentconn.Message{
-			agentconn.Part{Part: agentconn.StreamPart{Type: "tool-call", ToolCallID: "x", ToolName: "bash", Input: "{}", ProviderExecuted: true}},
-			agentconn.Part{Part: agentconn.StreamPart{Type: "tool-call", ToolCallID: "x", ToolName: "bash", Input: "{}", ProviderExecuted: true}},
+		{"repeated own call", []wire.Message{
+			wire.Part{Part: wire.StreamPart{Type: "tool-call", ToolCallID: "x", ToolName: "bash", Input: "{}", ProviderExecuted: true}},
+			wire.Part{Part: wire.StreamPart{Type: "tool-call", ToolCallID: "x", ToolName: "bash", Input: "{}", ProviderExecuted: true}},
 		}, "The Planner used the tool call id x twice in one turn."},
-		{"declaring a host tool's name", []agentconn.Message{
-			agentconn.Tools{Names: []string{"read_plan"}},
+		{"declaring a host tool's name", []wire.Message{
+			wire.Tools{Names: []string{"read_plan"}},
 		}, "read_plan is the name of one of Chopin's host tools; the Planner's own tools need other names."},
-		{"error part", []agentconn.Message{
-			agentconn.Part{Part: agentconn.StreamPart{Type: "error", Error: "The model provider is down."}},
+		{"error part", []wire.Message{
+			wire.Part{Part: wire.StreamPart{Type: "error", Error: "The model provider is down."}},
 		}, "The model provider is down."},
 	}
 	for _, tt := range tests {
@@ -172,19 +173,19 @@ func TestToolBoundaries(t *testing.T) {
 			c := h.rawAttached(t)
 			s := newSink()
 			session, turn := startRawTurn(t, h, c, s, readPlan)
-			send := func(m agentconn.Message) {
+			send := func(m wire.Message) {
 				switch v := m.(type) {
-				case agentconn.Part:
+				case wire.Part:
 					v.Session, v.Turn = session, turn
 					m = v
-				case agentconn.Tools:
+				case wire.Tools:
 					v.Session, v.Turn = session, turn
 					m = v
 				}
-				b, _ := agentconn.Encode(m)
+				b, _ := wire.Encode(m)
 				writeJSON(t, c, string(b))
 			}
-			send(agentconn.Tools{Names: []string{"bash"}})
+			send(wire.Tools{Names: []string{"bash"}})
 			for _, p := range tt.parts {
 				send(p)
 			}
@@ -215,7 +216,7 @@ func TestStartFailures(t *testing.T) {
 		c := h.rawAttached(t)
 		s := newSink()
 		must(t, h.srv.StartTurn(context.Background(), "doc1", agentconn.TurnRequest{Prompt: "p", Sink: s}))
-		var start agentconn.Start
+		var start wire.Start
 		decodeServer(t, readFrame(t, c), &start)
 		if start.Mode != "planner" {
 			t.Errorf("mode = %q", start.Mode)
@@ -247,7 +248,7 @@ func TestStopAbortsTurn(t *testing.T) {
 		return nil
 	}}})
 	s := newSink()
-	must(t, h.srv.StartTurn(context.Background(), "doc1", agentconn.TurnRequest{Prompt: "p", Tools: []agentconn.Tool{readPlan}, Sink: s}))
+	must(t, h.srv.StartTurn(context.Background(), "doc1", agentconn.TurnRequest{Prompt: "p", Tools: []wire.Tool{readPlan}, Sink: s}))
 	tctx := recv(t, toolCtx)
 	out, err := h.srv.Stop(context.Background(), "doc1", "")
 	if err != nil || !out.Aborted {

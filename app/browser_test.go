@@ -20,8 +20,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/chopin-desktop/chopin/agentconn"
 	"github.com/chopin-desktop/chopin/agentconn/client"
+	"github.com/chopin-desktop/chopin/agentconn/wire"
 	"github.com/chopin-desktop/chopin/room"
 )
 
@@ -277,12 +277,12 @@ func (bp *browserPlanner) seen() map[string]any {
 // it, which shows as stopped; test running, with unit (done) under it; and
 // 3 earlier stages counted, not sent. The second run stopped with a stage
 // still running, which shows as stopped.
-func browserRuns(status string) []agentconn.RunCard {
+func browserRuns(status string) []wire.RunCard {
 	three := 3
 	ended := int64(1796016500)
-	return []agentconn.RunCard{
+	return []wire.RunCard{
 		{ID: "run-build", Name: "Build and test", Status: status, Started: 1796016400, Updated: 1796016460, EarlierStages: &three, Waiting: 0,
-			Stages: []agentconn.Stage{
+			Stages: []wire.Stage{
 				{ID: "plan", Name: "Plan the build", Status: "completed"},
 				{ID: "compile", Name: "Compile", Status: "failed"},
 				{ID: "link", Name: "Link binaries", ParentIDs: []string{"compile"}, Status: "running"},
@@ -290,7 +290,7 @@ func browserRuns(status string) []agentconn.RunCard {
 				{ID: "unit", Name: "Unit tests", ParentIDs: []string{"test"}, Kind: "tool", Status: "completed"},
 			}},
 		{ID: "run-docs", Name: "Publish the docs", Status: "stopped", Started: 1796016300, Updated: 1796016500, Ended: &ended,
-			Stages: []agentconn.Stage{{ID: "upload", Name: "Upload pages", Status: "running"}}},
+			Stages: []wire.Stage{{ID: "upload", Name: "Upload pages", Status: "running"}}},
 	}
 }
 

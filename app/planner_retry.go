@@ -8,6 +8,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/chopin-desktop/chopin/agentconn"
+	"github.com/chopin-desktop/chopin/agentconn/wire"
 	"github.com/chopin-desktop/chopin/plannerhost"
 	"github.com/chopin-desktop/chopin/room"
 	"github.com/chopin-desktop/chopin/store"
@@ -94,7 +95,7 @@ func (a *App) handleMessageRetry(c echo.Context) error {
 		return httpError(http.StatusConflict, tr.Code, tr.Message)
 	}
 	if st := a.agent.Status(ch.ID); st.State == agentconn.PlannerAttached && a.agent.Busy(ch.ID) {
-		return httpError(http.StatusConflict, agentconn.CodePlannerBusy, agentconn.MsgBusy)
+		return httpError(http.StatusConflict, agentconn.CodePlannerBusy, wire.MsgBusy)
 	}
 	rc := a.roomChannel(ch)
 	r, release, err := a.hub.Acquire(ctx, rc)

@@ -12,7 +12,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/chopin-desktop/chopin/agentconn"
+	"github.com/chopin-desktop/chopin/agentconn/wire"
 )
 
 // settingKind decides how a setting's value is read, and which TOML type its
@@ -156,7 +156,7 @@ var settings = []setting{
 	},
 	{
 		env: "PLANNER_ATTACH_GRACE_MS", key: "planner_attach_grace_ms", kind: numberSetting,
-		defNumber: agentconn.DefaultGrace.Milliseconds(), min: 0, max: 3_600_000, // spec: 0 to 3600000
+		defNumber: wire.DefaultGrace.Milliseconds(), min: 0, max: 3_600_000, // spec: 0 to 3600000
 		noun:  wholeMilliseconds,
 		doc:   `How long, in milliseconds, a Planner that detached keeps its document before another account can attach: 0 to 3600000 (one hour).`,
 		apply: func(_ *resolver, c *Config, v resolved) { c.PlannerAttachGrace = v.millis() },
@@ -164,21 +164,21 @@ var settings = []setting{
 	{
 		env: envPing, key: "agent_connection_ping_ms", kind: numberSetting,
 		// The minimum is small for tests.
-		defNumber: agentconn.DefaultPing.Milliseconds(), min: 10, max: 300_000,
+		defNumber: wire.DefaultPing.Milliseconds(), min: 10, max: 300_000,
 		noun:  wholeMilliseconds,
 		doc:   `How often, in milliseconds, Chopin pings an agent connection: 10 to 300000.`,
 		apply: func(_ *resolver, c *Config, v resolved) { c.AgentPing = v.millis() },
 	},
 	{
 		env: "AGENT_CONNECTION_TIMEOUT_MS", key: "agent_connection_timeout_ms", kind: numberSetting,
-		defNumber: agentconn.DefaultTimeout.Milliseconds(), min: 10, max: 3_600_000,
+		defNumber: wire.DefaultTimeout.Milliseconds(), min: 10, max: 3_600_000,
 		noun: wholeMilliseconds, abovePing: true,
 		doc:   `An agent connection Chopin hears nothing from for this long is treated as dropped: 10 to 3600000 milliseconds, and longer than the ping interval. Raise it for a client on a slow uplink.`,
 		apply: func(_ *resolver, c *Config, v resolved) { c.AgentTimeout = v.millis() },
 	},
 	{
 		env: "AGENT_CONNECTION_MAX_SILENCE_MS", key: "agent_connection_max_silence_ms", kind: numberSetting,
-		defNumber: agentconn.DefaultMaxSilence.Milliseconds(), min: 10, max: 3_600_000, // spec: up to an hour
+		defNumber: wire.DefaultMaxSilence.Milliseconds(), min: 10, max: 3_600_000, // spec: up to an hour
 		noun: wholeMilliseconds, abovePing: true,
 		doc:   `An agent connection that sends nothing at all, not even a pong, for this long is dropped even while it is still being sent data: 10 to 3600000 milliseconds (one hour), and longer than the ping interval.`,
 		apply: func(_ *resolver, c *Config, v resolved) { c.AgentMaxSilence = v.millis() },

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/chopin-desktop/chopin/agentconn/client"
+	"github.com/chopin-desktop/chopin/agentconn/wire"
 )
 
 // implemented are the optional features ("Features" in the spec) this
@@ -31,8 +32,8 @@ import (
 //
 // run-stage-deltas is not asked for: the Planner reports no workflow runs.
 var implemented = []string{
-	"capability-catalog", "attachments", "steer-turn", "retry-turn",
-	client.FeatureResumableSessions, client.FeatureRestartNotice,
+	wire.FeatureCapabilityCatalog, wire.FeatureAttachments, wire.FeatureSteerTurn, wire.FeatureRetryTurn,
+	wire.FeatureResumableSessions, wire.FeatureRestartNotice,
 }
 
 // afterAttach is what the Planner sends once attached (and resumed), before

@@ -12,6 +12,7 @@ import (
 	"sync"
 
 	"github.com/chopin-desktop/chopin/agentconn/client"
+	"github.com/chopin-desktop/chopin/agentconn/wire"
 )
 
 // The optional features the Planner implements (features.go lists them):
@@ -82,10 +83,10 @@ func (p *Planner) readsImages(models []Model, id string) bool {
 
 // reportCatalog sends the catalog when the link grants capability-catalog.
 func (p *Planner) reportCatalog(ctx context.Context, link *client.Link) {
-	if !link.Has("capability-catalog") {
+	if !link.Has(wire.FeatureCapabilityCatalog) {
 		return
 	}
-	if err := link.ReportCapabilities(p.catalog(ctx, link.Has("attachments"))); err != nil {
+	if err := link.ReportCapabilities(p.catalog(ctx, link.Has(wire.FeatureAttachments))); err != nil {
 		p.log.Warn("capabilities", "err", err)
 	}
 }

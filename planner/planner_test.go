@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/chopin-desktop/chopin/agentconn"
+	"github.com/chopin-desktop/chopin/agentconn/wire"
 	"github.com/chopin-desktop/chopin/planner"
 )
 
@@ -199,7 +200,7 @@ func (h *fakeHost) CallTool(_ context.Context, call agentconn.ToolCall) (json.Ra
 		h.mu.Unlock()
 		return json.RawMessage(`{"revision":2}`), nil
 	}
-	return nil, &agentconn.ToolError{Code: "unknown", Message: "no such tool"}
+	return nil, &wire.ToolError{Code: "unknown", Message: "no such tool"}
 }
 
 // chopin is agentconn's server under httptest, recording the sockets it
@@ -270,7 +271,7 @@ func (c *chopin) waitState(t *testing.T, state agentconn.PlannerState) {
 // sink records one turn's events for Chat.
 type sink struct{ events chan any }
 
-func (s *sink) Part(p agentconn.StreamPart)        { s.events <- p }
+func (s *sink) Part(p wire.StreamPart)             { s.events <- p }
 func (s *sink) ToolCall(e agentconn.ToolCallEvent) { s.events <- e }
 func (s *sink) End(o agentconn.TurnOutcome)        { s.events <- o }
 
@@ -298,7 +299,7 @@ func (s *sink) until(t *testing.T) ([]any, agentconn.TurnOutcome) {
 	}
 }
 
-var hostTools = []agentconn.Tool{
+var hostTools = []wire.Tool{
 	{Name: "read_plan", Description: "Read the plan.", InputSchema: json.RawMessage(`{"type":"object","properties":{"offset":{"type":"integer"}}}`)},
 	{Name: "edit_plan", Description: "Edit the plan.", InputSchema: json.RawMessage(`{"type":"object","properties":{"revision":{"type":"integer"},"operations":{"type":"array"}},"required":["revision","operations"]}`)},
 }
@@ -438,7 +439,7 @@ func TestTurnReadsEditsAndAnswers(t *testing.T) {
 	toolInputs := map[string]string{}
 	for _, ev := range events {
 		switch e := ev.(type) {
-		case agentconn.StreamPart:
+		case wire.StreamPart:
 			types = append(types, e.Type)
 			switch e.Type {
 			case "text-delta":
@@ -543,7 +544,7 @@ func TestAbortCancelsModelRequest(t *testing.T) {
 
 	s := c.startTurn(t, "")
 	for {
-		if part, ok := s.next(t).(agentconn.StreamPart); ok && part.Type == "text-delta" {
+		if part, ok := s.next(t).(wire.StreamPart); ok && part.Type == "text-delta" {
 			break
 		}
 	}

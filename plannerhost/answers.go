@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/chopin-desktop/chopin/agentconn"
+	"github.com/chopin-desktop/chopin/agentconn/wire"
 	"github.com/chopin-desktop/chopin/room"
 )
 
@@ -187,7 +188,7 @@ func cardAnswer(a room.CardAnswer) string {
 // answered hands q the room's outcome of its Decisions, the call request. An
 // answer q no longer takes (its client let it go as the answer came) is one
 // nobody waits on.
-func (h *Host) answered(q *agentconn.Question, request string, o room.Outcome, answer agentconn.Answer) {
+func (h *Host) answered(q *agentconn.Question, request string, o room.Outcome, answer wire.Answer) {
 	err := q.Answer(answer)
 	switch {
 	case errors.Is(err, agentconn.ErrQuestionClosed):

@@ -7,6 +7,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/chopin-desktop/chopin/agentconn"
+	"github.com/chopin-desktop/chopin/agentconn/wire"
 	"github.com/chopin-desktop/chopin/room"
 )
 
@@ -25,7 +26,7 @@ func (h *Host) turnFiles(documentID string, m room.Message, req *agentconn.TurnR
 	if len(files) == 0 {
 		return
 	}
-	h.giveFiles(files, m.Author, h.agent.Granted(documentID, agentconn.FeatureAttachments), h.readsImages(documentID, req.Model), req)
+	h.giveFiles(files, m.Author, h.agent.Granted(documentID, wire.FeatureAttachments), h.readsImages(documentID, req.Model), req)
 }
 
 // steerPrompt is a steered message as the model reads it: a steer carries
@@ -43,7 +44,7 @@ func (h *Host) giveFiles(files []room.ChatAttachment, author string, feature, im
 	for _, f := range files {
 		switch {
 		case feature && (f.Kind == room.AttachmentFile || images):
-			req.Attachments = append(req.Attachments, agentconn.Attachment{ID: "a-" + uuid.NewString(), Name: f.Name,
+			req.Attachments = append(req.Attachments, wire.Attachment{ID: "a-" + uuid.NewString(), Name: f.Name,
 				Kind: f.Kind, MediaType: f.MediaType, Size: f.Size, Data: f.Data})
 		case f.Kind == room.AttachmentFile:
 			text, _ := base64.StdEncoding.DecodeString(f.Data)

@@ -9,9 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chopin-desktop/chopin/agentconn/wire"
 	"github.com/gorilla/websocket"
-
-	"github.com/chopin-desktop/chopin/agentconn"
 )
 
 // Issue 4's streaming benchmarks: text-delta parts from one agent client to
@@ -97,7 +96,7 @@ func newDeltaBench(b *testing.B) *deltaBench {
 	ta.attach(ch.ID, ts.handler())
 	want(b, ta.do("POST", "/api/channels/"+ch.ID+"/messages", map[string]string{"text": "@chopin go"}), 201, "")
 	s.turn = ts.next(b)
-	if err := s.turn.Send(agentconn.StreamPart{Type: agentconn.PartTextStart, ID: "t"}); err != nil {
+	if err := s.turn.Send(wire.StreamPart{Type: wire.PartTextStart, ID: "t"}); err != nil {
 		b.Fatal(err)
 	}
 	for _, r := range s.browsers {
@@ -140,7 +139,7 @@ func (r *deltaReader) read(s *deltaBench) {
 }
 
 func (s *deltaBench) send(b *testing.B, delta string) {
-	if err := s.turn.Send(agentconn.StreamPart{Type: agentconn.PartTextDelta, ID: "t", Delta: delta}); err != nil {
+	if err := s.turn.Send(wire.StreamPart{Type: wire.PartTextDelta, ID: "t", Delta: delta}); err != nil {
 		b.Fatal(err)
 	}
 }

@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/chopin-desktop/chopin/agentconn"
 	"github.com/chopin-desktop/chopin/agentconn/client"
+	"github.com/chopin-desktop/chopin/agentconn/wire"
 )
 
 // Helpers of the agent connection's contract suite: a real app on port 0,
@@ -124,7 +124,7 @@ func closed(t testing.TB, l *client.Link) *client.CloseError {
 func wantRefused(t testing.TB, ce *client.CloseError, code string, closeCode int, message string) {
 	t.Helper()
 	if ce == nil || ce.Refused == nil || ce.Refused.Code != code || ce.Code != closeCode || (message != "" && ce.Refused.Message != message) {
-		var got agentconn.Refused
+		var got wire.Refused
 		if ce != nil && ce.Refused != nil {
 			got = *ce.Refused
 		}

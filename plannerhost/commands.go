@@ -6,7 +6,7 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/chopin-desktop/chopin/agentconn"
+	"github.com/chopin-desktop/chopin/agentconn/wire"
 	"github.com/chopin-desktop/chopin/room"
 )
 
@@ -38,7 +38,7 @@ func orWord(s, instead string) string {
 	return s
 }
 
-func catalogCommands(cat *agentconn.Catalog) []agentconn.CatalogCommand {
+func catalogCommands(cat *wire.Catalog) []wire.CatalogCommand {
 	if cat == nil {
 		return nil
 	}
@@ -50,7 +50,7 @@ var commandMessage = regexp.MustCompile(`(?is)^@chopin /(.*)$`)
 // commandOf reads a message written as "@chopin /name args" for a command
 // the attached client reports; the longest reported name that fits wins, so
 // a name may hold spaces.
-func (h *Host) commandOf(documentID, text string) (cmd agentconn.CatalogCommand, args string, ok bool) {
+func (h *Host) commandOf(documentID, text string) (cmd wire.CatalogCommand, args string, ok bool) {
 	sub := commandMessage.FindStringSubmatch(text)
 	if sub == nil {
 		return cmd, "", false
@@ -70,7 +70,7 @@ func (h *Host) commandOf(documentID, text string) (cmd agentconn.CatalogCommand,
 }
 
 // commandPrompt is the prompt of a command's turn.
-func commandPrompt(cmd agentconn.CatalogCommand, args string) string {
+func commandPrompt(cmd wire.CatalogCommand, args string) string {
 	if cmd.Kind == "workflow" {
 		p := fmt.Sprintf("Start the workflow %q.", cmd.Name)
 		if args != "" {

@@ -6,8 +6,8 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/chopin-desktop/chopin/agentconn"
 	"github.com/chopin-desktop/chopin/agentconn/client"
+	"github.com/chopin-desktop/chopin/agentconn/wire"
 )
 
 // Session forks through the real app (session-forks): Chat is one thread, so
@@ -21,9 +21,9 @@ func TestAgentForkEndToEnd(t *testing.T) {
 	browser := ta.dialRoom(ch.ID)
 	ts := newTurns()
 	var mu sync.Mutex
-	forks := map[string]agentconn.ForkFrom{}
+	forks := map[string]wire.ForkFrom{}
 	h := ts.handler()
-	h.Fork = func(s *client.Session, from agentconn.ForkFrom) error {
+	h.Fork = func(s *client.Session, from wire.ForkFrom) error {
 		mu.Lock()
 		defer mu.Unlock()
 		forks[s.ID] = from
@@ -33,7 +33,7 @@ func TestAgentForkEndToEnd(t *testing.T) {
 	if !link.Has("session-forks") {
 		t.Fatalf("features %v", link.Attached().Features)
 	}
-	forkOf := func(session string) (agentconn.ForkFrom, bool) {
+	forkOf := func(session string) (wire.ForkFrom, bool) {
 		mu.Lock()
 		defer mu.Unlock()
 		f, ok := forks[session]
@@ -73,7 +73,7 @@ func TestAgentForkEndToEnd(t *testing.T) {
 	send("@chopin now the risks")
 	second := ts.next(t)
 	from, ok := forkOf(second.Session.ID)
-	if !ok || from != (agentconn.ForkFrom{Session: first.Session.ID, Turn: first.ID()}) {
+	if !ok || from != (wire.ForkFrom{Session: first.Session.ID, Turn: first.ID()}) {
 		t.Fatalf("second turn's fork %+v (%v), want from %s/%s", from, ok, first.Session.ID, first.ID())
 	}
 	if strings.Contains(second.Message.Instructions, "The conversation so far") || !strings.Contains(second.Message.Instructions, "This document: Launch") {
@@ -90,7 +90,7 @@ func TestAgentForkEndToEnd(t *testing.T) {
 	want(t, ta.do("POST", "/api/channels/"+ch.ID+"/messages/"+failing+"/retry", nil), 200, "")
 	again := ts.next(t)
 	from, ok = forkOf(again.Session.ID)
-	if !ok || from != (agentconn.ForkFrom{Session: second.Session.ID, Turn: second.ID()}) || !again.Message.Retry {
+	if !ok || from != (wire.ForkFrom{Session: second.Session.ID, Turn: second.ID()}) || !again.Message.Retry {
 		t.Fatalf("retry's fork %+v (%v), want from %s/%s; retry %v", from, ok, second.Session.ID, second.ID(), again.Message.Retry)
 	}
 	finish(again, "Timeline done.", nil)
@@ -102,7 +102,7 @@ func TestAgentForkEndToEnd(t *testing.T) {
 	finish(fourth, "Partial", errors.New("The model's provider is down again."))
 	send("@chopin cost it anyway")
 	fifth := ts.next(t)
-	if from, _ := forkOf(fifth.Session.ID); from != (agentconn.ForkFrom{Session: again.Session.ID, Turn: again.ID()}) {
+	if from, _ := forkOf(fifth.Session.ID); from != (wire.ForkFrom{Session: again.Session.ID, Turn: again.ID()}) {
 		t.Fatalf("fifth turn's fork %+v, want from the retried turn", from)
 	}
 	if !strings.Contains(fifth.Message.Prompt, "@"+ta.app.Config().Login+": @chopin and the budget") {

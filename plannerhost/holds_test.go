@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/chopin-desktop/chopin/agentconn"
+	"github.com/chopin-desktop/chopin/agentconn/wire"
 	"github.com/chopin-desktop/chopin/app"
 	"github.com/chopin-desktop/chopin/plannerhost"
 )
@@ -47,14 +47,14 @@ func (ta *testApp) chatLines(channelID string) []string {
 }
 
 // refusedAttach attaches and expects a refusal; it returns it with the close code.
-func (ra *rawAgent) refusedAttach(document string) (agentconn.Refused, int) {
+func (ra *rawAgent) refusedAttach(document string) (wire.Refused, int) {
 	ra.t.Helper()
-	ra.send(agentconn.Attach{Version: 1, Document: document})
+	ra.send(wire.Attach{Version: 1, Document: document})
 	code, frames := ra.closed()
 	if len(frames) != 1 {
 		ra.t.Fatalf("closed %d after %#v", code, frames)
 	}
-	r, ok := frames[0].(agentconn.Refused)
+	r, ok := frames[0].(wire.Refused)
 	if !ok {
 		ra.t.Fatalf("want refused, got %#v", frames[0])
 	}
@@ -89,7 +89,7 @@ func (ta *testApp) wantEnded(channelID string, document bool) {
 	}
 	var st struct {
 		State string
-		Runs  []agentconn.RunCard
+		Runs  []wire.RunCard
 	}
 	ta.do("GET", "/api/channels/"+channelID+"/planner", nil).json(ta.t, &st)
 	if st.State != "none" || len(st.Runs) != 1 || st.Runs[0].Status != "stopped" {
@@ -103,8 +103,8 @@ func (ta *testApp) resumeFindsNothing(channelID, session string) {
 	ta.t.Helper()
 	back := ta.dialRawAgent("resumable-sessions")
 	back.attach(channelID)
-	back.send(agentconn.ResumeSessions{Sessions: []agentconn.ResumedSession{{Session: session, Requests: []string{"r1"}}}})
-	if got, want := back.next(), (agentconn.Resumed{Sessions: []agentconn.ResumedSession{}}); !reflect.DeepEqual(got, want) {
+	back.send(wire.ResumeSessions{Sessions: []wire.ResumedSession{{Session: session, Requests: []string{"r1"}}}})
+	if got, want := back.next(), (wire.Resumed{Sessions: []wire.ResumedSession{}}); !reflect.DeepEqual(got, want) {
 		ta.t.Fatalf("resume after the end: got %#v, want %#v", got, want)
 	}
 }
@@ -198,7 +198,7 @@ func TestAgentStopUnansweredIsSentAfterResume(t *testing.T) {
 	}
 	done := make(chan response, 1)
 	go func() { done <- ta.do("POST", "/api/channels/"+ch.ID+"/planner/stop", nil) }()
-	if m := ra.next(); func() bool { s, ok := m.(agentconn.Stop); return !ok || s.Session != session || s.Run != "" }() {
+	if m := ra.next(); func() bool { s, ok := m.(wire.Stop); return !ok || s.Session != session || s.Run != "" }() {
 		t.Fatalf("want the stop, got %#v", m)
 	}
 	r := <-done // not answered: it waits out the timeout
@@ -218,19 +218,19 @@ func TestAgentStopUnansweredIsSentAfterResume(t *testing.T) {
 	}
 	back := ta.dialRawAgent("resumable-sessions")
 	back.attach(ch.ID)
-	back.send(agentconn.ResumeSessions{Sessions: []agentconn.ResumedSession{{Session: session, Requests: []string{"r1"}}}})
-	wantResumed := agentconn.Resumed{Sessions: []agentconn.ResumedSession{{Session: session, Requests: []string{"r1"}}}}
+	back.send(wire.ResumeSessions{Sessions: []wire.ResumedSession{{Session: session, Requests: []string{"r1"}}}})
+	wantResumed := wire.Resumed{Sessions: []wire.ResumedSession{{Session: session, Requests: []string{"r1"}}}}
 	if got := back.next(); !reflect.DeepEqual(got, wantResumed) {
 		t.Fatalf("got %#v, want %#v", got, wantResumed)
 	}
-	stop, ok := back.next().(agentconn.Stop)
+	stop, ok := back.next().(wire.Stop)
 	if !ok || stop.Session != session || stop.Run != "" {
 		t.Fatalf("want the owed stop, got %#v", stop)
 	}
 	// Answered now, it is not sent again after another drop.
-	back.send(agentconn.ControlResult{Request: stop.Request, OK: true})
-	back.send(agentconn.Runs{Session: session, Active: []string{}, Paused: []string{"run1"},
-		Cards: []agentconn.RunCard{{ID: "run1", Name: "Build", Status: "paused", Started: 1, Updated: 2, Stages: []agentconn.Stage{}}}})
+	back.send(wire.ControlResult{Request: stop.Request, OK: true})
+	back.send(wire.Runs{Session: session, Active: []string{}, Paused: []string{"run1"},
+		Cards: []wire.RunCard{{ID: "run1", Name: "Build", Status: "paused", Started: 1, Updated: 2, Stages: []wire.Stage{}}}})
 	back.drop()
 	ta.eventually(func() bool { return ta.plannerState(ch.ID) == "disconnected" })
 	resumeOnly(t, ta, ch.ID, session, wantResumed)
@@ -255,8 +255,8 @@ func TestAgentStopChatLines(t *testing.T) {
 		defer wg.Done()
 		want(t, ta.do("POST", "/api/channels/"+ch.ID+"/planner/stop", nil), 200, "")
 	}()
-	stop := ra.next().(agentconn.Stop)
-	ra.send(agentconn.ControlResult{Request: stop.Request, OK: true})
+	stop := ra.next().(wire.Stop)
+	ra.send(wire.ControlResult{Request: stop.Request, OK: true})
 	wg.Wait()
 	lines := []string{"@ada stopped chopin."}
 	if got := ta.chatLines(ch.ID); !reflect.DeepEqual(got, lines) {
@@ -279,20 +279,20 @@ func TestAgentStopChatLines(t *testing.T) {
 	// a Stop withdraws it.
 	back := ta.dialRawAgent("resumable-sessions")
 	back.attach(ch.ID)
-	back.send(agentconn.ResumeSessions{Sessions: []agentconn.ResumedSession{{Session: session, Requests: []string{"r1"}}}})
+	back.send(wire.ResumeSessions{Sessions: []wire.ResumedSession{{Session: session, Requests: []string{"r1"}}}})
 	back.next() // resumed
-	owed := back.next().(agentconn.Stop)
+	owed := back.next().(wire.Stop)
 	ended := int64(3)
-	back.send(agentconn.ControlResult{Request: owed.Request, OK: true})
-	back.send(agentconn.Runs{Session: session, Active: []string{}, Paused: []string{},
-		Cards: []agentconn.RunCard{{ID: "run1", Name: "Build", Status: "stopped", Started: 1, Updated: 3, Ended: &ended, Stages: []agentconn.Stage{}}}})
+	back.send(wire.ControlResult{Request: owed.Request, OK: true})
+	back.send(wire.Runs{Session: session, Active: []string{}, Paused: []string{},
+		Cards: []wire.RunCard{{ID: "run1", Name: "Build", Status: "stopped", Started: 1, Updated: 3, Ended: &ended, Stages: []wire.Stage{}}}})
 	ta.eventually(func() bool {
-		var st struct{ Runs []agentconn.RunCard }
+		var st struct{ Runs []wire.RunCard }
 		ta.do("GET", "/api/channels/"+ch.ID+"/planner", nil).json(ta.t, &st)
 		return len(st.Runs) == 1 && st.Runs[0].Status == "stopped"
 	})
 	want(t, ta.do("POST", "/api/channels/"+ch.ID+"/planner/stop", nil), 200, "")
-	if res, ok := back.next().(agentconn.InputResult); !ok || res.Request != "r1" || res.Status != "cancelled" {
+	if res, ok := back.next().(wire.InputResult); !ok || res.Request != "r1" || res.Status != "cancelled" {
 		t.Fatalf("want r1 withdrawn, got %#v", res)
 	}
 	lines = append(lines, "@ada stopped chopin."+plannerhost.MsgStopWithdrew)
@@ -308,12 +308,12 @@ func TestAgentStopChatLines(t *testing.T) {
 // on, checks it names the question, the answer and who chose it, and ends it.
 func answerTurnOf(t *testing.T, ra *rawAgent) {
 	t.Helper()
-	start, ok := ra.next().(agentconn.Start)
+	start, ok := ra.next().(wire.Start)
 	if !ok {
 		t.Fatalf("want a start, got %#v", start)
 	}
-	ra.send(agentconn.Started{Session: start.Session})
-	turn, ok := ra.next().(agentconn.Turn)
+	ra.send(wire.Started{Session: start.Session})
+	turn, ok := ra.next().(wire.Turn)
 	if !ok {
 		t.Fatalf("want the turn, got %#v", turn)
 	}
@@ -322,7 +322,7 @@ func answerTurnOf(t *testing.T, ra *rawAgent) {
 			t.Errorf("the turn's prompt lacks %q:\n%s", s, turn.Prompt)
 		}
 	}
-	ra.send(agentconn.TurnEnd{Session: start.Session, Turn: turn.Turn, Status: "finished"})
+	ra.send(wire.TurnEnd{Session: start.Session, Turn: turn.Turn, Status: "finished"})
 }
 
 // TestAgentUnawaitedAnswerAfterRestart: a client without resumable-sessions
@@ -344,9 +344,9 @@ func TestAgentUnawaitedAnswerAfterRestart(t *testing.T) {
 // resumable link was away, whose client comes back with nothing to resume or
 // resumes without the session, reaches the Planner as a turn of its own.
 func TestAgentUndeliveredAnswerReachesPlanner(t *testing.T) {
-	for name, first := range map[string]agentconn.Message{
-		"nothing to resume": agentconn.Runs{Session: "s-other", Active: []string{}, Paused: []string{}, Cards: []agentconn.RunCard{}},
-		"resume without it": agentconn.ResumeSessions{Sessions: []agentconn.ResumedSession{}},
+	for name, first := range map[string]wire.Message{
+		"nothing to resume": wire.Runs{Session: "s-other", Active: []string{}, Paused: []string{}, Cards: []wire.RunCard{}},
+		"resume without it": wire.ResumeSessions{Sessions: []wire.ResumedSession{}},
 	} {
 		t.Run(name, func(t *testing.T) {
 			ta := startApp(t)
@@ -358,8 +358,8 @@ func TestAgentUndeliveredAnswerReachesPlanner(t *testing.T) {
 			fresh := ta.dialRawAgent("resumable-sessions")
 			fresh.attach(ch.ID)
 			fresh.send(first)
-			if _, ok := first.(agentconn.ResumeSessions); ok {
-				if got := fresh.next(); !reflect.DeepEqual(got, agentconn.Resumed{Sessions: []agentconn.ResumedSession{}}) {
+			if _, ok := first.(wire.ResumeSessions); ok {
+				if got := fresh.next(); !reflect.DeepEqual(got, wire.Resumed{Sessions: []wire.ResumedSession{}}) {
 					t.Fatalf("resumed %#v", got)
 				}
 			}
@@ -390,6 +390,6 @@ func TestAgentUndeliveredAnswerAfterRestart(t *testing.T) {
 	ta2 := startAppWith(t, cfg)
 	fresh := ta2.dialRawAgent("resumable-sessions")
 	fresh.attach(ch.ID)
-	fresh.send(agentconn.Runs{Session: "s-other", Active: []string{}, Paused: []string{}, Cards: []agentconn.RunCard{}})
+	fresh.send(wire.Runs{Session: "s-other", Active: []string{}, Paused: []string{}, Cards: []wire.RunCard{}})
 	answerTurnOf(t, fresh)
 }

@@ -11,8 +11,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/chopin-desktop/chopin/agentconn"
 	"github.com/chopin-desktop/chopin/agentconn/client"
+	"github.com/chopin-desktop/chopin/agentconn/wire"
 	"github.com/chopin-desktop/chopin/room"
 )
 
@@ -39,10 +39,10 @@ func (tt *testTurn) ownTool(t testing.TB, id, name, input string, result any, is
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := tt.Send(agentconn.StreamPart{Type: agentconn.PartToolCall, ToolCallID: id, ToolName: name, Input: input, ProviderExecuted: true}); err != nil {
+	if err := tt.Send(wire.StreamPart{Type: wire.PartToolCall, ToolCallID: id, ToolName: name, Input: input, ProviderExecuted: true}); err != nil {
 		t.Fatal(err)
 	}
-	if err := tt.Send(agentconn.StreamPart{Type: agentconn.PartToolResult, ToolCallID: id, ToolName: name, Result: raw, IsError: isError}); err != nil {
+	if err := tt.Send(wire.StreamPart{Type: wire.PartToolResult, ToolCallID: id, ToolName: name, Result: raw, IsError: isError}); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/chopin-desktop/chopin/agentconn"
+	"github.com/chopin-desktop/chopin/agentconn/wire"
 )
 
 // A person's choice of model and thinking level (capability-catalog). The
@@ -44,10 +45,10 @@ func (h *Host) modelChoice(doc string) ModelChoice {
 type ModelState struct {
 	// Offered: the attached client reported a catalog, so the composer
 	// offers a choice. Without one it offers none.
-	Offered  bool                       `json:"offered"`
-	Models   []agentconn.CatalogModel   `json:"models"`
-	Default  *agentconn.ModelDefault    `json:"default,omitempty"`
-	Commands []agentconn.CatalogCommand `json:"commands"`
+	Offered  bool                  `json:"offered"`
+	Models   []wire.CatalogModel   `json:"models"`
+	Default  *wire.ModelDefault    `json:"default,omitempty"`
+	Commands []wire.CatalogCommand `json:"commands"`
 	// The saved choice.
 	Model         string `json:"model,omitempty"`
 	ThinkingLevel string `json:"thinkingLevel,omitempty"`
@@ -61,7 +62,7 @@ type ModelState struct {
 func (h *Host) ModelState(doc string) ModelState {
 	cat := h.agent.Catalog(doc)
 	choice := h.modelChoice(doc)
-	st := ModelState{Models: []agentconn.CatalogModel{}, Commands: []agentconn.CatalogCommand{},
+	st := ModelState{Models: []wire.CatalogModel{}, Commands: []wire.CatalogCommand{},
 		Model: choice.Model, ThinkingLevel: choice.ThinkingLevel, ModelName: choice.ModelName}
 	if cat != nil {
 		st.Offered = true
@@ -77,7 +78,7 @@ func (h *Host) ModelState(doc string) ModelState {
 		}
 	}
 	if h.model != "" {
-		st.Default = &agentconn.ModelDefault{ID: h.model} // MODEL takes the client default's place
+		st.Default = &wire.ModelDefault{ID: h.model} // MODEL takes the client default's place
 	}
 	if st.ModelName == "" {
 		st.ModelName = choice.Model
@@ -97,7 +98,7 @@ func (h *Host) ShowModel(doc string) {
 }
 
 // CatalogChanged is a new report from the attached client.
-func (h *Host) CatalogChanged(documentID string, _ *agentconn.Catalog) {
+func (h *Host) CatalogChanged(documentID string, _ *wire.Catalog) {
 	h.ShowModel(documentID)
 }
 
@@ -105,7 +106,7 @@ var _ agentconn.CatalogHost = (*Host)(nil)
 
 // DefaultModel is the model a turn that names none runs: MODEL, else the
 // client's default.
-func (h *Host) DefaultModel(cat *agentconn.Catalog) string {
+func (h *Host) DefaultModel(cat *wire.Catalog) string {
 	if h.model != "" {
 		return h.model
 	}
@@ -117,7 +118,7 @@ func (h *Host) DefaultModel(cat *agentconn.Catalog) string {
 
 // checkChoice returns what of c the catalog still lists, and when something
 // is lost, the sentence Chat says about it.
-func (h *Host) checkChoice(cat *agentconn.Catalog, c ModelChoice) (model, level, lost string) {
+func (h *Host) checkChoice(cat *wire.Catalog, c ModelChoice) (model, level, lost string) {
 	name := c.ModelName
 	if name == "" {
 		name = c.Model

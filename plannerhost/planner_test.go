@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/chopin-desktop/chopin/agentconn"
 	"github.com/chopin-desktop/chopin/agentconn/client"
+	"github.com/chopin-desktop/chopin/agentconn/wire"
 )
 
 // chopin planner's optional features against the real app: its catalog in
@@ -262,11 +262,11 @@ func TestClientResumesQuestion(t *testing.T) {
 	ch := ta.createDocument("octo/plans", "Plan")
 	results := make(chan client.Result, 4)
 	sessions := make(chan string, 1)
-	features := []string{client.FeatureResumableSessions}
+	features := []string{wire.FeatureResumableSessions}
 	h := client.Handler{Turn: func(ctx context.Context, tr *client.Turn) error {
 		s := tr.Session
 		go func() {
-			r, err := s.Ask(context.Background(), agentconn.Input{Method: agentconn.MethodConfirm, Title: "Ship it?"}, client.AskOptions{Request: "r1"})
+			r, err := s.Ask(context.Background(), wire.Input{Method: wire.MethodConfirm, Title: "Ship it?"}, client.AskOptions{Request: "r1"})
 			if err != nil {
 				r.Message = err.Error()
 			}
@@ -312,10 +312,10 @@ func TestClientResumesQuestion(t *testing.T) {
 	// request is not given it again.
 	back.Close()
 	ta.eventually(func() bool { return ta.plannerState(ch.ID) != "attached" })
-	raw := ta.dialRawAgent(client.FeatureResumableSessions)
+	raw := ta.dialRawAgent(wire.FeatureResumableSessions)
 	raw.attach(ch.ID)
-	raw.send(agentconn.ResumeSessions{Sessions: []agentconn.ResumedSession{{Session: session, Requests: []string{"r1"}}}})
-	resumed, ok := raw.next().(agentconn.Resumed)
+	raw.send(wire.ResumeSessions{Sessions: []wire.ResumedSession{{Session: session, Requests: []string{"r1"}}}})
+	resumed, ok := raw.next().(wire.Resumed)
 	if !ok {
 		t.Fatal("no resumed")
 	}
@@ -324,7 +324,7 @@ func TestClientResumesQuestion(t *testing.T) {
 			t.Errorf("the acknowledged answer is still held: %+v", resumed)
 		}
 	}
-	raw.send(agentconn.Detach{})
+	raw.send(wire.Detach{})
 	if code, extra := raw.closed(); len(extra) != 0 {
 		t.Errorf("after the resume: %v then close %d", extra, code)
 	}

@@ -3,7 +3,7 @@ package plannerhost
 import (
 	"slices"
 
-	"github.com/chopin-desktop/chopin/agentconn"
+	"github.com/chopin-desktop/chopin/agentconn/wire"
 	"github.com/chopin-desktop/chopin/room"
 )
 
@@ -15,27 +15,19 @@ import (
 // answer still carries its preview, and a written answer to a question
 // whose options had one is a chat answer).
 
-// featureOptionPreviews is the feature's name in attached.features.
-const featureOptionPreviews = "decision-option-previews"
-
-// linkHas reports whether the document's attached link was granted feature.
-func (h *Host) linkHas(documentID, feature string) bool {
-	return slices.Contains(h.agent.Status(documentID).Features, feature)
-}
-
 // previewTools are the host tools a turn offers besides room.HostTools.
-func (h *Host) previewTools(documentID string) []agentconn.Tool {
-	if !h.linkHas(documentID, featureOptionPreviews) {
+func (h *Host) previewTools(documentID string) []wire.Tool {
+	if !h.agent.Granted(documentID, wire.FeatureDecisionOptionPreviews) {
 		return nil
 	}
 	t := room.UploadPlanImageTool
-	return []agentconn.Tool{{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema}}
+	return []wire.Tool{{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema}}
 }
 
 // questionFor is a validated question call as the document's link shows
 // it, and how to give the link the answers it expects.
 func (h *Host) questionFor(documentID string, c room.QuestionCall) (room.QuestionCall, func(room.Outcome) room.Outcome) {
-	if h.linkHas(documentID, featureOptionPreviews) {
+	if h.agent.Granted(documentID, wire.FeatureDecisionOptionPreviews) {
 		return c, func(o room.Outcome) room.Outcome { return o }
 	}
 	return joinPreviews(c)

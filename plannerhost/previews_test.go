@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/chopin-desktop/chopin/agentconn"
 	"github.com/chopin-desktop/chopin/agentconn/client"
+	"github.com/chopin-desktop/chopin/agentconn/wire"
 	"github.com/chopin-desktop/chopin/room"
 )
 
@@ -23,10 +23,10 @@ func toolNames(tt *testTurn) []string {
 
 // previewQuestion is an input-request questionnaire whose first option has
 // a preview.
-func previewQuestion() agentconn.Input {
-	return agentconn.Input{Method: agentconn.MethodQuestionnaire, Params: &agentconn.QuestionnaireParams{Questions: []agentconn.QuestionItem{{
+func previewQuestion() wire.Input {
+	return wire.Input{Method: wire.MethodQuestionnaire, Params: &wire.QuestionnaireParams{Questions: []wire.QuestionItem{{
 		Question: "Which layout?", Header: "Layout",
-		Options: []agentconn.Option{{Label: "Grid", Description: "Tiles", Preview: "```mermaid\ngraph TD; A-->B\n```"},
+		Options: []wire.Option{{Label: "Grid", Description: "Tiles", Preview: "```mermaid\ngraph TD; A-->B\n```"},
 			{Label: "List", Description: "Rows"}},
 	}}}}
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/chopin-desktop/chopin/agentconn"
+	"github.com/chopin-desktop/chopin/agentconn/wire"
 	"github.com/chopin-desktop/chopin/room"
 )
 
@@ -98,12 +99,12 @@ func (h *Host) turnRequest(ctx context.Context, ch room.Channel, m room.Message)
 		}
 	}
 
-	tools := make([]agentconn.Tool, len(room.HostTools))
+	tools := make([]wire.Tool, len(room.HostTools))
 	for i, t := range room.HostTools {
-		tools[i] = agentconn.Tool{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema}
+		tools[i] = wire.Tool{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema}
 	}
 	tools = append(tools, h.previewTools(ch.ID)...)
-	return agentconn.TurnRequest{Mode: agentconn.ModePlanner, Prompt: prompt.String(),
+	return agentconn.TurnRequest{Mode: wire.ModePlanner, Prompt: prompt.String(),
 		Instructions: strings.TrimSuffix(instr.String(), "\n"), Model: h.model, Tools: tools,
 		Thread: chatThread, ForkInstructions: forkInstructions}, nil
 }

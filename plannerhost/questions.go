@@ -2,10 +2,10 @@ package plannerhost
 
 import (
 	"context"
-	"encoding/json"
 	"sync"
 
 	"github.com/chopin-desktop/chopin/agentconn"
+	"github.com/chopin-desktop/chopin/agentconn/wire"
 	"github.com/chopin-desktop/chopin/room"
 )
 
@@ -27,15 +27,9 @@ type openQuestions struct {
 }
 
 func (h *Host) Ask(ctx context.Context, q *agentconn.Question) error {
-	raw, err := json.Marshal(q.Input)
-	if err != nil {
-		return err
-	}
-	call, err := room.ParseQuestionCall(raw)
-	if err != nil {
-		return toolError(err)
-	}
-	call, restore := h.questionFor(q.Document, call)
+	// The agent connection decoded and checked the call; the room checks
+	// it again as the link will show it (previews joined or not).
+	call, restore := h.questionFor(q.Document, room.QuestionCallOf(q.Input))
 	ch, err := h.docs.Document(ctx, q.Document)
 	if err != nil {
 		return toolError(err)
@@ -103,13 +97,13 @@ func (qs *openQuestions) settled(q *agentconn.Question) {
 
 // answerOf is a room's outcome in agentconn's terms; agentconn shapes the
 // wire value from it.
-func answerOf(o room.Outcome) agentconn.Answer {
-	a := agentconn.Answer{Status: o.Status, Message: o.Message}
+func answerOf(o room.Outcome) wire.Answer {
+	a := wire.Answer{Status: o.Status, Message: o.Message}
 	switch v := o.Value.(type) {
 	case room.QuestionnaireValue:
-		a.Answers = make([]agentconn.QuestionAnswer, len(v.Answers))
+		a.Answers = make([]wire.QuestionAnswer, len(v.Answers))
 		for i, qa := range v.Answers {
-			a.Answers[i] = agentconn.QuestionAnswer{QuestionIndex: qa.QuestionIndex, Question: qa.Question,
+			a.Answers[i] = wire.QuestionAnswer{QuestionIndex: qa.QuestionIndex, Question: qa.Question,
 				Kind: qa.Kind, Answer: qa.Answer, Selected: qa.Selected}
 			if qa.Preview != nil {
 				a.Answers[i].Preview = *qa.Preview

@@ -9,7 +9,7 @@ import (
 
 	"github.com/gorilla/websocket"
 
-	"github.com/chopin-desktop/chopin/agentconn"
+	"github.com/chopin-desktop/chopin/agentconn/wire"
 	"github.com/chopin-desktop/chopin/app"
 )
 
@@ -25,9 +25,9 @@ type rawAgent struct {
 
 func (ta *testApp) dialRawAgent(features string) *rawAgent {
 	ta.t.Helper()
-	h := http.Header{"Sec-WebSocket-Protocol": {agentconn.Subprotocol}, "Authorization": {"Bearer " + ta.token()}}
+	h := http.Header{"Sec-WebSocket-Protocol": {wire.Subprotocol}, "Authorization": {"Bearer " + ta.token()}}
 	if features != "" {
-		h.Set(agentconn.FeaturesHeader, features)
+		h.Set(wire.FeaturesHeader, features)
 	}
 	conn, _, err := websocket.DefaultDialer.Dial(ta.agentURL(), h)
 	if err != nil {
@@ -37,9 +37,9 @@ func (ta *testApp) dialRawAgent(features string) *rawAgent {
 	return &rawAgent{t: ta.t, conn: conn}
 }
 
-func (ra *rawAgent) send(m agentconn.Message) {
+func (ra *rawAgent) send(m wire.Message) {
 	ra.t.Helper()
-	frame, err := agentconn.Encode(m)
+	frame, err := wire.Encode(m)
 	if err != nil {
 		ra.t.Fatal(err)
 	}
@@ -49,7 +49,7 @@ func (ra *rawAgent) send(m agentconn.Message) {
 }
 
 // next reads the next message; a close fails the test.
-func (ra *rawAgent) next() agentconn.Message {
+func (ra *rawAgent) next() wire.Message {
 	ra.t.Helper()
 	m, err := ra.read()
 	if err != nil {
@@ -58,13 +58,13 @@ func (ra *rawAgent) next() agentconn.Message {
 	return m
 }
 
-func (ra *rawAgent) read() (agentconn.Message, error) {
+func (ra *rawAgent) read() (wire.Message, error) {
 	ra.conn.SetReadDeadline(time.Now().Add(agentWait))
 	_, frame, err := ra.conn.ReadMessage()
 	if err != nil {
 		return nil, err
 	}
-	m, err := agentconn.DecodeServerFrame(frame)
+	m, err := wire.DecodeServerFrame(frame)
 	if err != nil {
 		ra.t.Fatalf("server frame %s: %v", frame, err)
 	}
@@ -72,9 +72,9 @@ func (ra *rawAgent) read() (agentconn.Message, error) {
 }
 
 // closed reads until the server closes and returns the close code.
-func (ra *rawAgent) closed() (int, []agentconn.Message) {
+func (ra *rawAgent) closed() (int, []wire.Message) {
 	ra.t.Helper()
-	var got []agentconn.Message
+	var got []wire.Message
 	for {
 		m, err := ra.read()
 		if err != nil {
@@ -90,10 +90,10 @@ func (ra *rawAgent) closed() (int, []agentconn.Message) {
 // drop cuts the TCP connection without a close frame.
 func (ra *rawAgent) drop() { ra.conn.UnderlyingConn().Close() }
 
-func (ra *rawAgent) attach(document string) agentconn.Attached {
+func (ra *rawAgent) attach(document string) wire.Attached {
 	ra.t.Helper()
-	ra.send(agentconn.Attach{Version: 1, Document: document})
-	a, ok := ra.next().(agentconn.Attached)
+	ra.send(wire.Attach{Version: 1, Document: document})
+	a, ok := ra.next().(wire.Attached)
 	if !ok {
 		ra.t.Fatal("not attached")
 	}
@@ -107,14 +107,14 @@ func (ra *rawAgent) attach(document string) agentconn.Attached {
 func (ta *testApp) question(ra *rawAgent, channelID string) (session, decision string) {
 	ta.t.Helper()
 	want(ta.t, ta.do("POST", "/api/channels/"+channelID+"/messages", map[string]string{"text": "@chopin go"}), 201, "")
-	start := ra.next().(agentconn.Start)
-	ra.send(agentconn.Started{Session: start.Session})
-	turn := ra.next().(agentconn.Turn)
-	ra.send(agentconn.InputRequest{Request: "r1", Session: start.Session,
-		Input: agentconn.Input{Method: agentconn.MethodConfirm, Title: "Ship it?"}})
-	ra.send(agentconn.Runs{Session: start.Session, Active: []string{"run1"}, Paused: []string{},
-		Cards: []agentconn.RunCard{{ID: "run1", Name: "Build", Status: "running", Started: 1, Updated: 1, Stages: []agentconn.Stage{}}}})
-	ra.send(agentconn.TurnEnd{Session: start.Session, Turn: turn.Turn, Status: "finished"})
+	start := ra.next().(wire.Start)
+	ra.send(wire.Started{Session: start.Session})
+	turn := ra.next().(wire.Turn)
+	ra.send(wire.InputRequest{Request: "r1", Session: start.Session,
+		Input: wire.Input{Method: wire.MethodConfirm, Title: "Ship it?"}})
+	ra.send(wire.Runs{Session: start.Session, Active: []string{"run1"}, Paused: []string{},
+		Cards: []wire.RunCard{{ID: "run1", Name: "Build", Status: "running", Started: 1, Updated: 1, Stages: []wire.Stage{}}}})
+	ra.send(wire.TurnEnd{Session: start.Session, Turn: turn.Turn, Status: "finished"})
 	var open []map[string]any
 	ta.eventually(func() bool {
 		var body struct{ Decisions []map[string]any }
@@ -128,7 +128,7 @@ func (ta *testApp) question(ra *rawAgent, channelID string) (session, decision s
 		return len(open) == 1
 	})
 	ta.eventually(func() bool { // the run is reported too
-		var st struct{ Runs []agentconn.RunCard }
+		var st struct{ Runs []wire.RunCard }
 		ta.do("GET", "/api/channels/"+channelID+"/planner", nil).json(ta.t, &st)
 		return len(st.Runs) == 1
 	})
@@ -157,22 +157,22 @@ func (ta *testApp) eventually(cond func() bool) {
 // answer: resumed listing r1, the held Stop first, then the held answer.
 func resumeAndCheck(t *testing.T, ra *rawAgent, session string) {
 	t.Helper()
-	ra.send(agentconn.ResumeSessions{Sessions: []agentconn.ResumedSession{{Session: session, Requests: []string{"r1"}}}})
+	ra.send(wire.ResumeSessions{Sessions: []wire.ResumedSession{{Session: session, Requests: []string{"r1"}}}})
 	got := ra.next()
-	wantResumed := agentconn.Resumed{Sessions: []agentconn.ResumedSession{{Session: session, Requests: []string{"r1"}}}}
+	wantResumed := wire.Resumed{Sessions: []wire.ResumedSession{{Session: session, Requests: []string{"r1"}}}}
 	if !reflect.DeepEqual(got, wantResumed) {
 		t.Fatalf("got %#v, want %#v", got, wantResumed)
 	}
-	stop, ok := ra.next().(agentconn.Stop)
+	stop, ok := ra.next().(wire.Stop)
 	if !ok || stop.Session != session || stop.Run != "" {
 		t.Fatalf("want the held stop first, got %#v", stop)
 	}
-	res, ok := ra.next().(agentconn.InputResult)
+	res, ok := ra.next().(wire.InputResult)
 	if !ok || res.Request != "r1" || res.Status != "answered" || string(res.Value) != "true" {
 		t.Fatalf("want r1's answer, got %#v", res)
 	}
-	ra.send(agentconn.ControlResult{Request: stop.Request, OK: true})
-	ra.send(agentconn.InputReceived{Request: "r1"})
+	ra.send(wire.ControlResult{Request: stop.Request, OK: true})
+	ra.send(wire.InputReceived{Request: "r1"})
 }
 
 // checkDelivered drops the link once more and resumes: the acknowledged
@@ -180,11 +180,11 @@ func resumeAndCheck(t *testing.T, ra *rawAgent, session string) {
 func checkDelivered(t *testing.T, ta *testApp, ra *rawAgent, channelID, session string) {
 	t.Helper()
 	// runs confirms the client's frames before it were handled.
-	ra.send(agentconn.Runs{Session: session, Active: []string{"run1"}, Paused: []string{},
-		Cards: []agentconn.RunCard{{ID: "run1", Name: "Build", Status: "running", Started: 1, Updated: 2, Stages: []agentconn.Stage{}}}})
+	ra.send(wire.Runs{Session: session, Active: []string{"run1"}, Paused: []string{},
+		Cards: []wire.RunCard{{ID: "run1", Name: "Build", Status: "running", Started: 1, Updated: 2, Stages: []wire.Stage{}}}})
 	ra.drop()
 	ta.eventually(func() bool { return ta.plannerState(channelID) == "disconnected" })
-	resumeOnly(t, ta, channelID, session, agentconn.Resumed{Sessions: []agentconn.ResumedSession{{Session: session, Requests: []string{}}}})
+	resumeOnly(t, ta, channelID, session, wire.Resumed{Sessions: []wire.ResumedSession{{Session: session, Requests: []string{}}}})
 }
 
 // questionAcrossRestart starts Chopin on cfg, attaches a raw agent with
@@ -208,15 +208,15 @@ func questionAcrossRestart(t *testing.T, cfg app.Config, features string) (*test
 
 // resumeOnly resumes session (naming request r1) on a new resumable link,
 // requires exactly want back and nothing more, and detaches.
-func resumeOnly(t *testing.T, ta *testApp, channelID, session string, want agentconn.Resumed) {
+func resumeOnly(t *testing.T, ta *testApp, channelID, session string, want wire.Resumed) {
 	t.Helper()
 	again := ta.dialRawAgent("resumable-sessions")
 	again.attach(channelID)
-	again.send(agentconn.ResumeSessions{Sessions: []agentconn.ResumedSession{{Session: session, Requests: []string{"r1"}}}})
+	again.send(wire.ResumeSessions{Sessions: []wire.ResumedSession{{Session: session, Requests: []string{"r1"}}}})
 	if got := again.next(); !reflect.DeepEqual(got, want) {
 		t.Fatalf("resume: got %#v, want %#v", got, want)
 	}
-	again.send(agentconn.Detach{})
+	again.send(wire.Detach{})
 	if code, extra := again.closed(); code != websocket.CloseNormalClosure || len(extra) != 0 {
 		t.Fatalf("after the resume: %#v then close %d", extra, code)
 	}
@@ -240,7 +240,7 @@ func TestAgentResumeAfterDrop(t *testing.T) {
 	ta.eventually(func() bool { return ta.plannerState(ch.ID) == "disconnected" })
 	var st struct {
 		State, Login string
-		Runs         []agentconn.RunCard
+		Runs         []wire.RunCard
 	}
 	ta.do("GET", "/api/channels/"+ch.ID+"/planner", nil).json(t, &st)
 	if st.Login != "ada" || len(st.Runs) != 1 || st.Runs[0].Status != "running" {
@@ -287,14 +287,14 @@ func TestAgentResumeAfterRestart(t *testing.T) {
 	ta.stop()
 	code, frames := ra.closed()
 	if code != websocket.CloseServiceRestart || len(frames) != 1 ||
-		!reflect.DeepEqual(frames[0], agentconn.Restarting{ReconnectWithinMs: time.Hour.Milliseconds()}) {
+		!reflect.DeepEqual(frames[0], wire.Restarting{ReconnectWithinMs: time.Hour.Milliseconds()}) {
 		t.Fatalf("closed %d after %#v", code, frames)
 	}
 
 	ta2 := startAppWith(t, cfg)
 	var st struct {
 		State string
-		Runs  []agentconn.RunCard
+		Runs  []wire.RunCard
 	}
 	ta2.do("GET", "/api/channels/"+ch.ID+"/planner", nil).json(t, &st)
 	if st.State != "attached" || len(st.Runs) != 1 || st.Runs[0].Status != "running" {
@@ -328,8 +328,8 @@ func TestAgentHandoverWindowEnds(t *testing.T) {
 	ta2.eventually(func() bool { return ta2.plannerState(ch.ID) == "disconnected" })
 	back := ta2.dialRawAgent("resumable-sessions")
 	back.attach(ch.ID)
-	back.send(agentconn.ResumeSessions{Sessions: []agentconn.ResumedSession{{Session: session, Requests: []string{"r1"}}}})
-	wantResumed := agentconn.Resumed{Sessions: []agentconn.ResumedSession{{Session: session, Requests: []string{"r1"}}}}
+	back.send(wire.ResumeSessions{Sessions: []wire.ResumedSession{{Session: session, Requests: []string{"r1"}}}})
+	wantResumed := wire.Resumed{Sessions: []wire.ResumedSession{{Session: session, Requests: []string{"r1"}}}}
 	if got := back.next(); !reflect.DeepEqual(got, wantResumed) {
 		t.Fatalf("got %#v, want %#v", got, wantResumed)
 	}
@@ -344,9 +344,9 @@ func TestAgentInputReceivedWithoutFeature(t *testing.T) {
 	ch := ta.createDocument("octo/plans", "Plan")
 	ra := ta.dialRawAgent("")
 	ra.attach(ch.ID)
-	ra.send(agentconn.InputReceived{Request: "r1"})
+	ra.send(wire.InputReceived{Request: "r1"})
 	code, frames := ra.closed()
-	if e, ok := frames[0].(agentconn.ProtocolError); code != websocket.ClosePolicyViolation || len(frames) != 1 || !ok || e.Code != "protocol" {
+	if e, ok := frames[0].(wire.ProtocolError); code != websocket.ClosePolicyViolation || len(frames) != 1 || !ok || e.Code != "protocol" {
 		t.Fatalf("closed %d after %#v", code, frames)
 	}
 }
@@ -367,16 +367,16 @@ func TestAgentResumeTakesOverUnnoticedDrop(t *testing.T) {
 
 	other := ta.dialRawAgent("resumable-sessions")
 	other.attach(ch.ID)
-	other.send(agentconn.ResumeSessions{Sessions: []agentconn.ResumedSession{{Session: "s-unknown", Requests: []string{}}}})
+	other.send(wire.ResumeSessions{Sessions: []wire.ResumedSession{{Session: "s-unknown", Requests: []string{}}}})
 	code, frames := other.closed()
-	if r, ok := frames[0].(agentconn.Refused); code != 4409 || !ok || r.Code != "planner-attached" {
+	if r, ok := frames[0].(wire.Refused); code != 4409 || !ok || r.Code != "planner-attached" {
 		t.Fatalf("closed %d after %#v", code, frames)
 	}
 
 	back := ta.dialRawAgent("resumable-sessions")
 	back.attach(ch.ID)
-	back.send(agentconn.ResumeSessions{Sessions: []agentconn.ResumedSession{{Session: session, Requests: []string{"r1"}}}})
-	wantResumed := agentconn.Resumed{Sessions: []agentconn.ResumedSession{{Session: session, Requests: []string{"r1"}}}}
+	back.send(wire.ResumeSessions{Sessions: []wire.ResumedSession{{Session: session, Requests: []string{"r1"}}}})
+	wantResumed := wire.Resumed{Sessions: []wire.ResumedSession{{Session: session, Requests: []string{"r1"}}}}
 	if got := back.next(); !reflect.DeepEqual(got, wantResumed) {
 		t.Fatalf("got %#v, want %#v", got, wantResumed)
 	}
@@ -385,7 +385,7 @@ func TestAgentResumeTakesOverUnnoticedDrop(t *testing.T) {
 	}
 	// The question moved with the session: its answer reaches the new link.
 	want(t, ta.do("POST", "/api/channels/"+ch.ID+"/decisions/"+decision+"/answer", map[string]any{"yes": false}), 200, "")
-	if res, ok := back.next().(agentconn.InputResult); !ok || res.Request != "r1" || string(res.Value) != "false" {
+	if res, ok := back.next().(wire.InputResult); !ok || res.Request != "r1" || string(res.Value) != "false" {
 		t.Fatalf("want r1's answer, got %#v", res)
 	}
 }
@@ -405,7 +405,7 @@ func TestAgentHoldEndsForGood(t *testing.T) {
 
 	fresh := ta.dialRawAgent("resumable-sessions")
 	fresh.attach(ch.ID)
-	fresh.send(agentconn.Runs{Session: "s-other", Active: []string{}, Paused: []string{}, Cards: []agentconn.RunCard{}})
+	fresh.send(wire.Runs{Session: "s-other", Active: []string{}, Paused: []string{}, Cards: []wire.RunCard{}})
 	ta.eventually(func() bool {
 		var body struct{ Decisions []map[string]any }
 		ta.do("GET", "/api/channels/"+ch.ID+"/decisions", nil).json(ta.t, &body)
@@ -413,7 +413,7 @@ func TestAgentHoldEndsForGood(t *testing.T) {
 	})
 	var st struct {
 		State string
-		Runs  []agentconn.RunCard
+		Runs  []wire.RunCard
 	}
 	ta.do("GET", "/api/channels/"+ch.ID+"/planner", nil).json(t, &st)
 	if st.State != "attached" || len(st.Runs) != 1 || st.Runs[0].Status != "stopped" {

@@ -7,13 +7,14 @@ import (
 	"sync"
 
 	"github.com/chopin-desktop/chopin/agentconn"
+	"github.com/chopin-desktop/chopin/agentconn/wire"
 )
 
 // Run cards: the latest state of each workflow run a document's Planner
 // reported, shown to the document's tabs as planner:runs and stored
 // (RunStore), every stage of each run included, so they survive
 // reconnects and restarts until Chat stops showing them. Reports merge as
-// "Run stage deltas" says (agentconn.RunCard.Apply): a delta card adds or
+// "Run stage deltas" says (wire.RunCard.Apply): a delta card adds or
 // replaces stages by ID and never removes one; a full card replaces them
 // all, unless it lists none, which keeps them; the run keeps the
 // earlierStages of its last full card. A link that closes sends a last
@@ -31,7 +32,7 @@ type runBoard struct {
 
 type docRuns struct {
 	order []string // first reported first
-	cards map[string]*agentconn.RunCard
+	cards map[string]*wire.RunCard
 }
 
 // docLocked is the document's board, read from the store the first time.
@@ -42,7 +43,7 @@ func (b *runBoard) docLocked(st RunStore, log *slog.Logger, documentID string) *
 	if d := b.docs[documentID]; d != nil {
 		return d
 	}
-	d := &docRuns{cards: map[string]*agentconn.RunCard{}}
+	d := &docRuns{cards: map[string]*wire.RunCard{}}
 	runs, err := st.Runs(context.Background(), documentID)
 	if err != nil {
 		// Not kept: the next call reads the store again.
@@ -50,14 +51,14 @@ func (b *runBoard) docLocked(st RunStore, log *slog.Logger, documentID string) *
 		return d
 	}
 	for _, r := range runs {
-		c := &agentconn.RunCard{}
+		c := &wire.RunCard{}
 		if err := json.Unmarshal(r.Card, c); err != nil {
 			log.Error("read a run card", "channel", documentID, "run", r.ID, "err", err)
 			continue
 		}
-		c.Stages = make([]agentconn.Stage, 0, len(r.Stages))
+		c.Stages = make([]wire.Stage, 0, len(r.Stages))
 		for _, s := range r.Stages {
-			var stage agentconn.Stage
+			var stage wire.Stage
 			if err := json.Unmarshal(s.Body, &stage); err != nil {
 				log.Error("read a run stage", "channel", documentID, "run", r.ID, "err", err)
 				continue
@@ -73,7 +74,7 @@ func (b *runBoard) docLocked(st RunStore, log *slog.Logger, documentID string) *
 
 // apply merges a report, stores what changed, and returns the document's
 // cards.
-func (b *runBoard) apply(st RunStore, log *slog.Logger, documentID string, report agentconn.RunsReport) []agentconn.RunCard {
+func (b *runBoard) apply(st RunStore, log *slog.Logger, documentID string, report agentconn.RunsReport) []wire.RunCard {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	d := b.docLocked(st, log, documentID)
@@ -81,7 +82,7 @@ func (b *runBoard) apply(st RunStore, log *slog.Logger, documentID string, repor
 	for _, card := range report.Cards {
 		c := d.cards[card.ID]
 		if c == nil {
-			c = &agentconn.RunCard{}
+			c = &wire.RunCard{}
 			d.cards[card.ID] = c
 			d.order = append(d.order, card.ID)
 		}
@@ -114,15 +115,15 @@ func (b *runBoard) apply(st RunStore, log *slog.Logger, documentID string, repor
 
 // cardJSON is a card as stored: without its stages, which have rows of
 // their own.
-func cardJSON(c agentconn.RunCard) json.RawMessage {
-	c.Stages = []agentconn.Stage{}
+func cardJSON(c wire.RunCard) json.RawMessage {
+	c.Stages = []wire.Stage{}
 	b, _ := json.Marshal(c)
 	return b
 }
 
 // stagesNamed is the stored rows of the run's stages that a delta names
 // (each ID once, where the merge put it), or of all of them.
-func stagesNamed(stages, named []agentconn.Stage, all bool) []RunStage {
+func stagesNamed(stages, named []wire.Stage, all bool) []RunStage {
 	want := map[string]bool{}
 	for _, s := range named {
 		want[s.ID] = true
@@ -139,7 +140,7 @@ func stagesNamed(stages, named []agentconn.Stage, all bool) []RunStage {
 }
 
 // cards returns the document's run cards, first reported first.
-func (b *runBoard) cards(st RunStore, log *slog.Logger, documentID string) []agentconn.RunCard {
+func (b *runBoard) cards(st RunStore, log *slog.Logger, documentID string) []wire.RunCard {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.docLocked(st, log, documentID).listLocked()
@@ -151,8 +152,8 @@ func (b *runBoard) forget(documentID string) {
 	delete(b.docs, documentID)
 }
 
-func (d *docRuns) listLocked() []agentconn.RunCard {
-	out := make([]agentconn.RunCard, 0, len(d.order))
+func (d *docRuns) listLocked() []wire.RunCard {
+	out := make([]wire.RunCard, 0, len(d.order))
 	for _, id := range d.order {
 		out = append(out, *d.cards[id])
 	}
@@ -160,7 +161,7 @@ func (d *docRuns) listLocked() []agentconn.RunCard {
 }
 
 // runCards is the document's run cards as Chat shows them.
-func (h *Host) runCards(documentID string) []agentconn.RunCard {
+func (h *Host) runCards(documentID string) []wire.RunCard {
 	return h.runs.cards(h.store, h.log, documentID)
 }
 

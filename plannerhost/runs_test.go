@@ -4,11 +4,11 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/chopin-desktop/chopin/agentconn"
+	"github.com/chopin-desktop/chopin/agentconn/wire"
 	"github.com/chopin-desktop/chopin/plannerhost"
 )
 
-func stageNames(c agentconn.RunCard) string {
+func stageNames(c wire.RunCard) string {
 	s := ""
 	for _, st := range c.Stages {
 		s += st.ID + ":" + st.Status + " "
@@ -31,21 +31,21 @@ func TestAgentRunsStored(t *testing.T) {
 	want(t, ta.do("POST", "/api/channels/"+ch.ID+"/messages", map[string]string{"text": "@chopin go"}), 201, "")
 	turn := ts.next(t)
 	three := 3
-	send := func(cards ...agentconn.RunCard) {
+	send := func(cards ...wire.RunCard) {
 		t.Helper()
-		if err := l.Send(agentconn.Runs{Session: turn.Session.ID, Active: []string{"run-1"}, Paused: []string{}, Cards: cards}); err != nil {
+		if err := l.Send(wire.Runs{Session: turn.Session.ID, Active: []string{"run-1"}, Paused: []string{}, Cards: cards}); err != nil {
 			t.Fatal(err)
 		}
 		browser.until("planner:runs")
 	}
-	stage := func(id, status string) agentconn.Stage { return agentconn.Stage{ID: id, Name: id, Status: status} }
-	send(agentconn.RunCard{ID: "run-1", Name: "Build", Status: "running", Started: 1, Updated: 2, EarlierStages: &three,
-		Stages: []agentconn.Stage{stage("a", "completed"), stage("b", "running")}})
-	send(agentconn.RunCard{ID: "run-1", Name: "Build", Status: "running", Started: 1, Updated: 3, StagesDelta: true,
-		Stages: []agentconn.Stage{stage("c", "pending"), stage("b", "failed"), stage("c", "running")}})
-	send(agentconn.RunCard{ID: "run-1", Name: "Build", Status: "running", Started: 1, Updated: 4, StagesDelta: true, Stages: []agentconn.Stage{}})
+	stage := func(id, status string) wire.Stage { return wire.Stage{ID: id, Name: id, Status: status} }
+	send(wire.RunCard{ID: "run-1", Name: "Build", Status: "running", Started: 1, Updated: 2, EarlierStages: &three,
+		Stages: []wire.Stage{stage("a", "completed"), stage("b", "running")}})
+	send(wire.RunCard{ID: "run-1", Name: "Build", Status: "running", Started: 1, Updated: 3, StagesDelta: true,
+		Stages: []wire.Stage{stage("c", "pending"), stage("b", "failed"), stage("c", "running")}})
+	send(wire.RunCard{ID: "run-1", Name: "Build", Status: "running", Started: 1, Updated: 4, StagesDelta: true, Stages: []wire.Stage{}})
 	end := int64(9)
-	send(agentconn.RunCard{ID: "run-1", Name: "Build", Status: "finished", Started: 1, Updated: 9, Ended: &end, Stages: []agentconn.Stage{}})
+	send(wire.RunCard{ID: "run-1", Name: "Build", Status: "finished", Started: 1, Updated: 9, Ended: &end, Stages: []wire.Stage{}})
 
 	check := func(when string) {
 		t.Helper()
@@ -73,7 +73,7 @@ func TestAgentRunsStored(t *testing.T) {
 	browser = ta.dialRoom(ch.ID)
 	want(t, ta.do("POST", "/api/channels/"+ch.ID+"/messages", map[string]string{"text": "@chopin again"}), 201, "")
 	turn = ts.next(t)
-	send(agentconn.RunCard{ID: "run-1", Name: "Build", Status: "running", Started: 1, Updated: 10, Stages: []agentconn.Stage{stage("x", "running")}})
+	send(wire.RunCard{ID: "run-1", Name: "Build", Status: "running", Started: 1, Updated: 10, Stages: []wire.Stage{stage("x", "running")}})
 	var p plannerhost.Status
 	ta.do("GET", "/api/channels/"+ch.ID+"/planner", nil).json(t, &p)
 	if len(p.Runs) != 1 || stageNames(p.Runs[0]) != "x:running " || p.Runs[0].EarlierStages != nil {

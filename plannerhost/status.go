@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/chopin-desktop/chopin/agentconn"
+	"github.com/chopin-desktop/chopin/agentconn/wire"
 )
 
 // A document's Planner as the UI and HTTP show it: the room's planner:status
@@ -18,12 +19,12 @@ import (
 // "disconnected" (a resumable link that dropped with its work kept) is
 // reserved for when agentconn keeps such links.
 type Status struct {
-	State    string              `json:"state"`
-	Login    string              `json:"login,omitempty"`
-	Features []string            `json:"features,omitempty"`
-	Since    string              `json:"since,omitempty"`
-	Until    string              `json:"until,omitempty"`
-	Runs     []agentconn.RunCard `json:"runs"`
+	State    string         `json:"state"`
+	Login    string         `json:"login,omitempty"`
+	Features []string       `json:"features,omitempty"`
+	Since    string         `json:"since,omitempty"`
+	Until    string         `json:"until,omitempty"`
+	Runs     []wire.RunCard `json:"runs"`
 }
 
 // Status is the document's Planner now.

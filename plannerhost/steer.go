@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/chopin-desktop/chopin/agentconn"
+	"github.com/chopin-desktop/chopin/agentconn/wire"
 	"github.com/chopin-desktop/chopin/room"
 )
 
@@ -20,7 +21,7 @@ import (
 // and its client takes steers. It reports whether it took m over.
 func (h *Host) steer(ctx context.Context, ch room.Channel, m room.Message, startErr error) bool {
 	var tr *agentconn.TurnRefused
-	if !errors.As(startErr, &tr) || tr.Code != agentconn.CodePlannerBusy || !h.agent.Granted(ch.ID, agentconn.FeatureSteerTurn) || isRetry(ctx) {
+	if !errors.As(startErr, &tr) || tr.Code != agentconn.CodePlannerBusy || !h.agent.Granted(ch.ID, wire.FeatureSteerTurn) || isRetry(ctx) {
 		return false
 	}
 	if _, _, command := h.commandOf(ch.ID, m.Text); command {

@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/chopin-desktop/chopin/agentconn"
+	"github.com/chopin-desktop/chopin/agentconn/wire"
 	"github.com/chopin-desktop/chopin/room"
 )
 
@@ -47,7 +48,7 @@ func (h *Host) CallTool(ctx context.Context, call agentconn.ToolCall) (json.RawM
 	default:
 		// agentconn refuses names outside the turn's tools; the turn offers
 		// only these.
-		err = &agentconn.ToolError{Code: "unknown-tool", Message: call.Name + " is not one of Chopin's host tools."}
+		err = &wire.ToolError{Code: "unknown-tool", Message: call.Name + " is not one of Chopin's host tools."}
 	}
 	if err != nil {
 		return nil, toolError(err)
@@ -133,7 +134,7 @@ func openDecisions(r *room.Room, mem *outlineMemory, input json.RawMessage) (any
 		dec := json.NewDecoder(bytes.NewReader(input))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&none); err != nil {
-			return nil, &agentconn.ToolError{Code: room.CodeInvalidArgument, Kind: "InvalidArgument",
+			return nil, &wire.ToolError{Code: room.CodeInvalidArgument, Kind: "InvalidArgument",
 				Message: "open_decisions takes no arguments: call it with {}."}
 		}
 	}
@@ -150,12 +151,12 @@ func toolError(err error) error {
 	var re *room.Error
 	if !errors.As(err, &re) {
 		if errors.Is(err, ErrNotFound) {
-			return &agentconn.ToolError{Code: "document-unavailable", Kind: "DocumentUnavailable",
+			return &wire.ToolError{Code: "document-unavailable", Kind: "DocumentUnavailable",
 				Message: "This document no longer exists."}
 		}
 		return err
 	}
-	te := &agentconn.ToolError{Code: re.Code, Kind: kindOf(re.Code), Message: re.Message}
+	te := &wire.ToolError{Code: re.Code, Kind: kindOf(re.Code), Message: re.Message}
 	if re.Stale != nil {
 		te.Message = staleMessage(re.Message, re.Stale)
 	}

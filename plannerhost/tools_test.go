@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/chopin-desktop/chopin/agentconn"
 	"github.com/chopin-desktop/chopin/agentconn/client"
+	"github.com/chopin-desktop/chopin/agentconn/wire"
 	"github.com/chopin-desktop/chopin/plannerhost"
 	"github.com/chopin-desktop/chopin/room"
 )
@@ -69,7 +69,7 @@ func TestAgentAsk(t *testing.T) {
 	// An input-request makes the same Decisions; the answer reaches the client.
 	res := make(chan client.Result, 1)
 	go func() {
-		r, _ := turn.Session.Ask(turn.ctx, agentconn.Input{Method: agentconn.MethodConfirm, Title: "Ship it?", Message: "Friday"}, client.AskOptions{})
+		r, _ := turn.Session.Ask(turn.ctx, wire.Input{Method: wire.MethodConfirm, Title: "Ship it?", Message: "Friday"}, client.AskOptions{})
 		res <- r
 	}()
 	for card["status"] != "open" || card["block"] != -1.0 {
@@ -211,9 +211,9 @@ func (ta *testApp) finishedReply(channelID string) room.Message {
 // over HTTP; when the link closes, its live runs show as stopped.
 func TestAgentRuns(t *testing.T) {
 	ta, ch, turn, browser := startTurn(t, "")
-	card := agentconn.RunCard{ID: "run-1", Name: "Build", Status: "running", Started: 1, Updated: 2,
-		Stages: []agentconn.Stage{{ID: "st-1", Name: "compile", Status: "running"}}}
-	if err := turn.Session.ReportRuns([]string{"run-1"}, nil, []agentconn.RunCard{card}); err != nil {
+	card := wire.RunCard{ID: "run-1", Name: "Build", Status: "running", Started: 1, Updated: 2,
+		Stages: []wire.Stage{{ID: "st-1", Name: "compile", Status: "running"}}}
+	if err := turn.Session.ReportRuns([]string{"run-1"}, nil, []wire.RunCard{card}); err != nil {
 		t.Fatal(err)
 	}
 	runs := browser.until("planner:runs")["runs"].([]any)

@@ -5,6 +5,7 @@ import (
 	"errors"
 
 	"github.com/chopin-desktop/chopin/agentconn"
+	"github.com/chopin-desktop/chopin/agentconn/wire"
 	"github.com/chopin-desktop/chopin/room"
 )
 
@@ -92,23 +93,23 @@ func (s *replySink) open() bool {
 	return s.reply != nil
 }
 
-func (s *replySink) Part(p agentconn.StreamPart) {
+func (s *replySink) Part(p wire.StreamPart) {
 	if !s.open() {
 		return
 	}
 	switch p.Type {
-	case agentconn.PartTextStart:
+	case wire.PartTextStart:
 		if s.text {
 			s.reply.Text("\n\n")
 		}
-	case agentconn.PartTextDelta:
+	case wire.PartTextDelta:
 		s.reply.Text(p.Delta)
 		s.text = s.text || p.Delta != ""
-	case agentconn.PartReasoningStart:
+	case wire.PartReasoningStart:
 		if s.reasoning {
 			s.reply.Reasoning("\n\n")
 		}
-	case agentconn.PartReasoningDelta:
+	case wire.PartReasoningDelta:
 		s.reply.Reasoning(p.Delta)
 		s.reasoning = s.reasoning || p.Delta != ""
 	}

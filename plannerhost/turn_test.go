@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/chopin-desktop/chopin/agentconn"
+	"github.com/chopin-desktop/chopin/agentconn/wire"
 	"github.com/chopin-desktop/chopin/plannerhost"
 	"github.com/chopin-desktop/chopin/room"
 )
@@ -88,7 +88,7 @@ func TestAgentTurnEndToEnd(t *testing.T) {
 	}
 
 	turn.Reasoning("The plan needs a rollout.")
-	for _, part := range []agentconn.StreamPart{{Type: "text-start", ID: "x"}, {Type: "text-delta", ID: "x", Delta: "Added "},
+	for _, part := range []wire.StreamPart{{Type: "text-start", ID: "x"}, {Type: "text-delta", ID: "x", Delta: "Added "},
 		{Type: "text-delta", ID: "x", Delta: "a rollout 👋."}, {Type: "text-end", ID: "x"}} {
 		if err := turn.Send(part); err != nil {
 			t.Fatal(err)

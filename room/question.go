@@ -6,29 +6,24 @@ import (
 	"regexp"
 	"sort"
 	"strings"
-	"unicode/utf8"
+
+	"github.com/chopin-desktop/chopin/agentconn/wire"
 )
+
+// The question call is the agent connection's ("Questions"): its methods,
+// fields and limits are defined once, in agentconn/wire. The room keeps it
+// in its own terms (QuestionCall), which tell an absent optional field from
+// an empty one and remember a joined preview, words what breaks a limit for
+// the Planner, and turns members' answers into outcomes.
 
 // Question methods: the five question calls an input-request carries, and
 // the ask host tool's questionnaire.
 const (
-	MethodQuestionnaire = "questionnaire"
-	MethodConfirm       = "confirm"
-	MethodSelect        = "select"
-	MethodInput         = "input"
-	MethodEditor        = "editor"
-)
-
-// Limits of the agent connection spec, in characters (Unicode code points).
-// Counting code points rather than UTF-16 units never refuses text a client
-// counting UTF-16 units accepted.
-const (
-	MaxQuestions    = 16
-	MaxOptions      = 32
-	MaxChoices      = 32
-	MaxShortChars   = 128   // a question's header
-	MaxNoteChars    = 4000  // titles, messages, question text, labels, descriptions, choices, placeholder, initial
-	MaxPreviewChars = 16000 // an option's preview
+	MethodQuestionnaire = wire.MethodQuestionnaire
+	MethodConfirm       = wire.MethodConfirm
+	MethodSelect        = wire.MethodSelect
+	MethodInput         = wire.MethodInput
+	MethodEditor        = wire.MethodEditor
 )
 
 // An Option is one offered answer to a questionnaire question.
@@ -173,68 +168,124 @@ func (c QuestionCall) MarshalJSON() ([]byte, error) {
 	return nil, fmt.Errorf("room: question call with method %q", c.Method)
 }
 
-// Validate checks every limit the spec sets for the call's method.
+// Validate checks every limit the spec sets for the call's method, and
+// reports the first it breaks.
 func (c QuestionCall) Validate() error {
-	var v limits
 	switch c.Method {
-	case MethodQuestionnaire:
-		if len(c.Questions) < 1 || len(c.Questions) > MaxQuestions {
-			return errorf(CodeInvalidQuestion, "A questionnaire has 1 to %d questions; this one has %d.", MaxQuestions, len(c.Questions))
-		}
-		for i, q := range c.Questions {
-			at := fmt.Sprintf("question %d", i)
-			v.check(at+"'s text", q.Question, MaxNoteChars)
-			v.check(at+"'s header", q.Header, MaxShortChars)
-			if len(q.Options) > MaxOptions && v.err == nil {
-				v.err = errorf(CodeInvalidQuestion, "%s has %d options; a question offers at most %d.", strings.ToUpper(at[:1])+at[1:], len(q.Options), MaxOptions)
-			}
-			for j, o := range q.Options {
-				opt := fmt.Sprintf("%s, option %d", at, j)
-				v.check(opt+"'s label", o.Label, MaxNoteChars)
-				if c.PreviewsJoined {
-					v.check(opt+"'s description", o.Description, MaxNoteChars+2+MaxPreviewChars)
-				} else {
-					v.check(opt+"'s description", o.Description, MaxNoteChars)
-				}
-				if o.Preview != nil {
-					v.check(opt+"'s preview", *o.Preview, MaxPreviewChars)
-				}
-			}
-		}
-	case MethodConfirm:
-		v.check("title", c.Title, MaxNoteChars)
-		v.check("message", c.Message, MaxNoteChars)
-	case MethodSelect:
-		v.check("title", c.Title, MaxNoteChars)
-		if len(c.Choices) > MaxChoices {
-			return errorf(CodeInvalidQuestion, "A select offers at most %d choices; this one has %d.", MaxChoices, len(c.Choices))
-		}
-		for i, choice := range c.Choices {
-			v.check(fmt.Sprintf("choice %d", i), choice, MaxNoteChars)
-		}
-	case MethodInput:
-		v.check("title", c.Title, MaxNoteChars)
-		if c.Placeholder != nil {
-			v.check("placeholder", *c.Placeholder, MaxNoteChars)
-		}
-	case MethodEditor:
-		v.check("title", c.Title, MaxNoteChars)
-		if c.Initial != nil {
-			v.check("initial", *c.Initial, MaxNoteChars)
-		}
+	case MethodQuestionnaire, MethodConfirm, MethodSelect, MethodInput, MethodEditor:
 	default:
 		return errorf(CodeInvalidQuestion, "method %q is not a question; use questionnaire, confirm, select, input or editor.", c.Method)
 	}
-	return v.err
+	in := c.Input()
+	broken := in.BrokenLimits(c.PreviewsJoined)
+	if len(broken) == 0 {
+		return nil
+	}
+	first := broken[0]
+	for _, l := range broken {
+		if l.Field == "choices" { // a select's count of choices goes before its title
+			first = l
+		}
+	}
+	return errorf(CodeInvalidQuestion, "%s", limitMessage(first))
 }
 
-// limits keeps the first length check that failed.
-type limits struct{ err error }
-
-func (v *limits) check(field, s string, most int) {
-	if n := utf8.RuneCountInString(s); v.err == nil && n > most {
-		v.err = errorf(CodeInvalidQuestion, "%s is %d characters; it may have at most %d.", strings.ToUpper(field[:1])+field[1:], n, most)
+// limitMessage words a broken limit for the Planner.
+func limitMessage(l wire.QuestionLimit) string {
+	var field string
+	switch l.Field {
+	case "questions":
+		return fmt.Sprintf("A questionnaire has %d to %d questions; this one has %d.", l.Min, l.Max, l.N)
+	case "options":
+		return fmt.Sprintf("Question %d has %d options; a question offers at most %d.", l.Question, l.N, l.Max)
+	case "choices":
+		return fmt.Sprintf("A select offers at most %d choices; this one has %d.", l.Max, l.N)
+	case "question":
+		field = fmt.Sprintf("Question %d's text", l.Question)
+	case "header":
+		field = fmt.Sprintf("Question %d's header", l.Question)
+	case "label", "description", "preview":
+		field = fmt.Sprintf("Question %d, option %d's %s", l.Question, l.Option, l.Field)
+	case "choice":
+		field = fmt.Sprintf("Choice %d", l.Choice)
+	default:
+		field = strings.ToUpper(l.Field[:1]) + l.Field[1:]
 	}
+	return fmt.Sprintf("%s is %d characters; it may have at most %d.", field, l.N, l.Max)
+}
+
+// Input is the call as the agent connection carries it: an absent optional
+// field becomes an empty one.
+func (c QuestionCall) Input() wire.Input {
+	in := wire.Input{Method: c.Method}
+	switch c.Method {
+	case MethodQuestionnaire:
+		qs := make([]wire.QuestionItem, len(c.Questions))
+		for i, q := range c.Questions {
+			opts := make([]wire.Option, len(q.Options))
+			for j, o := range q.Options {
+				opts[j] = wire.Option{Label: o.Label, Description: o.Description, Preview: deref(o.Preview)}
+			}
+			qs[i] = wire.QuestionItem{Question: q.Question, Header: q.Header, Options: opts, MultiSelect: q.MultiSelect}
+		}
+		in.Params = &wire.QuestionnaireParams{Questions: qs}
+	case MethodConfirm:
+		in.Title, in.Message = c.Title, c.Message
+	case MethodSelect:
+		in.Title, in.Choices = c.Title, c.Choices
+	case MethodInput:
+		in.Title, in.Placeholder = c.Title, deref(c.Placeholder)
+	case MethodEditor:
+		in.Title, in.Initial = c.Title, deref(c.Initial)
+	}
+	return in
+}
+
+// QuestionCallOf is an input-request's call in the room's terms, as the
+// agent connection decoded and checked it. An empty optional field (an
+// option's preview, a placeholder, an initial text) is an absent one, as
+// the wire leaves it out. Ask validates the call.
+func QuestionCallOf(in wire.Input) QuestionCall {
+	c := QuestionCall{Method: in.Method}
+	switch in.Method {
+	case MethodQuestionnaire:
+		var qs []wire.QuestionItem
+		if in.Params != nil {
+			qs = in.Params.Questions
+		}
+		c.Questions = make([]Question, len(qs))
+		for i, q := range qs {
+			opts := make([]Option, len(q.Options))
+			for j, o := range q.Options {
+				opts[j] = Option{Label: o.Label, Description: o.Description, Preview: nonEmpty(o.Preview)}
+			}
+			c.Questions[i] = Question{Question: q.Question, Header: q.Header, Options: opts, MultiSelect: q.MultiSelect}
+		}
+	case MethodConfirm:
+		c.Title, c.Message = in.Title, in.Message
+	case MethodSelect:
+		c.Title, c.Choices = in.Title, in.Choices
+	case MethodInput:
+		c.Title, c.Placeholder = in.Title, nonEmpty(in.Placeholder)
+	case MethodEditor:
+		c.Title, c.Initial = in.Title, nonEmpty(in.Initial)
+	}
+	return c
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+// nonEmpty is s, or nil when it is empty.
+func nonEmpty(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
 }
 
 // BlockRef names a block of the plan as the Planner last saw it:
@@ -272,10 +323,10 @@ func (a AskArgs) Call() QuestionCall {
 
 // Answer kinds of a questionnaire answer.
 const (
-	KindOption = "option" // one offered option of a single-select question
-	KindMulti  = "multi"  // offered options of a multiSelect question
-	KindCustom = "custom" // written, for a single-select question without previews
-	KindChat   = "chat"   // written, for a multiSelect question or one with previews
+	KindOption = wire.KindOption // one offered option of a single-select question
+	KindMulti  = wire.KindMulti  // offered options of a multiSelect question
+	KindCustom = wire.KindCustom // written, for a single-select question without previews
+	KindChat   = wire.KindChat   // written, for a multiSelect question or one with previews
 )
 
 // An Answer is one answered question of a questionnaire, as input-result
@@ -314,9 +365,9 @@ type Reply struct {
 
 // Outcome statuses this server sends. (expired is an older server's.)
 const (
-	StatusAnswered  = "answered"
-	StatusCancelled = "cancelled"
-	StatusFailed    = "failed"
+	StatusAnswered  = wire.AnswerAnswered
+	StatusCancelled = wire.AnswerCancelled
+	StatusFailed    = wire.AnswerFailed
 )
 
 // An Outcome is an input-result's status and value, or message for failed;

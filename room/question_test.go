@@ -4,8 +4,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/chopin-desktop/chopin/agentconn/wire"
 )
 
 func TestParseQuestionCall(t *testing.T) {
@@ -302,5 +305,49 @@ func TestOutcomeShapes(t *testing.T) {
 	}
 	if _, err := (QuestionCall{Method: "poll"}).Answered(Reply{}); err == nil {
 		t.Error(fmt.Sprint("Answered accepted method poll"))
+	}
+}
+
+// TestQuestionCallOf: an input-request's call, as the agent connection
+// decoded it, becomes exactly the call its JSON would parse to, and passes
+// or fails validation as that would.
+func TestQuestionCallOf(t *testing.T) {
+	preview := "| a |"
+	for _, in := range []wire.Input{
+		{Method: wire.MethodQuestionnaire, Params: &wire.QuestionnaireParams{Questions: []wire.QuestionItem{
+			{Question: "Which?", Header: "H", MultiSelect: true, Options: []wire.Option{
+				{Label: "A", Description: "a", Preview: preview}, {Label: "B", Description: "", Preview: ""}}},
+			{Question: "More?", Header: "", Options: []wire.Option{}},
+		}}},
+		{Method: wire.MethodConfirm, Title: "Ship?", Message: ""},
+		{Method: wire.MethodSelect, Title: "Region", Choices: []string{"eu", "us"}},
+		{Method: wire.MethodSelect, Title: "Region", Choices: []string{}},
+		{Method: wire.MethodInput, Title: "Name", Placeholder: "e.g. Ada"},
+		{Method: wire.MethodInput, Title: "Name"},
+		{Method: wire.MethodEditor, Title: "Notes", Initial: "- a"},
+		{Method: wire.MethodEditor, Title: strings.Repeat("é", 4001)},
+	} {
+		raw, err := json.Marshal(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, wantErr := ParseQuestionCall(raw)
+		got := QuestionCallOf(in)
+		if mustJSON(got) != mustJSON(want) || !reflect.DeepEqual(got, want) {
+			t.Errorf("QuestionCallOf(%s)\n got %+v\nwant %+v", raw, got, want)
+		}
+		if err := got.Validate(); fmt.Sprint(err) != fmt.Sprint(wantErr) {
+			t.Errorf("%s: Validate = %v, want %v", raw, err, wantErr)
+		}
+	}
+}
+
+// TestSelectLimitOrder: a select with too many choices says so, whatever
+// else is wrong with it.
+func TestSelectLimitOrder(t *testing.T) {
+	call := QuestionCall{Method: MethodSelect, Title: strings.Repeat("x", 4001), Choices: make([]string, 33)}
+	var e *Error
+	if err := call.Validate(); !errors.As(err, &e) || e.Message != "A select offers at most 32 choices; this one has 33." {
+		t.Errorf("Validate = %v", err)
 	}
 }

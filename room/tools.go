@@ -3,6 +3,8 @@ package room
 import (
 	"context"
 	"encoding/json"
+
+	"github.com/chopin-desktop/chopin/agentconn/wire"
 )
 
 // The Planner's host tools as a turn offers them: name, description and the
@@ -66,13 +68,7 @@ var HostTools = []ToolSpec{
 			"A question's first line is the card's heading; what follows is its Markdown body. Offer options with a short label and a one-line description; people may also write their own answer. " +
 			"The result is the outcome (answered with every answer, or cancelled with the answers given so far) and current_plan, the plan as it is once they answered.",
 		InputSchema: json.RawMessage(`{"type":"object","required":["questions"],"properties":{` +
-			`"questions":{"type":"array","minItems":1,"maxItems":16,"items":{"type":"object","required":["question","header","options"],"properties":{` +
-			`"question":{"type":"string","maxLength":4000,"description":"Markdown: the first line is the heading, the rest the body."},` +
-			`"header":{"type":"string","maxLength":128,"description":"A short tag for the card, such as Storage."},` +
-			`"options":{"type":"array","maxItems":32,"items":{"type":"object","required":["label","description"],"properties":{` +
-			`"label":{"type":"string","maxLength":4000},"description":{"type":"string","maxLength":4000}},"additionalProperties":false}},` +
-			`"multiSelect":{"type":"boolean","description":"Let people choose several options."}` +
-			`},"additionalProperties":false}},` +
+			`"questions":` + string(wire.QuestionsSchema()) + `,` +
 			`"block":{"type":"object","required":["index","digest"],"properties":{` +
 			`"index":{"type":"integer","minimum":0},"digest":{"type":"string","pattern":"^sha256:[0-9a-f]{64}$"}},"additionalProperties":false}` +
 			`},"additionalProperties":false}`),

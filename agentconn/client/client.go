@@ -14,7 +14,7 @@ import (
 
 	"github.com/gorilla/websocket"
 
-	"github.com/chopin-desktop/chopin/agentconn"
+	"github.com/chopin-desktop/chopin/agentconn/wire"
 )
 
 // Config says where to attach and how to act.
@@ -24,7 +24,7 @@ type Config struct {
 	Document string // a document id or its Chopin URL
 	// Features are asked for in Chopin-Agent-Features; nil sends no header.
 	Features []string
-	Checkout *agentconn.Checkout
+	Checkout *wire.Checkout
 	// Header is added to the upgrade request (a client sends no Origin).
 	Header  http.Header
 	Handler Handler
@@ -57,7 +57,7 @@ type Handler struct {
 	// Fork (session-forks) answers fork: nil starts the session s branched
 	// from from, an error refuses it with its text, and the server falls
 	// back to start. Without it every fork is refused (fork.go).
-	Fork func(s *Session, from agentconn.ForkFrom) error
+	Fork func(s *Session, from wire.ForkFrom) error
 }
 
 // HTTPError is the server refusing the upgrade over HTTP.
@@ -72,7 +72,7 @@ func (e *HTTPError) Error() string {
 
 // Refusal is a refused message: the attach was refused or the link revoked.
 type Refusal struct {
-	agentconn.Refused
+	wire.Refused
 	CloseCode int
 }
 
@@ -84,8 +84,8 @@ func (e *Refusal) Error() string {
 type CloseError struct {
 	Code     int    // the close code, or 1006 when the socket dropped
 	Reason   string // the close reason
-	Refused  *agentconn.Refused
-	Protocol *agentconn.ProtocolError // the error message before a 1008 or 1009
+	Refused  *wire.Refused
+	Protocol *wire.ProtocolError // the error message before a 1008 or 1009
 }
 
 func (e *CloseError) Error() string {
@@ -106,17 +106,17 @@ type Link struct {
 	cfg      Config
 	conn     *websocket.Conn
 	log      *slog.Logger
-	attached agentconn.Attached
+	attached wire.Attached
 	done     chan struct{}
 
 	writeMu sync.Mutex // gorilla allows one writer
 
 	mu       sync.Mutex
 	err      *CloseError
-	refused  *agentconn.Refused
-	protoErr *agentconn.ProtocolError
+	refused  *wire.Refused
+	protoErr *wire.ProtocolError
 	sessions map[string]*Session
-	calls    map[string]chan agentconn.HostToolResult // by session/turn/toolCallId
+	calls    map[string]chan wire.HostToolResult // by session/turn/toolCallId
 	asks     map[string]*ask
 	// resumable-sessions and restart-notice (resume.go)
 	detached      bool
@@ -137,9 +137,9 @@ func Dial(ctx context.Context, cfg Config) (*Link, error) {
 	}
 	h.Set("Authorization", "Bearer "+cfg.Token)
 	if cfg.Features != nil {
-		h.Set(agentconn.FeaturesHeader, strings.Join(cfg.Features, ", "))
+		h.Set(wire.FeaturesHeader, strings.Join(cfg.Features, ", "))
 	}
-	d := websocket.Dialer{Subprotocols: []string{agentconn.Subprotocol}, HandshakeTimeout: 30 * time.Second}
+	d := websocket.Dialer{Subprotocols: []string{wire.Subprotocol}, HandshakeTimeout: 30 * time.Second}
 	conn, resp, err := d.DialContext(ctx, u, h)
 	if err != nil {
 		if resp != nil {
@@ -149,16 +149,16 @@ func Dial(ctx context.Context, cfg Config) (*Link, error) {
 		}
 		return nil, fmt.Errorf("client: dial: %w", err)
 	}
-	if conn.Subprotocol() != agentconn.Subprotocol {
+	if conn.Subprotocol() != wire.Subprotocol {
 		_ = conn.Close()
 		return nil, fmt.Errorf("client: the server answered subprotocol %q", conn.Subprotocol())
 	}
 	l := &Link{cfg: cfg, conn: conn, log: cfg.Logger, done: make(chan struct{}),
-		sessions: map[string]*Session{}, calls: map[string]chan agentconn.HostToolResult{}, asks: map[string]*ask{}}
+		sessions: map[string]*Session{}, calls: map[string]chan wire.HostToolResult{}, asks: map[string]*ask{}}
 	if l.log == nil {
 		l.log = slog.New(slog.DiscardHandler)
 	}
-	if err := l.Send(agentconn.Attach{Version: agentconn.ProtocolVersion, Document: cfg.Document, Checkout: cfg.Checkout}); err != nil {
+	if err := l.Send(wire.Attach{Version: wire.ProtocolVersion, Document: cfg.Document, Checkout: cfg.Checkout}); err != nil {
 		_ = conn.Close()
 		return nil, err
 	}
@@ -169,9 +169,9 @@ func Dial(ctx context.Context, cfg Config) (*Link, error) {
 		return nil, fmt.Errorf("client: waiting for attached: %w", err)
 	}
 	switch m := first.(type) {
-	case agentconn.Attached:
+	case wire.Attached:
 		l.attached = m
-	case agentconn.Refused:
+	case wire.Refused:
 		code := 0
 		if _, _, err := conn.ReadMessage(); err != nil {
 			var ce *websocket.CloseError
@@ -196,7 +196,7 @@ func Dial(ctx context.Context, cfg Config) (*Link, error) {
 }
 
 // Attached is the server's attached message.
-func (l *Link) Attached() agentconn.Attached { return l.attached }
+func (l *Link) Attached() wire.Attached { return l.attached }
 
 // Has reports whether the server granted feature.
 func (l *Link) Has(feature string) bool {
@@ -223,7 +223,7 @@ func (l *Link) Detach(ctx context.Context) error {
 	l.mu.Lock()
 	l.detached = true
 	l.mu.Unlock()
-	if err := l.Send(agentconn.Detach{}); err != nil {
+	if err := l.Send(wire.Detach{}); err != nil {
 		return err
 	}
 	select {
@@ -239,8 +239,8 @@ func (l *Link) Detach(ctx context.Context) error {
 func (l *Link) Close() error { return l.conn.Close() }
 
 // Send sends one message.
-func (l *Link) Send(m agentconn.Message) error {
-	frame, err := agentconn.Encode(m)
+func (l *Link) Send(m wire.Message) error {
+	frame, err := wire.Encode(m)
 	if err != nil {
 		return err
 	}
@@ -263,7 +263,7 @@ func (l *Link) SendRaw(frame []byte) error {
 	return nil
 }
 
-func (l *Link) readMessage() (agentconn.Message, error) {
+func (l *Link) readMessage() (wire.Message, error) {
 	kind, data, err := l.conn.ReadMessage()
 	if err != nil {
 		return nil, err
@@ -271,7 +271,7 @@ func (l *Link) readMessage() (agentconn.Message, error) {
 	if kind != websocket.TextMessage {
 		return nil, errors.New("a binary frame")
 	}
-	return agentconn.DecodeServerFrame(data)
+	return wire.DecodeServerFrame(data)
 }
 
 // read dispatches the server's messages until the link closes.
@@ -282,7 +282,7 @@ func (l *Link) read() {
 			l.finish(err)
 			return
 		}
-		m, err := agentconn.DecodeServerFrame(data)
+		m, err := wire.DecodeServerFrame(data)
 		if kind != websocket.TextMessage || err != nil {
 			// The spec's answer to a frame the client cannot parse.
 			l.log.Warn("malformed frame from the server", "err", err)
@@ -296,17 +296,17 @@ func (l *Link) read() {
 	}
 }
 
-func (l *Link) dispatch(m agentconn.Message) {
+func (l *Link) dispatch(m wire.Message) {
 	switch m := m.(type) {
-	case agentconn.Start:
+	case wire.Start:
 		l.start(m)
-	case agentconn.Turn:
+	case wire.Turn:
 		l.turn(m)
-	case agentconn.Abort:
+	case wire.Abort:
 		if t := l.currentTurn(m.Session, m.Turn); t != nil {
 			t.abort()
 		}
-	case agentconn.HostToolResult:
+	case wire.HostToolResult:
 		l.mu.Lock()
 		ch := l.calls[callKey(m.Session, m.Turn, m.ToolCallID)]
 		delete(l.calls, callKey(m.Session, m.Turn, m.ToolCallID))
@@ -314,7 +314,7 @@ func (l *Link) dispatch(m agentconn.Message) {
 		if ch != nil {
 			ch <- m
 		}
-	case agentconn.InputResult:
+	case wire.InputResult:
 		l.mu.Lock()
 		a := l.asks[m.Request]
 		delete(l.asks, m.Request)
@@ -325,32 +325,32 @@ func (l *Link) dispatch(m agentconn.Message) {
 		if a != nil {
 			a.settle(m)
 		}
-	case agentconn.Restarting:
+	case wire.Restarting:
 		l.mu.Lock()
 		l.restartWithin = time.Duration(m.ReconnectWithinMs) * time.Millisecond
 		l.mu.Unlock()
-	case agentconn.Stop:
+	case wire.Stop:
 		l.control(m.Request, m.Session, m.Run, l.cfg.Handler.Stop)
-	case agentconn.Resume:
+	case wire.Resume:
 		l.control(m.Request, m.Session, m.Run, l.cfg.Handler.Resume)
-	case agentconn.Destroy:
+	case wire.Destroy:
 		l.destroy(m.Session)
-	case agentconn.Steer:
+	case wire.Steer:
 		l.steer(m)
-	case agentconn.Fork:
+	case wire.Fork:
 		l.fork(m)
-	case agentconn.Refused:
+	case wire.Refused:
 		l.mu.Lock()
 		l.refused = &m
 		l.mu.Unlock()
-	case agentconn.ProtocolError:
+	case wire.ProtocolError:
 		l.mu.Lock()
 		l.protoErr = &m
 		l.mu.Unlock()
 	}
 }
 
-func (l *Link) start(m agentconn.Start) {
+func (l *Link) start(m wire.Start) {
 	s := &Session{ID: m.Session, Mode: m.Mode, link: l, turns: map[string]*Turn{}}
 	l.mu.Lock()
 	l.sessions[s.ID] = s
@@ -362,10 +362,10 @@ func (l *Link) start(m agentconn.Start) {
 		}
 		if err != nil {
 			l.forget(s.ID)
-			_ = l.Send(agentconn.StartFailed{Session: s.ID, Message: cut(err.Error())})
+			_ = l.Send(wire.StartFailed{Session: s.ID, Message: cut(err.Error())})
 			return
 		}
-		_ = l.Send(agentconn.Started{Session: s.ID})
+		_ = l.Send(wire.Started{Session: s.ID})
 	}()
 }
 
@@ -376,7 +376,7 @@ func (l *Link) control(request, session, run string, h func(*Session, string) (b
 		if h != nil && s != nil {
 			ok, msg = h(s, run)
 		}
-		_ = l.Send(agentconn.ControlResult{Request: request, OK: ok, Message: cut(msg)})
+		_ = l.Send(wire.ControlResult{Request: request, OK: ok, Message: cut(msg)})
 	}()
 }
 
@@ -424,7 +424,7 @@ func (l *Link) finish(err error) {
 	all := l.sessions
 	l.sessions = map[string]*Session{}
 	calls := l.calls
-	l.calls = map[string]chan agentconn.HostToolResult{}
+	l.calls = map[string]chan wire.HostToolResult{}
 	l.mu.Unlock()
 	close(l.done)
 	_ = l.conn.Close()

@@ -13,7 +13,7 @@ import (
 
 	"github.com/gorilla/websocket"
 
-	"github.com/chopin-desktop/chopin/agentconn"
+	"github.com/chopin-desktop/chopin/agentconn/wire"
 )
 
 // These tests cover what the agentconn contract suite, which drives the real
@@ -33,7 +33,7 @@ type server struct {
 func newServer(t *testing.T, refuse string) *server {
 	t.Helper()
 	s := &server{conns: make(chan *websocket.Conn, 1), refuse: refuse}
-	up := websocket.Upgrader{Subprotocols: []string{agentconn.Subprotocol}}
+	up := websocket.Upgrader{Subprotocols: []string{wire.Subprotocol}}
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Header.Get("Authorization") != "Bearer tok" {
 			http.Error(w, `{"code":"unauthorized"}`, http.StatusUnauthorized)
@@ -87,14 +87,14 @@ func send(t *testing.T, c *websocket.Conn, frame string) {
 }
 
 // read reads the client's next message, strictly.
-func read(t *testing.T, c *websocket.Conn) agentconn.Message {
+func read(t *testing.T, c *websocket.Conn) wire.Message {
 	t.Helper()
 	_ = c.SetReadDeadline(time.Now().Add(wait))
 	_, data, err := c.ReadMessage()
 	if err != nil {
 		t.Fatalf("read: %v", err)
 	}
-	m, err := agentconn.DecodeClientFrame(data)
+	m, err := wire.DecodeClientFrame(data)
 	if err != nil {
 		t.Fatalf("the client sent %s: %v", data, err)
 	}
@@ -105,7 +105,7 @@ func read(t *testing.T, c *websocket.Conn) agentconn.Message {
 func startTurn(t *testing.T, c *websocket.Conn) {
 	t.Helper()
 	send(t, c, `{"type":"start","session":"s1","mode":"planner"}`)
-	if m, ok := read(t, c).(agentconn.Started); !ok || m.Session != "s1" {
+	if m, ok := read(t, c).(wire.Started); !ok || m.Session != "s1" {
 		t.Fatalf("start answered %#v", m)
 	}
 	send(t, c, `{"type":"turn","session":"s1","turn":"t1","prompt":"p","tools":[{"name":"read_plan"}]}`)
@@ -142,10 +142,10 @@ func TestDialErrors(t *testing.T) {
 
 // TestAskSettles covers every way a question's wait ends.
 func TestAskSettles(t *testing.T) {
-	confirm := agentconn.Input{Method: agentconn.MethodConfirm, Title: "Ship?"}
+	confirm := wire.Input{Method: wire.MethodConfirm, Title: "Ship?"}
 	// asking starts a turn that asks confirm (with ctx from the test) and
 	// returns the server's end and the Ask's outcome.
-	asking := func(t *testing.T, ctx context.Context) (*websocket.Conn, agentconn.InputRequest, <-chan Result, <-chan error) {
+	asking := func(t *testing.T, ctx context.Context) (*websocket.Conn, wire.InputRequest, <-chan Result, <-chan error) {
 		s := newServer(t, "")
 		results, errs := make(chan Result, 1), make(chan error, 1)
 		_, c := s.dial(t, Handler{Turn: func(_ context.Context, tr *Turn) error {
@@ -155,7 +155,7 @@ func TestAskSettles(t *testing.T) {
 			return nil
 		}})
 		startTurn(t, c)
-		req, ok := read(t, c).(agentconn.InputRequest)
+		req, ok := read(t, c).(wire.InputRequest)
 		if !ok || req.Request != "r1" || req.Session != "s1" || req.Input.Method != "confirm" {
 			t.Fatalf("asked %#v", req)
 		}
@@ -173,7 +173,7 @@ func TestAskSettles(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		c, _, results, errs := asking(t, ctx)
 		cancel()
-		if m, ok := read(t, c).(agentconn.InputCancel); !ok || m.Request != "r1" {
+		if m, ok := read(t, c).(wire.InputCancel); !ok || m.Request != "r1" {
 			t.Fatalf("after cancel the client sent %#v", m)
 		}
 		// The wait ends with the server's answer to the cancel, not before.
@@ -211,12 +211,12 @@ func TestCallToolError(t *testing.T) {
 		return err
 	}})
 	startTurn(t, c)
-	call, ok := read(t, c).(agentconn.HostToolCall)
+	call, ok := read(t, c).(wire.HostToolCall)
 	if !ok || call.ToolName != "read_plan" || call.Input != "{}" {
 		t.Fatalf("call = %#v", call)
 	}
 	send(t, c, `{"type":"host-tool-result","session":"s1","turn":"t1","toolCallId":"`+call.ToolCallID+`","output":{"error":"No such block."},"isError":true}`)
-	end, ok := read(t, c).(agentconn.TurnEnd)
+	end, ok := read(t, c).(wire.TurnEnd)
 	if !ok || end.Status != "failed" || end.Message != "read_plan: No such block." {
 		t.Errorf("turn-end = %#v", end)
 	}
@@ -239,21 +239,21 @@ func TestMalformedServerFrame(t *testing.T) {
 	case <-time.After(wait):
 		t.Fatal("the link did not end")
 	}
-	if err := l.Send(agentconn.Detach{}); !errors.Is(err, ErrClosed) {
+	if err := l.Send(wire.Detach{}); !errors.Is(err, ErrClosed) {
 		t.Errorf("Send after the close = %v", err)
 	}
 }
 
 func TestSplitRuns(t *testing.T) {
-	stages := func(n, nameLen int) []agentconn.Stage {
-		s := make([]agentconn.Stage, n)
+	stages := func(n, nameLen int) []wire.Stage {
+		s := make([]wire.Stage, n)
 		for i := range s {
-			s[i] = agentconn.Stage{ID: fmt.Sprintf("s%d", i), Name: strings.Repeat("n", nameLen), Status: "completed"}
+			s[i] = wire.Stage{ID: fmt.Sprintf("s%d", i), Name: strings.Repeat("n", nameLen), Status: "completed"}
 		}
 		return s
 	}
-	card := func(id string, s []agentconn.Stage) agentconn.RunCard {
-		return agentconn.RunCard{ID: id, Name: id, Status: "running", Stages: s}
+	card := func(id string, s []wire.Stage) wire.RunCard {
+		return wire.RunCard{ID: id, Name: id, Status: "running", Stages: s}
 	}
 	active := []string{"r1"}
 
@@ -261,7 +261,7 @@ func TestSplitRuns(t *testing.T) {
 		c := card("r1", stages(100, 1))
 		c.EarlierStages = new(int)
 		*c.EarlierStages = 5
-		parts, err := splitRuns("s", active, []string{}, []agentconn.RunCard{c, card("r2", nil)}, false)
+		parts, err := splitRuns("s", active, []string{}, []wire.RunCard{c, card("r2", nil)}, false)
 		if err != nil || len(parts) != 1 {
 			t.Fatalf("%d parts, %v", len(parts), err)
 		}
@@ -274,30 +274,30 @@ func TestSplitRuns(t *testing.T) {
 		}
 	})
 	t.Run("without deltas a report over a frame is an error", func(t *testing.T) {
-		if _, err := splitRuns("s", active, []string{}, []agentconn.RunCard{card("r1", stages(64, 40000))}, false); err == nil {
+		if _, err := splitRuns("s", active, []string{}, []wire.RunCard{card("r1", stages(64, 40000))}, false); err == nil {
 			t.Error("a 2.5 MB report was accepted")
 		}
 	})
 	for _, tt := range []struct {
 		name  string
-		cards []agentconn.RunCard
+		cards []wire.RunCard
 		parts int
 	}{
-		{"with deltas more than 64 stages go in a delta part", []agentconn.RunCard{card("r1", stages(100, 1))}, 2},
-		{"with deltas a report over a frame is split", []agentconn.RunCard{card("r1", stages(700, 4000)), card("r2", stages(3, 1))}, 3},
+		{"with deltas more than 64 stages go in a delta part", []wire.RunCard{card("r1", stages(100, 1))}, 2},
+		{"with deltas a report over a frame is split", []wire.RunCard{card("r1", stages(700, 4000)), card("r2", stages(3, 1))}, 3},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			parts, err := splitRuns("s", active, []string{}, tt.cards, true)
 			if err != nil || len(parts) != tt.parts {
 				t.Fatalf("%d parts, %v; want %d", len(parts), err, tt.parts)
 			}
-			got := make(map[string][]agentconn.Stage)
+			got := make(map[string][]wire.Stage)
 			for i, p := range parts {
-				frame, err := agentconn.Encode(p)
-				if err != nil || len(frame) > agentconn.MaxFrameBytes {
+				frame, err := wire.Encode(p)
+				if err != nil || len(frame) > wire.MaxFrameBytes {
 					t.Fatalf("part %d: %d bytes, %v", i, len(frame), err)
 				}
-				if _, err := agentconn.DecodeClientFrame(frame); err != nil {
+				if _, err := wire.DecodeClientFrame(frame); err != nil {
 					t.Fatalf("part %d is not a valid runs message: %v", i, err)
 				}
 				if !slices.Equal(p.Active, active) || len(p.Cards) != len(tt.cards) {
@@ -311,7 +311,7 @@ func TestSplitRuns(t *testing.T) {
 				}
 			}
 			for _, c := range tt.cards {
-				if !slices.EqualFunc(got[c.ID], c.Stages, func(a, b agentconn.Stage) bool { return a.ID == b.ID }) {
+				if !slices.EqualFunc(got[c.ID], c.Stages, func(a, b wire.Stage) bool { return a.ID == b.ID }) {
 					t.Errorf("card %s: the parts carry %d stages, not its %d in order", c.ID, len(got[c.ID]), len(c.Stages))
 				}
 			}

@@ -1,7 +1,8 @@
 // Package client is a Go client of the chopin.agent.v1 agent connection: what
 // an agent needs to act as a document's Planner, and what the agentconn
-// contract tests drive the server with. It uses nothing but the wire format,
-// JSON and a WebSocket.
+// contract tests drive the server with. It uses nothing but the protocol's
+// wire package (agentconn/wire), JSON and a WebSocket: the import-graph test
+// refuses any other package of this module, the server included.
 //
 // A Planner is a Handler: Turn runs one turn, streaming parts and calling
 // host tools; Start, Stop and Resume answer the server's requests and default
@@ -52,7 +53,4 @@
 // Link.Resumption as the next Dial's Config.Resume to get them back, and
 // wait RetryDelay between attempts (at once after a restart, then every
 // 250 ms inside the window restarting announced). See resume.go.
-//
-// It must not import the server's internals: it shares only agentconn's wire
-// types and decoders, which are the protocol itself.
 package client

@@ -3,7 +3,7 @@ package client
 import (
 	"encoding/json"
 
-	"github.com/chopin-desktop/chopin/agentconn"
+	"github.com/chopin-desktop/chopin/agentconn/wire"
 )
 
 // ReportCapabilities sends the client's catalog (capability-catalog); each
@@ -18,11 +18,11 @@ func (l *Link) ReportCapabilities(catalog any) error {
 		}
 		raw = b
 	}
-	return l.Send(agentconn.Capabilities{Catalog: raw})
+	return l.Send(wire.Capabilities{Catalog: raw})
 }
 
 // steer answers a steer with the Handler's Steer.
-func (l *Link) steer(m agentconn.Steer) {
+func (l *Link) steer(m wire.Steer) {
 	t := l.currentTurn(m.Session, m.Turn)
 	go func() {
 		ok, msg := false, "This client cannot hand a message to a running turn."
@@ -35,6 +35,6 @@ func (l *Link) steer(m agentconn.Steer) {
 		if ok {
 			msg = ""
 		}
-		_ = l.Send(agentconn.ControlResult{Request: m.Request, OK: ok, Message: cut(msg)})
+		_ = l.Send(wire.ControlResult{Request: m.Request, OK: ok, Message: cut(msg)})
 	}()
 }

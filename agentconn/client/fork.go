@@ -3,7 +3,7 @@ package client
 import (
 	"errors"
 
-	"github.com/chopin-desktop/chopin/agentconn"
+	"github.com/chopin-desktop/chopin/agentconn/wire"
 )
 
 // errCannotFork refuses a fork when the Handler has no Fork.
@@ -12,7 +12,7 @@ var errCannotFork = errors.New("This client cannot fork a session.")
 // fork answers a fork (session-forks) with the Handler's Fork, exactly as
 // start is answered: started, or start-failed with the error's text, on which
 // the server falls back to start with the transcript.
-func (l *Link) fork(m agentconn.Fork) {
+func (l *Link) fork(m wire.Fork) {
 	s := &Session{ID: m.Session, Mode: m.Mode, link: l, turns: map[string]*Turn{}}
 	l.mu.Lock()
 	l.sessions[s.ID] = s
@@ -24,9 +24,9 @@ func (l *Link) fork(m agentconn.Fork) {
 		}
 		if err != nil {
 			l.forget(s.ID)
-			_ = l.Send(agentconn.StartFailed{Session: s.ID, Message: cut(err.Error())})
+			_ = l.Send(wire.StartFailed{Session: s.ID, Message: cut(err.Error())})
 			return
 		}
-		_ = l.Send(agentconn.Started{Session: s.ID})
+		_ = l.Send(wire.Started{Session: s.ID})
 	}()
 }

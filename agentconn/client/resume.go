@@ -9,7 +9,7 @@ import (
 
 	"github.com/gorilla/websocket"
 
-	"github.com/chopin-desktop/chopin/agentconn"
+	"github.com/chopin-desktop/chopin/agentconn/wire"
 )
 
 // Resuming after a dropped link (resumable-sessions) and the rule for a
@@ -26,12 +26,6 @@ import (
 // then arrive as usual; every input-result is acknowledged with
 // input-received. Connecting again is left to the caller: RetryDelay says
 // how soon.
-
-// Feature names of this file.
-const (
-	FeatureResumableSessions = agentconn.FeatureResumableSessions
-	FeatureRestartNotice     = agentconn.FeatureRestartNotice
-)
 
 // RestartRetryInterval is how often a resume is tried again inside a
 // restarting server's announced window.
@@ -63,12 +57,12 @@ func (r *Resumption) Sessions() []string {
 // message is the resume to send: every kept session with the questions it
 // still waits on. A question its asker withdrew meanwhile is left out,
 // which withdraws it in Chopin.
-func (r *Resumption) message() agentconn.ResumeSessions {
+func (r *Resumption) message() wire.ResumeSessions {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	m := agentconn.ResumeSessions{Sessions: []agentconn.ResumedSession{}}
+	m := wire.ResumeSessions{Sessions: []wire.ResumedSession{}}
 	for _, s := range r.sessions {
-		rs := agentconn.ResumedSession{Session: s.ID, Requests: []string{}}
+		rs := wire.ResumedSession{Session: s.ID, Requests: []string{}}
 		for id, a := range r.asks {
 			if a.session == s.ID && !a.isSettled() {
 				rs.Requests = append(rs.Requests, id)
@@ -121,7 +115,7 @@ func RetryDelay(r *Resumption, justClosed bool, code int, fallback time.Duration
 }
 
 // resumable reports whether the server granted resumable-sessions.
-func (l *Link) resumable() bool { return l.Has(FeatureResumableSessions) }
+func (l *Link) resumable() bool { return l.Has(wire.FeatureResumableSessions) }
 
 // keep decides, as the link closes, what the next link resumes; the caller
 // holds l.mu. It returns the request ids of the questions kept.
@@ -180,11 +174,11 @@ func (l *Link) resume(ctx context.Context, r *Resumption) error {
 	if err != nil {
 		return fmt.Errorf("client: waiting for resumed: %w", err)
 	}
-	var resumed agentconn.Resumed
+	var resumed wire.Resumed
 	switch m := m.(type) {
-	case agentconn.Resumed:
+	case wire.Resumed:
 		resumed = m
-	case agentconn.Refused:
+	case wire.Refused:
 		code := 0
 		if _, _, err := l.conn.ReadMessage(); err != nil {
 			var ce *websocket.CloseError
@@ -193,7 +187,7 @@ func (l *Link) resume(ctx context.Context, r *Resumption) error {
 			}
 		}
 		return &Refusal{Refused: m, CloseCode: code}
-	case agentconn.ProtocolError:
+	case wire.ProtocolError:
 		return fmt.Errorf("client: resume: %s: %s", m.Code, m.Message)
 	default:
 		return fmt.Errorf("client: the server answered resume with %s", m.MessageType())
@@ -246,7 +240,7 @@ func (l *Link) resume(ctx context.Context, r *Resumption) error {
 // resumes: every one, a repeated one included.
 func (l *Link) acknowledge(request string) {
 	if l.resumable() {
-		_ = l.Send(agentconn.InputReceived{Request: request})
+		_ = l.Send(wire.InputReceived{Request: request})
 	}
 }
 
@@ -254,7 +248,7 @@ func (l *Link) acknowledge(request string) {
 func (a *ask) settleLocal(message string) {
 	a.once.Do(func() {
 		a.settled.Store(true)
-		a.ch <- Result{Status: agentconn.AnswerCancelled, Message: message}
+		a.ch <- Result{Status: wire.AnswerCancelled, Message: message}
 	})
 }
 

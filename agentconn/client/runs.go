@@ -4,10 +4,8 @@ import (
 	"errors"
 	"slices"
 
-	"github.com/chopin-desktop/chopin/agentconn"
+	"github.com/chopin-desktop/chopin/agentconn/wire"
 )
-
-const featureRunStageDeltas = "run-stage-deltas"
 
 // maxFullStages is how many stages a full card lists; the rest are counted
 // in earlierStages.
@@ -18,7 +16,7 @@ const maxFullStages = 64
 // earlierStages. With it, a report too large for one frame is split as the
 // spec says: the first part has full cards, every later part delta cards
 // carrying the rest of the stages, each part with the same active and paused.
-func (s *Session) ReportRuns(active, paused []string, cards []agentconn.RunCard) error {
+func (s *Session) ReportRuns(active, paused []string, cards []wire.RunCard) error {
 	l := s.currentLink()
 	s.mu.Lock()
 	s.live = len(active)+len(paused) > 0
@@ -29,7 +27,7 @@ func (s *Session) ReportRuns(active, paused []string, cards []agentconn.RunCard)
 	if paused == nil {
 		paused = []string{}
 	}
-	deltas := l.Has(featureRunStageDeltas)
+	deltas := l.Has(wire.FeatureRunStageDeltas)
 	parts, err := splitRuns(s.ID, active, paused, cards, deltas)
 	if err != nil {
 		return err
@@ -42,13 +40,13 @@ func (s *Session) ReportRuns(active, paused []string, cards []agentconn.RunCard)
 	return nil
 }
 
-func splitRuns(session string, active, paused []string, cards []agentconn.RunCard, deltas bool) ([]agentconn.Runs, error) {
-	full := make([]agentconn.RunCard, len(cards))
-	var rest [][]agentconn.Stage // stages left for delta parts, by card
+func splitRuns(session string, active, paused []string, cards []wire.RunCard, deltas bool) ([]wire.Runs, error) {
+	full := make([]wire.RunCard, len(cards))
+	var rest [][]wire.Stage // stages left for delta parts, by card
 	for i, c := range cards {
 		c.StagesDelta = false
 		if c.Stages == nil {
-			c.Stages = []agentconn.Stage{}
+			c.Stages = []wire.Stage{}
 		}
 		stages := c.Stages
 		if len(stages) > maxFullStages && !deltas {
@@ -62,10 +60,10 @@ func splitRuns(session string, active, paused []string, cards []agentconn.RunCar
 		c.Stages = stages
 		full[i] = c
 	}
-	report := agentconn.Runs{Session: session, Active: active, Paused: paused, Cards: full}
-	short := !slices.ContainsFunc(full, func(c agentconn.RunCard) bool { return len(c.Stages) > maxFullStages })
+	report := wire.Runs{Session: session, Active: active, Paused: paused, Cards: full}
+	short := !slices.ContainsFunc(full, func(c wire.RunCard) bool { return len(c.Stages) > maxFullStages })
 	if short && fits(report) {
-		return []agentconn.Runs{report}, nil
+		return []wire.Runs{report}, nil
 	}
 	if !deltas {
 		return nil, errors.New("client: the runs report is over 2 MiB and the server did not grant run-stage-deltas")
@@ -74,7 +72,7 @@ func splitRuns(session string, active, paused []string, cards []agentconn.RunCar
 	// then delta parts with the rest. An array's encoding is its elements
 	// joined by commas, so a part's size is its size without stages plus
 	// each stage's own size and a comma: no re-encoding per stage.
-	rest = make([][]agentconn.Stage, len(full))
+	rest = make([][]wire.Stage, len(full))
 	sizes := make([][]int, len(full))
 	for i, c := range full {
 		rest[i] = c.Stages
@@ -82,17 +80,17 @@ func splitRuns(session string, active, paused []string, cards []agentconn.RunCar
 			sizes[i] = append(sizes[i], stageSize(st))
 		}
 	}
-	var parts []agentconn.Runs
-	for n := 0; n == 0 || slices.ContainsFunc(rest, func(s []agentconn.Stage) bool { return len(s) > 0 }); n++ {
-		p := agentconn.Runs{Session: session, Active: active, Paused: paused, Cards: slices.Clone(full)}
+	var parts []wire.Runs
+	for n := 0; n == 0 || slices.ContainsFunc(rest, func(s []wire.Stage) bool { return len(s) > 0 }); n++ {
+		p := wire.Runs{Session: session, Active: active, Paused: paused, Cards: slices.Clone(full)}
 		for i := range p.Cards {
-			p.Cards[i].Stages = []agentconn.Stage{}
+			p.Cards[i].Stages = []wire.Stage{}
 			if n > 0 {
 				p.Cards[i].StagesDelta, p.Cards[i].EarlierStages = true, nil
 			}
 		}
 		size := encodedSize(p)
-		if size > agentconn.MaxFrameBytes {
+		if size > wire.MaxFrameBytes {
 			return nil, errors.New("client: the runs report does not fit one frame even without stages")
 		}
 		added := false
@@ -102,7 +100,7 @@ func splitRuns(session string, active, paused []string, cards []agentconn.RunCar
 				if len(p.Cards[i].Stages) > 0 {
 					grow++ // the comma
 				}
-				if size+grow > agentconn.MaxFrameBytes {
+				if size+grow > wire.MaxFrameBytes {
 					break
 				}
 				size += grow
@@ -118,24 +116,24 @@ func splitRuns(session string, active, paused []string, cards []agentconn.RunCar
 	return parts, nil
 }
 
-func stageSize(s agentconn.Stage) int {
-	r := agentconn.Runs{Session: "s", Active: []string{}, Paused: []string{}, Cards: []agentconn.RunCard{{Stages: []agentconn.Stage{s}}}}
+func stageSize(s wire.Stage) int {
+	r := wire.Runs{Session: "s", Active: []string{}, Paused: []string{}, Cards: []wire.RunCard{{Stages: []wire.Stage{s}}}}
 	r2 := r
-	r2.Cards = []agentconn.RunCard{{Stages: []agentconn.Stage{}}}
+	r2.Cards = []wire.RunCard{{Stages: []wire.Stage{}}}
 	return encodedSize(r) - encodedSize(r2)
 }
 
-func encodedSize(r agentconn.Runs) int {
-	b, err := agentconn.Encode(r)
+func encodedSize(r wire.Runs) int {
+	b, err := wire.Encode(r)
 	if err != nil {
-		return agentconn.MaxFrameBytes + 1
+		return wire.MaxFrameBytes + 1
 	}
 	return len(b)
 }
 
 // fits reports whether r encodes within one frame. Re-encoding per stage is
 // quadratic, but only reports over 2 MiB are split, which is rare.
-func fits(r agentconn.Runs) bool {
-	b, err := agentconn.Encode(r)
-	return err == nil && len(b) <= agentconn.MaxFrameBytes
+func fits(r wire.Runs) bool {
+	b, err := wire.Encode(r)
+	return err == nil && len(b) <= wire.MaxFrameBytes
 }

@@ -9,7 +9,7 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/chopin-desktop/chopin/agentconn"
+	"github.com/chopin-desktop/chopin/agentconn/wire"
 )
 
 // Session is a session the server started.
@@ -29,8 +29,8 @@ func (s *Session) Link() *Link { return s.currentLink() }
 // Turn is one turn the server asked the Planner to run.
 type Turn struct {
 	Session *Session
-	Message agentconn.Turn // what the server sent: prompt, instructions, tools, model
-	link    *Link          // the link the turn runs on; it ends with it
+	Message wire.Turn // what the server sent: prompt, instructions, tools, model
+	link    *Link     // the link the turn runs on; it ends with it
 
 	ctx     context.Context
 	cancel  context.CancelFunc
@@ -52,7 +52,7 @@ func (t *Turn) abort() {
 	t.cancel()
 }
 
-func (l *Link) turn(m agentconn.Turn) {
+func (l *Link) turn(m wire.Turn) {
 	s := l.session(m.Session)
 	if s == nil {
 		return
@@ -67,7 +67,7 @@ func (l *Link) turn(m agentconn.Turn) {
 		if h := l.cfg.Handler.Turn; h != nil {
 			err = h(ctx, t)
 		}
-		end := agentconn.TurnEnd{Session: s.ID, Turn: m.Turn, Status: "finished"}
+		end := wire.TurnEnd{Session: s.ID, Turn: m.Turn, Status: "finished"}
 		switch {
 		case t.Aborted():
 			end.Status = "aborted"
@@ -93,25 +93,25 @@ func (l *Link) currentTurn(session, turn string) *Turn {
 }
 
 // Send streams one part of the turn.
-func (t *Turn) Send(p agentconn.StreamPart) error {
-	return t.link.Send(agentconn.Part{Session: t.Session.ID, Turn: t.ID(), Part: p})
+func (t *Turn) Send(p wire.StreamPart) error {
+	return t.link.Send(wire.Part{Session: t.Session.ID, Turn: t.ID(), Part: p})
 }
 
 func (t *Turn) newID(prefix string) string { return prefix + strconv.FormatInt(t.seq.Add(1), 10) }
 
 // Text streams text as one text block: start, one delta, end.
-func (t *Turn) Text(text string) error { return t.block(agentconn.PartTextStart, text) }
+func (t *Turn) Text(text string) error { return t.block(wire.PartTextStart, text) }
 
 // Reasoning streams reasoning as one block.
-func (t *Turn) Reasoning(text string) error { return t.block(agentconn.PartReasoningStart, text) }
+func (t *Turn) Reasoning(text string) error { return t.block(wire.PartReasoningStart, text) }
 
 func (t *Turn) block(startType, text string) error {
 	id := t.newID("b")
-	delta, end := agentconn.PartTextDelta, agentconn.PartTextEnd
-	if startType == agentconn.PartReasoningStart {
-		delta, end = agentconn.PartReasoningDelta, agentconn.PartReasoningEnd
+	delta, end := wire.PartTextDelta, wire.PartTextEnd
+	if startType == wire.PartReasoningStart {
+		delta, end = wire.PartReasoningDelta, wire.PartReasoningEnd
 	}
-	for _, p := range []agentconn.StreamPart{{Type: startType, ID: id}, {Type: delta, ID: id, Delta: text}, {Type: end, ID: id}} {
+	for _, p := range []wire.StreamPart{{Type: startType, ID: id}, {Type: delta, ID: id, Delta: text}, {Type: end, ID: id}} {
 		if err := t.Send(p); err != nil {
 			return err
 		}
@@ -121,7 +121,7 @@ func (t *Turn) block(startType, text string) error {
 
 // DeclareTools declares the Planner's own tools before it calls them.
 func (t *Turn) DeclareTools(names ...string) error {
-	return t.Session.link.Send(agentconn.Tools{Session: t.Session.ID, Turn: t.ID(), Names: names})
+	return t.Session.link.Send(wire.Tools{Session: t.Session.ID, Turn: t.ID(), Names: names})
 }
 
 // ToolResultError is a host tool's error result.
@@ -154,11 +154,11 @@ func (t *Turn) CallTool(ctx context.Context, name string, input any) (json.RawMe
 func (t *Turn) CallToolID(ctx context.Context, toolCallID, name, input string) (json.RawMessage, error) {
 	l := t.link
 	key := callKey(t.Session.ID, t.ID(), toolCallID)
-	ch := make(chan agentconn.HostToolResult, 1)
+	ch := make(chan wire.HostToolResult, 1)
 	l.mu.Lock()
 	l.calls[key] = ch
 	l.mu.Unlock()
-	if err := l.Send(agentconn.HostToolCall{Session: t.Session.ID, Turn: t.ID(), ToolCallID: toolCallID, ToolName: name, Input: input}); err != nil {
+	if err := l.Send(wire.HostToolCall{Session: t.Session.ID, Turn: t.ID(), ToolCallID: toolCallID, ToolName: name, Input: input}); err != nil {
 		return nil, err
 	}
 	select {
@@ -190,15 +190,15 @@ func (t *Turn) OwnTool(name string, input any, run func() (any, error)) error {
 		return err
 	}
 	id := t.newID("own-")
-	if err := t.Send(agentconn.StreamPart{Type: agentconn.PartToolCall, ToolCallID: id, ToolName: name, Input: string(raw), ProviderExecuted: true}); err != nil {
+	if err := t.Send(wire.StreamPart{Type: wire.PartToolCall, ToolCallID: id, ToolName: name, Input: string(raw), ProviderExecuted: true}); err != nil {
 		return err
 	}
 	out, runErr := run()
-	result := agentconn.StreamPart{Type: agentconn.PartToolResult, ToolCallID: id, ToolName: name}
+	result := wire.StreamPart{Type: wire.PartToolResult, ToolCallID: id, ToolName: name}
 	if runErr != nil {
-		te := &agentconn.ToolError{Code: "tool-failed", Message: cut(runErr.Error())}
+		te := &wire.ToolError{Code: "tool-failed", Message: cut(runErr.Error())}
 		if !errors.As(runErr, &te) {
-			te = &agentconn.ToolError{Code: "tool-failed", Message: cut(runErr.Error())}
+			te = &wire.ToolError{Code: "tool-failed", Message: cut(runErr.Error())}
 		}
 		out, result.IsError = map[string]any{"error": te}, true
 	}
@@ -211,7 +211,7 @@ func (t *Turn) OwnTool(name string, input any, run func() (any, error)) error {
 // Result is a question's outcome, decoded for its method.
 type Result struct {
 	Status  string // answered, cancelled, expired or failed
-	Answers []agentconn.QuestionAnswer
+	Answers []wire.QuestionAnswer
 	Yes     bool    // confirm
 	Choice  *string // select
 	Text    *string // input, editor
@@ -228,19 +228,19 @@ type ask struct {
 	once    sync.Once
 }
 
-func (a *ask) settle(m agentconn.InputResult) {
+func (a *ask) settle(m wire.InputResult) {
 	r := Result{Status: m.Status, Message: m.Message, Value: m.Value}
 	if len(m.Value) > 0 {
 		switch a.method {
-		case agentconn.MethodQuestionnaire:
+		case wire.MethodQuestionnaire:
 			var v struct {
-				Answers []agentconn.QuestionAnswer `json:"answers"`
+				Answers []wire.QuestionAnswer `json:"answers"`
 			}
 			_ = decodeJSON(m.Value, &v)
 			r.Answers = v.Answers
-		case agentconn.MethodConfirm:
+		case wire.MethodConfirm:
 			_ = decodeJSON(m.Value, &r.Yes)
-		case agentconn.MethodSelect:
+		case wire.MethodSelect:
 			_ = decodeJSON(m.Value, &r.Choice)
 		default:
 			_ = decodeJSON(m.Value, &r.Text)
@@ -258,14 +258,14 @@ type AskOptions struct {
 	WorkflowRunID   string
 	WorkflowStageID string
 	RootRunID       string
-	Block           *agentconn.Block
+	Block           *wire.Block
 }
 
 var askSeq atomic.Int64
 
 // Ask asks the document's members one question call and waits for the
 // answer. Cancelling ctx withdraws the question with input-cancel.
-func (s *Session) Ask(ctx context.Context, in agentconn.Input, opt AskOptions) (Result, error) {
+func (s *Session) Ask(ctx context.Context, in wire.Input, opt AskOptions) (Result, error) {
 	l := s.currentLink()
 	if opt.Request == "" {
 		opt.Request = fmt.Sprintf("q-%d-%s", askSeq.Add(1), s.ID)
@@ -277,7 +277,7 @@ func (s *Session) Ask(ctx context.Context, in agentconn.Input, opt AskOptions) (
 	l.mu.Lock()
 	l.asks[opt.Request] = a
 	l.mu.Unlock()
-	err := l.Send(agentconn.InputRequest{Request: opt.Request, Session: s.ID, WorkflowRunID: opt.WorkflowRunID,
+	err := l.Send(wire.InputRequest{Request: opt.Request, Session: s.ID, WorkflowRunID: opt.WorkflowRunID,
 		WorkflowStageID: opt.WorkflowStageID, RootRunID: opt.RootRunID, Block: opt.Block, Input: in})
 	if err != nil {
 		return Result{}, err
@@ -288,7 +288,7 @@ func (s *Session) Ask(ctx context.Context, in agentconn.Input, opt AskOptions) (
 	case <-ctx.Done():
 		// On a link that has dropped the wait ends at once, and the next
 		// link's resume leaves the question out, which withdraws it.
-		if s.currentLink().Send(agentconn.InputCancel{Request: opt.Request}) != nil {
+		if s.currentLink().Send(wire.InputCancel{Request: opt.Request}) != nil {
 			a.settleLocal("The question was withdrawn.")
 		}
 		return <-a.ch, ctx.Err()

@@ -1,9 +1,10 @@
-package agentconn
+package wire
 
 import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 )
 
 // The capability-catalog feature ("Capability catalog"): the models,
@@ -12,14 +13,6 @@ import (
 // length, fields Chopin has no use for are kept, and only a value of the
 // wrong type makes the message malformed. An entry nobody could be asked for
 // (a model with an empty id, an empty level) is skipped, never refused.
-
-// Feature names of this file's features.
-const (
-	FeatureCapabilityCatalog = "capability-catalog"
-	FeatureSteerTurn         = "steer-turn"
-	FeatureRetryTurn         = "retry-turn"
-	FeatureAttachments       = "attachments"
-)
 
 // Capabilities reports the client's catalog; each report replaces the last.
 type Capabilities struct {
@@ -94,7 +87,7 @@ func (c *Catalog) Model(id string) (CatalogModel, bool) {
 
 // Reads reports whether the model reads inputType ("image"): a model with
 // no inputTypes reads text only.
-func (m CatalogModel) Reads(inputType string) bool { return contains(m.InputTypes, inputType) }
+func (m CatalogModel) Reads(inputType string) bool { return slices.Contains(m.InputTypes, inputType) }
 
 // Command returns the first reported command named name.
 func (c *Catalog) Command(name string) (CatalogCommand, bool) {

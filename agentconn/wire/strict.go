@@ -1,4 +1,4 @@
-package agentconn
+package wire
 
 import (
 	"bytes"
@@ -318,7 +318,7 @@ func (d *decoder) object(c *codec, v reflect.Value, extra string) error {
 		}
 		m, ok := vc.masks[value]
 		if !ok {
-			return within(shapeErr("%q is not one this protocol knows", truncateRunes(value, maxName)), "."+disc)
+			return within(shapeErr("%q is not one this protocol knows", truncateRunes(value, MaxNameChars)), "."+disc)
 		}
 		keys = m
 	}

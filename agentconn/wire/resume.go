@@ -1,4 +1,4 @@
-package agentconn
+package wire
 
 import (
 	"errors"
@@ -8,12 +8,6 @@ import (
 // The messages of resumable-sessions and restart-notice
 // (spec/agent-connection.md, "Resuming after a dropped link", "When the
 // server is restarting").
-
-// Features of this file.
-const (
-	FeatureResumableSessions = "resumable-sessions"
-	FeatureRestartNotice     = "restart-notice"
-)
 
 // ResumeSessions is the client's resume (wire type "resume"): the sessions it
 // still holds from a dropped link, each with the input-request ids it still
@@ -61,19 +55,9 @@ func (m *ResumeSessions) validate() error {
 	var errs []error
 	for i, s := range m.Sessions {
 		errs = append(errs, checkID(fmt.Sprintf("sessions[%d].session", i), s.Session),
-			checkIDs(fmt.Sprintf("sessions[%d].requests", i), s.Requests, maxOpenRequests))
+			checkIDs(fmt.Sprintf("sessions[%d].requests", i), s.Requests, MaxOpenRequests))
 	}
 	return errors.Join(errs...)
 }
 
 func (m *InputReceived) validate() error { return checkID("request", m.Request) }
-
-func init() {
-	// decode.go's init has built the registries (files initialise in name order).
-	for _, e := range []registryEntry{entry[ResumeSessions](), entry[InputReceived]()} {
-		clientMessages[e.typ] = e.mc
-	}
-	for _, e := range []registryEntry{entry[Resumed](), entry[Restarting]()} {
-		serverMessages[e.typ] = e.mc
-	}
-}

@@ -1,9 +1,13 @@
-package agentconn
+package wire
 
 import (
 	"errors"
 	"fmt"
 )
+
+// Workflow runs as a client reports them ("Workflow runs", "Run stage
+// deltas"): run cards, their stages, and how a reported card merges into
+// the one kept.
 
 // RunCard is one workflow run as Chat shows it. A full card lists up to 64 of
 // the run's most recent stages and counts the others in EarlierStages; with

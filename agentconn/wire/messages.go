@@ -1,10 +1,14 @@
-package agentconn
+package wire
 
 import (
 	"bytes"
 	"encoding/json"
 	"fmt"
 )
+
+// The messages of the spec's "Handshake", "Server to client" and "Client to
+// server" sections, one struct each, and Encode, which writes a message's
+// exact wire form. Each feature's own messages are in its file.
 
 // Message is one protocol message: one JSON object in one text frame, whose
 // "type" is MessageType. The structs below carry every field except "type",
@@ -44,8 +48,14 @@ type Refused struct {
 // Start opens a session; the client answers Started or StartFailed.
 type Start struct {
 	Session string `json:"session"`
-	Mode    string `json:"mode"` // planner or isolated
+	Mode    string `json:"mode"` // ModePlanner or ModeIsolated
 }
+
+// Session modes.
+const (
+	ModePlanner  = "planner"
+	ModeIsolated = "isolated" // a background job: no tools of its own, no Decisions
+)
 
 // Turn runs one turn in a started session.
 type Turn struct {
@@ -275,8 +285,8 @@ func Encode(m Message) ([]byte, error) {
 	}
 }
 
-// marshalJSON is json.Marshal without HTML escaping.
-func marshalJSON(v any) ([]byte, error) {
+// Marshal is json.Marshal without HTML escaping, as Encode writes values.
+func Marshal(v any) ([]byte, error) {
 	var b bytes.Buffer
 	if err := encodeJSON(&b, v); err != nil {
 		return nil, err
@@ -284,7 +294,7 @@ func marshalJSON(v any) ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-// encodeJSON appends v's JSON to b as marshalJSON writes it.
+// encodeJSON appends v's JSON to b as Marshal writes it.
 func encodeJSON(b *bytes.Buffer, v any) error {
 	enc := json.NewEncoder(b)
 	enc.SetEscapeHTML(false)

@@ -1,4 +1,4 @@
-package agentconn
+package wire
 
 import (
 	"bytes"
@@ -12,6 +12,11 @@ import (
 	"unicode/utf8"
 )
 
+// Decoding a frame ("Frames"): its size and encoding, its "type", then the
+// message of that type in one strict pass (strict.go) and its limits
+// (validate.go). What is wrong with a frame is a MalformedError, whose
+// reason the server sends back.
+
 // errFrameTooLarge is returned for a frame over MaxFrameBytes.
 var errFrameTooLarge = errors.New("the frame is larger than 2 MiB")
 
@@ -22,50 +27,6 @@ func (e *MalformedError) Error() string { return e.Reason }
 
 func malformed(format string, args ...any) error {
 	return &MalformedError{Reason: fmt.Sprintf(format, args...)}
-}
-
-// messageCodec decodes one message type.
-type messageCodec struct {
-	codec  *codec
-	decode func(d *decoder, c *codec) (Message, error)
-}
-
-// The message registries are built in init, after every package variable:
-// compiling a codec calls variantKeys through reflection, which reads tables
-// (streamPartKeys, ...) that variable initialisation cannot see it depend on.
-var clientMessages, serverMessages map[string]messageCodec
-
-func init() {
-	clientMessages = registry(
-		entry[Attach](), entry[Started](), entry[StartFailed](), entry[Tools](), entry[Part](), entry[HostToolCall](),
-		entry[TurnEnd](), entry[InputRequest](), entry[InputCancel](), entry[Runs](), entry[ControlResult](), entry[Detach](),
-		entry[Capabilities]())
-	serverMessages = registry(
-		entry[Attached](), entry[Refused](), entry[Start](), entry[Turn](), entry[Abort](), entry[HostToolResult](),
-		entry[InputResult](), entry[Stop](), entry[Resume](), entry[Destroy](), entry[ProtocolError](),
-		entry[Steer](), entry[Fork]())
-}
-
-// unofferedClientMessages are client messages of features this server does not
-// offer yet; sending one is a protocol violation, not a malformed message.
-var unofferedClientMessages = set("resume", "input-received")
-
-type registryEntry struct {
-	typ string
-	mc  messageCodec
-}
-
-func entry[M Message]() registryEntry {
-	var zero M
-	return registryEntry{zero.MessageType(), messageCodec{codecFor(reflect.TypeFor[M]()), decodeMessage[M]}}
-}
-
-func registry(es ...registryEntry) map[string]messageCodec {
-	r := make(map[string]messageCodec, len(es))
-	for _, e := range es {
-		r[e.typ] = e.mc
-	}
-	return r
 }
 
 // decodeMessage decodes the frame's object into an M and checks its limits.
@@ -91,23 +52,28 @@ type limitError struct{ err error }
 func (e *limitError) Error() string { return firstLine(e.err) }
 
 // DecodeClientFrame decodes and validates one text frame a client sent.
-func DecodeClientFrame(data []byte) (Message, error) { return decodeFrame(data, clientMessages) }
+func DecodeClientFrame(data []byte) (Message, error) {
+	return decodeFrame(data, messageTypes().client, true)
+}
 
 // DecodeServerFrame decodes and validates one text frame a server sent.
-func DecodeServerFrame(data []byte) (Message, error) { return decodeFrame(data, serverMessages) }
+func DecodeServerFrame(data []byte) (Message, error) {
+	return decodeFrame(data, messageTypes().server, false)
+}
 
-// unofferedError is returned for a message of a feature this server does not offer.
-type unofferedError struct{ typ string }
+// UnofferedError is returned for a message of a feature this server does
+// not offer.
+type UnofferedError struct{ Type string }
 
-func (e *unofferedError) Error() string {
-	return fmt.Sprintf("%s belongs to a feature this server did not grant", e.typ)
+func (e *UnofferedError) Error() string {
+	return fmt.Sprintf("%s belongs to a feature this server did not grant", e.Type)
 }
 
 // decodeFrame reads the frame's "type", which an encoder writes first, then
 // decodes the whole frame into that message's type in one pass (strict.go).
 // Whatever else is wrong with a frame that is not JSON, it is refused as not
 // JSON: the check for that runs only once decoding has failed.
-func decodeFrame(data []byte, types map[string]messageCodec) (Message, error) {
+func decodeFrame(data []byte, types map[string]messageCodec, fromClient bool) (Message, error) {
 	if len(data) > MaxFrameBytes {
 		return nil, errFrameTooLarge
 	}
@@ -145,10 +111,10 @@ func decodeFrame(data []byte, types map[string]messageCodec) (Message, error) {
 		if key := d.repeatedKey(); key != "" {
 			return nil, refuse(malformed("the message repeats the field %q", key))
 		}
-		if _, client := types[(Attach{}).MessageType()]; client && unofferedClientMessages[typ] {
-			return nil, refuse(&unofferedError{typ})
+		if fromClient && unofferedClientMessages[typ] {
+			return nil, refuse(&UnofferedError{typ})
 		}
-		return nil, refuse(malformed("%q is not a message type of %s", truncateRunes(typ, maxName), Subprotocol))
+		return nil, refuse(malformed("%q is not a message type of %s", truncateRunes(typ, MaxNameChars), Subprotocol))
 	}
 	m, err := mc.decode(&d, mc.codec)
 	if err != nil {
@@ -157,8 +123,9 @@ func decodeFrame(data []byte, types map[string]messageCodec) (Message, error) {
 	return m, nil
 }
 
-// decodeStrict decodes raw into v (a pointer) with the same shape rules as a frame.
-func decodeStrict(raw []byte, v any) error {
+// DecodeStrict decodes raw into v (a pointer) with the same shape rules as
+// a frame, for wire values kept outside a frame (a stored hold).
+func DecodeStrict(raw []byte, v any) error {
 	if !utf8.Valid(raw) {
 		return errors.New("not valid UTF-8")
 	}

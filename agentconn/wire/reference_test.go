@@ -1,4 +1,4 @@
-package agentconn
+package wire
 
 import (
 	"bytes"
@@ -64,9 +64,9 @@ func refDecodeFrame(data []byte, types map[string]reflect.Type) (Message, error)
 	t, ok := types[typ]
 	if !ok {
 		if types[(Attach{}).MessageType()] != nil && unofferedClientMessages[typ] {
-			return nil, &unofferedError{typ}
+			return nil, &UnofferedError{typ}
 		}
-		return nil, malformed("%q is not a message type of %s", truncateRunes(typ, maxName), Subprotocol)
+		return nil, malformed("%q is not a message type of %s", truncateRunes(typ, MaxNameChars), Subprotocol)
 	}
 	if err := refCheckObject(members, t, "", "type"); err != nil {
 		return nil, &MalformedError{Reason: typ + ": " + err.Error()}
@@ -204,7 +204,7 @@ func refCheckObject(ms []refMember, t reflect.Type, path, extra string) error {
 		}
 		keys, ok := table[value]
 		if !ok {
-			return fmt.Errorf("%s %q is not one this protocol knows", refName(refJoin(path, disc)), truncateRunes(value, maxName))
+			return fmt.Errorf("%s %q is not one this protocol knows", refName(refJoin(path, disc)), truncateRunes(value, MaxNameChars))
 		}
 		allowed[disc] = true
 		required = append(required, disc)

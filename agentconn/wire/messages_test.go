@@ -1,4 +1,4 @@
-package agentconn
+package wire
 
 import (
 	"encoding/json"
@@ -83,7 +83,7 @@ func checkGolden(t *testing.T, tests []struct {
 			t.Errorf("Encode(%T):\n got %s\nwant %s", tt.msg, got, tt.wire)
 		}
 		decode := DecodeClientFrame
-		if _, server := serverMessages[tt.msg.MessageType()]; server {
+		if _, server := messageTypes().server[tt.msg.MessageType()]; server {
 			decode = DecodeServerFrame
 		}
 		back, err := decode([]byte(tt.wire))
@@ -235,7 +235,7 @@ func TestAnswerValues(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			res, err := tt.a.result("r", tt.in)
+			res, err := tt.a.Result("r", tt.in)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -251,7 +251,7 @@ func TestAnswerValues(t *testing.T) {
 		{Status: "expired"},
 		{Status: "failed"},
 	} {
-		if _, err := bad.result("r", questionnaire); err == nil {
+		if _, err := bad.Result("r", questionnaire); err == nil {
 			t.Errorf("Answer %+v was accepted", bad)
 		}
 	}
@@ -323,7 +323,7 @@ func TestDecodeStrict(t *testing.T) {
 }
 
 func isUnoffered(err error) bool {
-	var u *unofferedError
+	var u *UnofferedError
 	return errors.As(err, &u)
 }
 
@@ -373,5 +373,34 @@ func TestRunCardApply(t *testing.T) {
 	}
 	if (&RunCard{Status: "finished"}).Live() != true {
 		t.Fatal("a finished card without ended is still live")
+	}
+}
+
+// TestQuestionsSchemaLimits reads the limits back out of the generated
+// schema: they are the ones the decoder enforces.
+func TestQuestionsSchemaLimits(t *testing.T) {
+	var s struct {
+		MinItems, MaxItems int
+		Items              struct {
+			Properties struct {
+				Question, Header struct{ MaxLength int }
+				Options          struct {
+					MaxItems int
+					Items    struct {
+						Properties struct{ Label, Description struct{ MaxLength int } }
+					}
+				}
+			}
+		}
+	}
+	if err := json.Unmarshal(QuestionsSchema(), &s); err != nil {
+		t.Fatal(err)
+	}
+	p := s.Items.Properties
+	got := []int{s.MinItems, s.MaxItems, p.Question.MaxLength, p.Header.MaxLength, p.Options.MaxItems,
+		p.Options.Items.Properties.Label.MaxLength, p.Options.Items.Properties.Description.MaxLength}
+	want := []int{1, MaxQuestions, MaxNoteChars, MaxShortChars, MaxOptions, MaxNoteChars, MaxNoteChars}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("schema limits %v, want %v", got, want)
 	}
 }

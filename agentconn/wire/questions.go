@@ -1,10 +1,16 @@
-package agentconn
+package wire
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
 )
+
+// The question call ("Questions"): the five methods, their fields and
+// limits, how an answer becomes an input-result's value ("Answers"), and the
+// JSON Schema of a questionnaire's questions for a host tool. The room's
+// Decisions and the ask tool use this definition; nothing else spells it.
 
 // Input is one question call of an input-request ("Questions"). Like
 // StreamPart it is flat, and inputKeys says which fields each method has.
@@ -62,49 +68,119 @@ type Option struct {
 
 func (in *Input) validate() error {
 	var errs []error
-	add := func(err error) {
-		if err != nil {
-			errs = append(errs, err)
+	for _, l := range in.BrokenLimits(false) {
+		errs = append(errs, l.wireError())
+	}
+	return errors.Join(errs...)
+}
+
+// MaxJoinedDescriptionChars bounds an option's description that carries its
+// preview joined onto its end (after a blank line), as a server does for a
+// client without decision-option-previews.
+const MaxJoinedDescriptionChars = MaxNoteChars + 2 + MaxPreviewChars
+
+// A QuestionLimit is one limit of "Questions" that a question call breaks:
+// a text longer than it may be, or a list with too many or too few entries.
+// Each side words it its own way: the wire as a malformed message, the room
+// as an invalid question.
+type QuestionLimit struct {
+	// Field is the method's field: questions, options or choices for a
+	// list; question, header, label, description, preview, title,
+	// message, choice, placeholder or initial for a text.
+	Field    string
+	Question int // the question's index, from question down to preview; else -1
+	Option   int // the option's index for label, description and preview; else -1
+	Choice   int // the choice's index for choice; else -1
+	N        int // characters of a text, entries of a list
+	Min, Max int
+}
+
+// List reports whether the limit counts a list's entries, not characters.
+func (l QuestionLimit) List() bool {
+	return l.Field == "questions" || l.Field == "options" || l.Field == "choices"
+}
+
+// BrokenLimits returns every limit of the call's method that it breaks, in
+// the order of its fields. previewsJoined allows each option's description
+// MaxJoinedDescriptionChars.
+func (in *Input) BrokenLimits(previewsJoined bool) []QuestionLimit {
+	var out []QuestionLimit
+	text := func(field string, q, o, c int, s string, most int) {
+		// len(s) bounds the count of characters from above.
+		if n := len(s); n > most {
+			if n = runeCount(s); n > most {
+				out = append(out, QuestionLimit{Field: field, Question: q, Option: o, Choice: c, N: n, Max: most})
+			}
 		}
 	}
+	note := func(field, s string) { text(field, -1, -1, -1, s, MaxNoteChars) }
 	switch in.Method {
 	case MethodQuestionnaire:
-		qs := in.Params.Questions
-		if len(qs) < 1 || len(qs) > maxQuestions {
-			add(fmt.Errorf("input.params.questions has %d questions; a questionnaire has 1 to %d", len(qs), maxQuestions))
+		var qs []QuestionItem
+		if in.Params != nil {
+			qs = in.Params.Questions
+		}
+		if len(qs) < 1 || len(qs) > MaxQuestions {
+			out = append(out, QuestionLimit{Field: "questions", Question: -1, Option: -1, Choice: -1, N: len(qs), Min: 1, Max: MaxQuestions})
+		}
+		description := MaxNoteChars
+		if previewsJoined {
+			description = MaxJoinedDescriptionChars
 		}
 		for i, q := range qs {
-			add(checkNote(fmt.Sprintf("input.params.questions[%d].question", i), q.Question))
-			add(checkShort(fmt.Sprintf("input.params.questions[%d].header", i), q.Header))
-			if len(q.Options) > maxOptions {
-				add(fmt.Errorf("input.params.questions[%d] has %d options; at most %d", i, len(q.Options), maxOptions))
+			text("question", i, -1, -1, q.Question, MaxNoteChars)
+			text("header", i, -1, -1, q.Header, MaxShortChars)
+			if len(q.Options) > MaxOptions {
+				out = append(out, QuestionLimit{Field: "options", Question: i, Option: -1, Choice: -1, N: len(q.Options), Max: MaxOptions})
 			}
 			for j, o := range q.Options {
-				at := fmt.Sprintf("input.params.questions[%d].options[%d]", i, j)
-				add(checkNote(at+".label", o.Label))
-				add(checkNote(at+".description", o.Description))
-				add(checkMax(at+".preview", o.Preview, maxPreview))
+				text("label", i, j, -1, o.Label, MaxNoteChars)
+				text("description", i, j, -1, o.Description, description)
+				text("preview", i, j, -1, o.Preview, MaxPreviewChars)
 			}
 		}
 	case MethodConfirm:
-		add(checkNote("input.title", in.Title))
-		add(checkNote("input.message", in.Message))
+		note("title", in.Title)
+		note("message", in.Message)
 	case MethodSelect:
-		add(checkNote("input.title", in.Title))
-		if len(in.Choices) > maxChoices {
-			add(fmt.Errorf("input.choices has %d entries; at most %d", len(in.Choices), maxChoices))
+		note("title", in.Title)
+		if len(in.Choices) > MaxChoices {
+			out = append(out, QuestionLimit{Field: "choices", Question: -1, Option: -1, Choice: -1, N: len(in.Choices), Max: MaxChoices})
 		}
 		for i, c := range in.Choices {
-			add(checkNote(fmt.Sprintf("input.choices[%d]", i), c))
+			text("choice", -1, -1, i, c, MaxNoteChars)
 		}
 	case MethodInput:
-		add(checkNote("input.title", in.Title))
-		add(checkNote("input.placeholder", in.Placeholder))
+		note("title", in.Title)
+		note("placeholder", in.Placeholder)
 	case MethodEditor:
-		add(checkNote("input.title", in.Title))
-		add(checkNote("input.initial", in.Initial))
+		note("title", in.Title)
+		note("initial", in.Initial)
 	}
-	return errors.Join(errs...)
+	return out
+}
+
+// wireError words l as a malformed input-request says it.
+func (l QuestionLimit) wireError() error {
+	at := "input"
+	if l.Question >= 0 {
+		at = fmt.Sprintf("input.params.questions[%d]", l.Question)
+	}
+	switch l.Field {
+	case "questions":
+		return fmt.Errorf("input.params.questions has %d questions; a questionnaire has %d to %d", l.N, l.Min, l.Max)
+	case "options":
+		return fmt.Errorf("%s has %d options; at most %d", at, l.N, l.Max)
+	case "choices":
+		return fmt.Errorf("input.choices has %d entries; at most %d", l.N, l.Max)
+	case "label", "description", "preview":
+		at = fmt.Sprintf("%s.options[%d].%s", at, l.Option, l.Field)
+	case "choice":
+		at = fmt.Sprintf("input.choices[%d]", l.Choice)
+	default:
+		at += "." + l.Field
+	}
+	return fmt.Errorf("%s has %d characters; the limit is %d to %d", at, l.N, l.Min, l.Max)
 }
 
 // Answer statuses. "expired" is not here: this server never sends it.
@@ -171,9 +247,9 @@ type questionnaireValue struct {
 	Cancelled bool             `json:"cancelled"`
 }
 
-// result turns a into the input-result for request asked with in, checking
+// Result turns a into the input-result for request asked with in, checking
 // that a fits the question it answers.
-func (a Answer) result(request string, in *Input) (InputResult, error) {
+func (a Answer) Result(request string, in *Input) (InputResult, error) {
 	r := InputResult{Request: request, Status: a.Status}
 	var value any
 	switch a.Status {
@@ -181,7 +257,7 @@ func (a Answer) result(request string, in *Input) (InputResult, error) {
 		if strings.TrimSpace(a.Message) == "" {
 			return r, errors.New("a failed answer needs a message")
 		}
-		r.Message = truncateRunes(a.Message, maxNote)
+		r.Message = truncateRunes(a.Message, MaxNoteChars)
 		return r, nil
 	case AnswerAnswered, AnswerCancelled:
 	default:
@@ -212,7 +288,7 @@ func (a Answer) result(request string, in *Input) (InputResult, error) {
 			value = a.Text
 		}
 	}
-	raw, err := marshalJSON(value)
+	raw, err := Marshal(value)
 	if err != nil {
 		return r, err
 	}
@@ -238,4 +314,20 @@ func checkAnswers(answers []QuestionAnswer, questions []QuestionItem, all bool) 
 		}
 	}
 	return nil
+}
+
+// QuestionsSchema is the JSON Schema of a questionnaire's questions as a
+// host tool takes them (the ask tool's "questions"), from the same limits
+// the wire checks: 1 to MaxQuestions questions of at most MaxOptions
+// options. It offers no preview: previews belong to the
+// decision-option-previews feature, which a turn's tools cannot assume.
+func QuestionsSchema() json.RawMessage {
+	return json.RawMessage(fmt.Sprintf(`{"type":"array","minItems":1,"maxItems":%d,"items":{"type":"object","required":["question","header","options"],"properties":{`+
+		`"question":{"type":"string","maxLength":%d,"description":"Markdown: the first line is the heading, the rest the body."},`+
+		`"header":{"type":"string","maxLength":%d,"description":"A short tag for the card, such as Storage."},`+
+		`"options":{"type":"array","maxItems":%d,"items":{"type":"object","required":["label","description"],"properties":{`+
+		`"label":{"type":"string","maxLength":%d},"description":{"type":"string","maxLength":%d}},"additionalProperties":false}},`+
+		`"multiSelect":{"type":"boolean","description":"Let people choose several options."}`+
+		`},"additionalProperties":false}}`,
+		MaxQuestions, MaxNoteChars, MaxShortChars, MaxOptions, MaxNoteChars, MaxNoteChars))
 }

@@ -1,10 +1,13 @@
-package agentconn
+package wire
 
 import (
 	"encoding/json"
 	"errors"
 	"fmt"
 )
+
+// The parts of a turn's stream ("Stream parts") and the structured tool
+// error ("Structured tool errors") a failed tool's result may carry.
 
 // StreamPart is one AI SDK HarnessV1StreamPart, without metadata fields
 // ("Stream parts"). It is one flat struct for every part type; which fields a
@@ -184,6 +187,11 @@ type toolErrorEnvelope struct {
 	Error ToolError `json:"error"`
 }
 
+// Envelope is e as a failed tool's result carries it: {"error": e}.
+func (e *ToolError) Envelope() (json.RawMessage, error) {
+	return Marshal(toolErrorEnvelope{Error: *e})
+}
+
 // ParseToolError recognises the structured tool error envelope, or its JSON
 // text, in the result of a failed, final tool-result. Anything that does not
 // match exactly is an ordinary result, so ok is false.
@@ -196,13 +204,13 @@ func ParseToolError(result json.RawMessage) (e *ToolError, ok bool) {
 		return nil, false
 	}
 	var env toolErrorEnvelope
-	if err := decodeStrict(result, &env); err != nil {
+	if err := DecodeStrict(result, &env); err != nil {
 		return nil, false
 	}
 	if !isIdentifier(env.Error.Code) || (env.Error.Kind != "" && !isIdentifier(env.Error.Kind)) {
 		return nil, false
 	}
-	if n := runeCount(env.Error.Message); n < 1 || n > maxNote {
+	if n := runeCount(env.Error.Message); n < 1 || n > MaxNoteChars {
 		return nil, false
 	}
 	return &env.Error, true

@@ -1,4 +1,4 @@
-package agentconn
+package wire
 
 import (
 	"errors"
@@ -33,8 +33,8 @@ func (m *StartFailed) validate() error {
 
 func (m *Tools) validate() error {
 	errs := []error{checkID("session", m.Session), checkID("turn", m.Turn)}
-	if len(m.Names) > maxTools {
-		errs = append(errs, fmt.Errorf("names lists %d tools; at most %d", len(m.Names), maxTools))
+	if len(m.Names) > MaxTools {
+		errs = append(errs, fmt.Errorf("names lists %d tools; at most %d", len(m.Names), MaxTools))
 	}
 	for i, n := range m.Names {
 		errs = append(errs, checkName(fmt.Sprintf("names[%d]", i), n))
@@ -90,13 +90,30 @@ func (m *ControlResult) validate() error {
 	return errors.Join(checkID("request", m.Request), checkNote("message", m.Message))
 }
 
-func checkID(field, v string) error { return checkRange(field, v, 1, maxID) }
+// CheckTools checks the host tools a turn offers against the spec's limits:
+// how many, their names and their descriptions.
+func CheckTools(tools []Tool) error {
+	if len(tools) > MaxTools {
+		return fmt.Errorf("a turn offers at most %d tools, not %d", MaxTools, len(tools))
+	}
+	for _, t := range tools {
+		if err := checkName("tool name", t.Name); err != nil {
+			return err
+		}
+		if err := checkMax("description of "+t.Name, t.Description, maxToolDescription); err != nil {
+			return err
+		}
+	}
+	return nil
+}
 
-func checkName(field, v string) error { return checkRange(field, v, 1, maxName) }
+func checkID(field, v string) error { return checkRange(field, v, 1, MaxIDChars) }
 
-func checkShort(field, v string) error { return checkMax(field, v, maxShort) }
+func checkName(field, v string) error { return checkRange(field, v, 1, MaxNameChars) }
 
-func checkNote(field, v string) error { return checkMax(field, v, maxNote) }
+func checkShort(field, v string) error { return checkMax(field, v, MaxShortChars) }
+
+func checkNote(field, v string) error { return checkMax(field, v, MaxNoteChars) }
 
 func checkMax(field, v string, limit int) error { return checkRange(field, v, 0, limit) }
 
