@@ -1,7 +1,14 @@
-// Package app wires Chopin together: it loads the configuration, opens the
-// store, serves the HTTP API, the browser socket and the agent connection,
-// and translates between them. It is the only package that knows all the
-// others; they know nothing of each other.
+// Package app is Chopin's process and its HTTP server. The process shell:
+// the settings table and the configuration it loads, the commands (serve,
+// open, token, planner, version), the single instance and the local agent
+// token. The server: it opens the store, builds the room hub, the Planner
+// bridge (plannerhost) and the agent connection (agentconn) and plugs them
+// together, and serves every route of routes.go, the browser socket and the
+// embedded UI, turning every error into a status in one handler (errors.go).
+//
+// It is the only package that knows all the others; they know nothing of
+// each other and state what they need as interfaces app implements, over
+// the store, with compile-time checks.
 package app
 
 import (

@@ -7,8 +7,8 @@
 // internals: it reads turns, streams parts and calls host tools exactly as
 // any other client would, over the WebSocket. It must not import app, store,
 // room, assets, echo, melody or agentconn's server package; the import graph
-// test holds it to agentconn/client and the standard library. The wire types
-// it needs reach it through the client's API (see blankPart).
+// test holds it to agentconn/client, agentconn/wire (the protocol's message
+// types and feature names) and the standard library.
 //
 // The pieces:
 //

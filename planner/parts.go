@@ -6,18 +6,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/chopin-desktop/chopin/agentconn/client"
+	"github.com/chopin-desktop/chopin/agentconn/wire"
 )
-
-// blankPart is a zero stream part. Its type is the one (*client.Turn).Send
-// takes, the protocol's StreamPart: the planner imports no agentconn package
-// but the client, so it reaches the wire type through the client's API
-// instead of naming it. Every part starts as a copy of it.
-var blankPart = argOf((*client.Turn).Send)
-
-func argOf[P any](func(*client.Turn, P) error) (p P) { return p }
-
-// alloc returns a new zero value for a pointer field of a part.
-func alloc[T any](*T) *T { return new(T) }
 
 // emitter turns a turn's model output into stream parts ("Stream parts" in
 // the spec): text and reasoning as blocks of deltas, each tool call's input
@@ -42,13 +32,13 @@ type roundCall struct {
 }
 
 func (e *emitter) send(typ, id, delta string) error {
-	p := blankPart
+	var p wire.StreamPart
 	p.Type, p.ID, p.Delta = typ, id, delta
 	return e.t.Send(p)
 }
 
 func (e *emitter) streamStart(model string) error {
-	p := blankPart
+	var p wire.StreamPart
 	p.Type, p.ModelID = "stream-start", model
 	return e.t.Send(p)
 }
@@ -90,7 +80,7 @@ func (e *emitter) event(ev Event) error {
 			return nil
 		}
 		c.started = true
-		p := blankPart
+		var p wire.StreamPart
 		p.Type, p.ID, p.ToolName = "tool-input-start", c.ID, c.Function.Name
 		return e.t.Send(p)
 	case EventToolInput:
@@ -174,16 +164,13 @@ func (e *emitter) finishStep(raw string, u *Usage) error { return e.sendFinish("
 func (e *emitter) finish(raw string, total *Usage) error { return e.sendFinish("finish", raw, total) }
 
 func (e *emitter) sendFinish(typ, raw string, u *Usage) error {
-	p := blankPart
+	var p wire.StreamPart
 	p.Type = typ
-	p.FinishReason = alloc(p.FinishReason)
-	p.FinishReason.Unified, p.FinishReason.Raw = unifiedReason(raw), cutRunes(raw, 128)
-	p.Usage = alloc(p.Usage)
+	p.FinishReason = &wire.FinishReason{Unified: unifiedReason(raw), Raw: cutRunes(raw, wire.MaxShortChars)}
+	p.Usage = &wire.Usage{}
 	if u != nil {
-		p.Usage.InputTokens = alloc(p.Usage.InputTokens)
-		p.Usage.InputTokens.Total = count(u.PromptTokens)
-		p.Usage.OutputTokens = alloc(p.Usage.OutputTokens)
-		p.Usage.OutputTokens.Total = count(u.CompletionTokens)
+		p.Usage.InputTokens = &wire.InputTokens{Total: count(u.PromptTokens)}
+		p.Usage.OutputTokens = &wire.OutputTokens{Total: count(u.CompletionTokens)}
 		if d := u.PromptDetails; d != nil {
 			p.Usage.InputTokens.CacheRead = count(d.CachedTokens)
 		}

@@ -1,12 +1,7 @@
-// Package store keeps everything Chopin knows in one SQLite database: the
-// repositories, the document catalog and, in later migrations, each
-// document's plan, chat and decisions.
-//
-// Every exported method is one use case and owns exactly one transaction;
-// unexported helpers take the *sql.Tx so they compose. Writes go through a
-// single connection with immediate transactions; reads use a small pool.
-// The package knows nothing of HTTP, WebSockets or rooms.
 package store
+
+// This file opens the database: the DSN's settings, the write connection
+// and the read pool, and the embedded migrations.
 
 import (
 	"context"
