@@ -133,7 +133,7 @@ wait:
 func (l *link) controlResult(m wire.ControlResult) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.controlAnsweredLocked(m) // hold.go
+	l.controlAnsweredLocked(m)
 	if ch, ok := l.controls[m.Request]; ok {
 		delete(l.controls, m.Request)
 		ch <- m

@@ -219,7 +219,7 @@ func (l *link) handle(msg wire.Message) {
 		}
 		return
 	}
-	if l.firstAfterAttached(msg) { // resume.go
+	if l.firstAfterAttached(msg) {
 		return
 	}
 	switch m := msg.(type) {
@@ -282,7 +282,7 @@ func (l *link) close(c closing) {
 	wasAttached := l.state == stateAttached
 	l.state = stateClosed
 	var fx effects
-	parked := l.closeSessionsLocked(c, wasAttached, &fx) // hold.go
+	parked := l.closeSessionsLocked(c, wasAttached, &fx)
 	for _, ch := range l.controls {
 		close(ch)
 	}

@@ -308,7 +308,7 @@ func (s *Server) claim(l *link, doc Document) *wire.Refused {
 	}
 	o := s.owners[doc.ID]
 	if o != nil && o.link != nil {
-		if done, refusal := s.claimHeldLocked(l, o); done { // resume.go
+		if done, refusal := s.claimHeldLocked(l, o); done {
 			return refusal
 		}
 	}

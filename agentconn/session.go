@@ -321,7 +321,7 @@ func (l *link) endTurnLocked(t *turn, o TurnOutcome, fx *effects) {
 		t.sess.turn = nil
 	}
 	l.log.Info("turn ended", "session", t.sess.id, "turn", t.id, "status", o.Status)
-	l.recordForkLocked(t, o) // fork.go
+	l.recordForkLocked(t, o)
 	fx.add(func() { t.emit(func(s TurnSink) { s.End(o) }, true) })
 	l.settleLocked(t.sess, fx)
 }

@@ -281,7 +281,7 @@ func (r *Room) settleLocked(request string, o Outcome) {
 		go settle(o)
 		return
 	}
-	r.unawaitedLocked(request, o) // await.go
+	r.unawaitedLocked(request, o)
 }
 
 // replyLocked collects the picks of a call whose card was just answered,

@@ -25,7 +25,7 @@ type (
 		Type    string       `json:"type"`
 		ID      string       `json:"id,omitempty"`
 		Text    string       `json:"text"`
-		Command *ChatCommand `json:"command,omitempty"` // command.go
+		Command *ChatCommand `json:"command,omitempty"`
 		// Attachments are the files sent with the message (attachments.go).
 		Attachments []AttachmentUpload `json:"attachments,omitempty"`
 	}
