@@ -456,5 +456,3 @@ func TestParseRemote(t *testing.T) {
 		}
 	}
 }
-
-
