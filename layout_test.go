@@ -31,7 +31,7 @@ const module = "github.com/chopin-desktop/chopin"
 // layout first, then here.
 var layout = map[string][]string{
 	"":                 {"app"},
-	"app":              {"store", "room", "plannerhost", "agentconn", "agentconn/wire", "planner", "assets", "fault", "picture", "checkout"},
+	"app":              {"store", "room", "plannerhost", "agentconn", "agentconn/wire", "planner", "assets", "fault", "picture", "checkout", "redact"},
 	"app/apptest":      {},
 	"store":            {"fault"},
 	"room":             {"agentconn/wire", "fault", "picture"},
