@@ -221,3 +221,33 @@ func TestPlannerReadsTheCheckout(t *testing.T) {
 		t.Errorf("the next turn's system message names %q, want %s", last, other)
 	}
 }
+
+// TestPlannerCheckoutFlag: --checkout reads a folder of the person's
+// choosing, whatever Chopin has for the repository, and one that is not
+// there stops the command at once.
+func TestPlannerCheckoutFlag(t *testing.T) {
+	ta := startApp(t)
+	ta.addRepository("octo/engine")
+	ch := ta.createDocument("octo/engine", "Start")
+	browser := ta.dialRoom(ch.ID)
+	model := newCheckoutModel(t)
+	env := ta.plannerEnv(nil)
+	env["OPENAI_BASE_URL"] = model.ts.URL + "/v1"
+	dir := gitCheckout(t, "")
+
+	bad := runPlanner(t, env, ta.app.URL()+ch.URL, "--checkout", filepath.Join(dir, "missing"))
+	if code := bad.wait(t); code != 2 || !strings.Contains(bad.stderr.String(), "chopin planner: --checkout: ") {
+		t.Fatalf("a missing --checkout: exit %d, %q", code, bad.stderr.String())
+	}
+
+	runPlanner(t, env, ta.app.URL()+ch.URL, "--checkout", dir)
+	for {
+		st := browser.until("planner:status")["planner"].(map[string]any)
+		if c, ok := st["checkout"].(map[string]any); ok {
+			if c["path"] != dir || c["branch"] != "main" {
+				t.Fatalf("--checkout reads %v", c)
+			}
+			break
+		}
+	}
+}

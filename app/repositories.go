@@ -56,7 +56,7 @@ func (a *App) toRepositoryJSON(ctx context.Context, r store.Repository) reposito
 	defer cancel()
 	info, err := checkout.Inspect(ctx, r.Path)
 	if err != nil {
-		out.Checkout = &checkoutJSON{Git: true, Problem: sentence(err.Error())}
+		out.Checkout = &checkoutJSON{Git: checkout.GitInstalled(), Problem: sentence(err.Error())}
 		return out
 	}
 	out.Checkout = &checkoutJSON{Git: info.Git, Branch: info.Branch, Head: info.Head, Origin: redact.Text(info.Origin),

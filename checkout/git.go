@@ -166,6 +166,12 @@ func (c *Checkout) isTopLevel() bool {
 	return err == nil && resolved == c.root
 }
 
+// GitInstalled reports whether git is on PATH.
+func GitInstalled() bool {
+	_, err := exec.LookPath("git")
+	return err == nil
+}
+
 // Info is what the server shows of a checkout.
 type Info struct {
 	Git    bool   `json:"git"`              // git was found on this computer

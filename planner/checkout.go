@@ -161,7 +161,9 @@ func httpOrigin(endpoint string) string {
 // changed. It returns the names declared.
 func (p *Planner) offerCheckout(t *client.Turn, tc *turnCheckout, req *ChatRequest) (map[string]bool, error) {
 	p.reportCheckout(t.Session.Link(), tc)
-	if tc == nil || t.Message.ResponseFormat != nil && t.Message.ResponseFormat.Type == "json" {
+	// An isolated session may declare no tools of its own (the spec), and
+	// a turn that must answer JSON is a job's, not a plan's.
+	if tc == nil || t.Session.Mode == wire.ModeIsolated || t.Message.ResponseFormat != nil && t.Message.ResponseFormat.Type == "json" {
 		return nil, nil
 	}
 	host := map[string]bool{}
