@@ -137,10 +137,13 @@ func hasGitPart(p string) bool {
 }
 
 // walk lists the folder rel by walking it, leaving out .git and what the
-// top-level .gitignore ignores, without following symbolic links. visit,
-// when set, is called for each file instead of collecting it, and stops
-// the walk by returning false.
-func (c *Checkout) walk(ctx context.Context, rel string, visit func(rel, abs string) bool) ([]string, error) {
+// top-level .gitignore ignores, without following symbolic links, for at
+// most GitTimeout. visit, when set, is called for each file instead of
+// collecting it, and stops the walk by returning false.
+func (c *Checkout) walk(ctx context.Context, rel string, visit func(ctx context.Context, rel, abs string) bool) ([]string, error) {
+	// The walk is bounded in time like a git command.
+	ctx, cancel := context.WithTimeout(ctx, GitTimeout)
+	defer cancel()
 	ignore, _ := gitignore.CompileIgnoreFile(filepath.Join(c.root, ".gitignore"))
 	start := filepath.Join(c.root, filepath.FromSlash(rel))
 	var files []string
@@ -176,7 +179,7 @@ func (c *Checkout) walk(ctx context.Context, rel string, visit func(rel, abs str
 			return nil
 		}
 		if visit != nil {
-			if !visit(r, p) {
+			if !visit(ctx, r, p) {
 				return errStop
 			}
 			return nil
@@ -189,7 +192,7 @@ func (c *Checkout) walk(ctx context.Context, rel string, visit func(rel, abs str
 	})
 	if err != nil && err != errStop {
 		if ctx.Err() != nil {
-			return nil, refuse("Listing the files was stopped: %s.", ctx.Err())
+			return nil, refuse("Walking the folder took longer than %s; give a path to narrow it.", GitTimeout)
 		}
 		return nil, refuse("The folder could not be listed: %s.", shortErr(err))
 	}

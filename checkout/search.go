@@ -146,7 +146,7 @@ func (c *Checkout) walkGrep(ctx context.Context, in SearchInput, rel string) ([]
 	}
 	var hits []hit
 	more := false
-	search := func(r, abs string) bool {
+	search := func(ctx context.Context, r, abs string) bool {
 		// A symbolic link is searched only where it is named itself (and
 		// resolve has checked it); the walk never follows one.
 		if fi, err := os.Lstat(abs); err != nil || !fi.Mode().IsRegular() {
@@ -168,6 +168,10 @@ func (c *Checkout) walkGrep(ctx context.Context, in SearchInput, rel string) ([]
 		sc := bufio.NewScanner(f)
 		sc.Buffer(make([]byte, 64<<10), 1<<20)
 		for n := 1; sc.Scan(); n++ {
+			if n%4096 == 0 && ctx.Err() != nil {
+				more = true // out of time: the hits so far, said to be cut
+				return false
+			}
 			if re.Match(sc.Bytes()) {
 				if len(hits) == MaxHits {
 					more = true
@@ -181,7 +185,7 @@ func (c *Checkout) walkGrep(ctx context.Context, in SearchInput, rel string) ([]
 	if rel != "" {
 		if _, abs, err := c.resolve(rel); err == nil {
 			if st, err := os.Stat(abs); err == nil && !st.IsDir() {
-				search(rel, abs)
+				search(ctx, rel, abs)
 				return hits, more, nil
 			}
 		}
