@@ -195,6 +195,12 @@ func TestReadFile(t *testing.T) {
 	if !strings.Contains(out, `next: read_file {"path":"README.md","offset":2,"limit":1}`) {
 		t.Fatalf("limit: %q", out)
 	}
+	// A named pipe is refused, not opened (which would wait for a writer).
+	if err := exec.Command("mkfifo", filepath.Join(root, "pipe")).Run(); err == nil {
+		if _, err := call(t, c, "read_file", map[string]any{"path": "pipe"}); err == nil || !strings.Contains(err.Error(), "is not a regular file") {
+			t.Fatalf("a named pipe: %v", err)
+		}
+	}
 }
 
 // TestReadFilePaging pages through the 4 MB file with each next: line and

@@ -51,12 +51,8 @@ func (c *Checkout) ReadFile(ctx context.Context, in ReadInput) (string, error) {
 	if rel == "" {
 		return "", refuse("read_file reads a file; list_files lists the checkout's folders.")
 	}
-	f, err := os.Open(abs)
-	if err != nil {
-		return "", refuse("%s cannot be read: %s.", rel, shortErr(err))
-	}
-	defer f.Close()
-	st, err := f.Stat()
+	// Stat before opening: opening a named pipe would wait for a writer.
+	st, err := os.Stat(abs)
 	if err != nil {
 		return "", refuse("%s cannot be read: %s.", rel, shortErr(err))
 	}
@@ -66,6 +62,11 @@ func (c *Checkout) ReadFile(ctx context.Context, in ReadInput) (string, error) {
 	if !st.Mode().IsRegular() {
 		return "", refuse("%s is not a regular file.", rel)
 	}
+	f, err := os.Open(abs)
+	if err != nil {
+		return "", refuse("%s cannot be read: %s.", rel, shortErr(err))
+	}
+	defer f.Close()
 	if st.Size() > maxReadBytes {
 		return "", refuse("%s is %d bytes, more than read_file reads (%d MiB); search it with search_code instead.", rel, st.Size(), maxReadBytes>>20)
 	}
