@@ -5,12 +5,14 @@ go 1.26.8
 require (
 	github.com/HugoSmits86/nativewebp v1.3.0
 	github.com/adrg/xdg v0.5.3
+	github.com/bmatcuk/doublestar/v4 v4.10.4
 	github.com/evanw/esbuild v0.28.2
 	github.com/google/uuid v1.6.0
 	github.com/gorilla/websocket v1.5.3
 	github.com/labstack/echo/v4 v4.16.4
 	github.com/olahol/melody v1.1.4
 	github.com/pelletier/go-toml/v2 v2.4.3
+	github.com/sabhiram/go-gitignore v0.0.0-20210923224102-525f6e181f06
 	github.com/yuin/goldmark v1.8.7
 	golang.org/x/image v0.47.0
 	golang.org/x/text v0.44.0

@@ -31,7 +31,7 @@ const module = "github.com/chopin-desktop/chopin"
 // layout first, then here.
 var layout = map[string][]string{
 	"":                 {"app"},
-	"app":              {"store", "room", "plannerhost", "agentconn", "agentconn/wire", "planner", "assets", "fault", "picture"},
+	"app":              {"store", "room", "plannerhost", "agentconn", "agentconn/wire", "planner", "assets", "fault", "picture", "checkout", "redact"},
 	"app/apptest":      {},
 	"store":            {"fault"},
 	"room":             {"agentconn/wire", "fault", "picture"},
@@ -39,7 +39,8 @@ var layout = map[string][]string{
 	"agentconn":        {"agentconn/wire"},
 	"agentconn/wire":   {},
 	"agentconn/client": {"agentconn/wire"},
-	"planner":          {"agentconn/client", "agentconn/wire"},
+	"planner":          {"agentconn/client", "agentconn/wire", "checkout", "redact"},
+	"checkout":         {},
 	"redact":           {},
 	"picture":          {},
 	"fault":            {},

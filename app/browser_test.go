@@ -126,6 +126,20 @@ func answerBrowser(ta *testApp, bp *browserPlanner, ask, channelID, text string)
 		// The client reports its catalog again, without the commands the
 		// script names in text.
 		return map[string]bool{"ok": true}, bp.reportCatalog(strings.Fields(text)...)
+	case "checkout":
+		// A Git checkout whose origin names another repository, and a plain
+		// folder; the Planner reports reading the checkout once attached.
+		dir := gitCheckout(ta.t, "git@github.com:someone/else.git")
+		bp.mu.Lock()
+		bp.checkout = dir
+		bp.mu.Unlock()
+		return map[string]string{"path": dir, "plain": ta.t.TempDir()}, nil
+	case "nogit":
+		// The Planner reports its checkout again, with Git found or not.
+		bp.mu.Lock()
+		bp.noGit = text == "true"
+		bp.mu.Unlock()
+		return map[string]bool{"ok": true}, bp.reportCatalog()
 	case "plan":
 		var plan room.Plan
 		r := ta.do("GET", "/api/channels/"+channelID+"/plan", nil)
@@ -206,6 +220,8 @@ type browserPlanner struct {
 	prompt   string   // the last command turn's prompt
 	steers   []string // the messages the running turn was offered
 	other    string   // the last prompt of any other turn
+	checkout string   // the local checkout it reports reading, if any
+	noGit    bool     // it reports that Git was not found
 }
 
 // plannerCommandsReported are the commands the client reports: a skill, a
@@ -235,6 +251,12 @@ func (bp *browserPlanner) reportCatalog(without ...string) error {
 		{"id": "m-one", "name": "Model One", "provider": {"id": "acme", "name": "Acme"}, "thinkingLevels": ["low", "xhigh", "Default"]},
 		{"id": "m-two", "name": "Model Two", "provider": {"id": "acme", "name": "Acme"}}],
 		"default": {"id": "m-two"}}`), "commands": cmds}
+	bp.mu.Lock()
+	if bp.checkout != "" {
+		// As chopin planner reports the checkout it reads.
+		catalog["checkout"] = map[string]any{"path": bp.checkout, "branch": "main", "head": strings.Repeat("ab", 20), "git": !bp.noGit}
+	}
+	bp.mu.Unlock()
 	return l.ReportCapabilities(catalog)
 }
 

@@ -48,6 +48,7 @@ Usage:
   chopin open [--print-url]       open the running Chopin in the browser
   chopin token [--rotate]         print, or replace, the local agent token
   chopin planner DOCUMENT...      be a document's Planner, with a model on Ollama or another OpenAI-compatible server
+  chopin repo add [PATH]          register the repository of a local checkout (its origin remote names it)
   chopin version                  print the version
 
 Run "chopin COMMAND --help" for a command's own flags.
@@ -163,6 +164,7 @@ agent-token in the config directory, readable only by you.
 		},
 	},
 	{name: "planner", usage: plannerUsage, setup: setupPlanner, args: true},
+	{name: "repo", usage: repoUsage, setup: setupRepo, args: true},
 	{
 		name:  "version",
 		usage: "Usage: chopin version\n\nPrints the version of this chopin.\n",

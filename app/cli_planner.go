@@ -9,10 +9,12 @@ import (
 	"io"
 	"log/slog"
 	"net/url"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/chopin-desktop/chopin/checkout"
 	"github.com/chopin-desktop/chopin/planner"
 )
 
@@ -49,11 +51,19 @@ this data directory), with this computer's agent token.
                     connection URL
   --token TOKEN     the agent token to present (default: the one "chopin
                     token" prints)
+  --checkout PATH   the local checkout the model reads, for every document
+                    (default: the checkout Chopin has for each document's
+                    repository, looked up again at every turn)
 
 Environment:
   OPENAI_BASE_URL   as --base-url
   OPENAI_API_KEY    the model server's API key, sent as a bearer; never
                     printed or logged. Local servers need none
+
+When the document's repository has a local checkout (set on Chopin's
+repositories page, or with "chopin repo add"), the model can read its code
+with list_files, read_file, search_code, git_log and git_show: read-only,
+confined to the checkout, never .git, with credentials masked.
 
 Chopin's composer lets a person choose among the model server's models.
 A turn asks the model at most 32 times: a model still calling tools after 32
@@ -65,7 +75,7 @@ a document, it says why and stops serving that one.
 
 type plannerOptions struct {
 	model, baseURL, effort, url, token string
-	imageModels                        string
+	imageModels, checkout              string
 }
 
 // setupPlanner registers chopin planner's flags; its documents are the
@@ -78,6 +88,7 @@ func setupPlanner(fs *flag.FlagSet) func(context.Context, *CLI, Flags) int {
 	fs.StringVar(&o.url, "url", "", "")
 	fs.StringVar(&o.token, "token", "", "")
 	fs.StringVar(&o.imageModels, "image-models", "", "")
+	fs.StringVar(&o.checkout, "checkout", "", "")
 	return func(ctx context.Context, c *CLI, flags Flags) int { return c.planner(ctx, fs.Args(), flags, o) }
 }
 
@@ -124,6 +135,17 @@ func (c *CLI) planner(ctx context.Context, documents []string, flags Flags, o pl
 		defer outMu.Unlock()
 		fmt.Fprintln(c.Stdout, line)
 	}
+	checkoutDir := ""
+	var err error
+	if o.checkout != "" {
+		if checkoutDir, err = filepath.Abs(o.checkout); err == nil {
+			_, err = checkout.Open(checkoutDir)
+		}
+		if err != nil {
+			fmt.Fprintf(c.Stderr, "chopin planner: --checkout: %v\n", err)
+			return exitUsage
+		}
+	}
 	p, err := planner.New(planner.Config{
 		BaseURL:         cmp.Or(o.baseURL, getenv("OPENAI_BASE_URL"), planner.DefaultBaseURL),
 		APIKey:          getenv("OPENAI_API_KEY"),
@@ -132,6 +154,7 @@ func (c *CLI) planner(ctx context.Context, documents []string, flags Flags, o pl
 		ImageModels:     splitList(o.imageModels),
 		Logger:          slog.New(slog.NewTextHandler(lockedWriter{&outMu, c.Stderr}, &slog.HandlerOptions{Level: slog.LevelWarn})),
 		Notify:          say,
+		Checkout:        checkoutDir,
 	})
 	if err != nil {
 		fmt.Fprintf(c.Stderr, "chopin planner: %v\n", err)

@@ -32,6 +32,8 @@ func (a *App) newEcho() *echo.Echo {
 
 	api.GET("/repositories", a.handleRepositoryList)
 	api.POST("/repositories", a.handleRepositoryCreate)
+	api.GET("/repositories/:owner/:repository", a.handleRepositoryGet)
+	api.PATCH("/repositories/:owner/:repository", a.handleRepositoryUpdate)
 	api.GET("/repositories/:owner/:repository/channels", a.handleChannelList)
 	api.POST("/repositories/:owner/:repository/channels", a.handleChannelCreate)
 	api.GET("/repositories/:owner/:repository/documents/:slug", a.handleChannelBySlug)

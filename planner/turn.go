@@ -38,7 +38,14 @@ func (p *Planner) runTurn(ctx context.Context, t *client.Turn) error {
 	if rf := m.ResponseFormat; rf != nil {
 		req.ResponseFormat = responseFormat(rf.Type, rf.Schema, rf.Name, rf.Description)
 	}
-	log.Info("turn started", "tools", len(req.Tools))
+	// The checkout is looked up at every turn, so a change made in Chopin
+	// applies to the next one.
+	tc := p.checkoutFor(ctx, t.Session.Link())
+	own, err := p.offerCheckout(t, tc, &req)
+	if err != nil {
+		return err
+	}
+	log.Info("turn started", "tools", len(req.Tools), "checkout", len(own) > 0)
 
 	p.steers.open(t)
 	defer p.steers.close(t)
@@ -74,7 +81,12 @@ func (p *Planner) runTurn(ctx context.Context, t *client.Turn) error {
 		}
 		req.Messages = append(req.Messages, assistant)
 		for _, call := range calls {
-			result, err := p.callTool(ctx, t, call)
+			var result string
+			if call.valid && own[call.Function.Name] {
+				result, err = p.runOwnTool(ctx, t, tc, call)
+			} else {
+				result, err = p.callTool(ctx, t, call)
+			}
 			if err != nil {
 				return err
 			}

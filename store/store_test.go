@@ -142,6 +142,40 @@ func TestRepositoryNames(t *testing.T) {
 	}
 }
 
+// TestRepositoryPaths: a checkout path is set, changed and cleared, and
+// one path belongs to one repository, however it is given.
+func TestRepositoryPaths(t *testing.T) {
+	s := openTest(t)
+	ctx := context.Background()
+	a := mustRepo(t, s, "ada/engine")
+	mustRepo(t, s, "ada/docs")
+	r, err := s.SetRepositoryPath(ctx, "ADA", "engine", "/src/engine")
+	if err != nil || r.Path != "/src/engine" || r.NodeID != a.NodeID {
+		t.Fatalf("SetRepositoryPath = %+v, %v", r, err)
+	}
+	if _, err := s.SetRepositoryPath(ctx, "ada", "docs", "/src/engine"); errCode(err) != "checkout-taken" {
+		t.Errorf("the same path on a second repository: %v", err)
+	}
+	if _, err := s.AddRepository(ctx, "ada/third", "/src/engine"); errCode(err) != "checkout-taken" {
+		t.Errorf("AddRepository with a taken path: %v", err)
+	}
+	if _, err := s.EnsureRepository(ctx, "ada/fourth", "/src/engine"); errCode(err) != "checkout-taken" {
+		t.Errorf("EnsureRepository with a taken path: %v", err)
+	}
+	if r, err := s.EnsureRepository(ctx, "ada/engine", "/src/engine"); err != nil || r.Path != "/src/engine" {
+		t.Errorf("EnsureRepository with its own path: %+v, %v", r, err)
+	}
+	if _, err := s.SetRepositoryPath(ctx, "ada", "nope", "/x"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("an unknown repository: %v", err)
+	}
+	if r, err := s.SetRepositoryPath(ctx, "ada", "engine", ""); err != nil || r.Path != "" {
+		t.Fatalf("clearing: %+v, %v", r, err)
+	}
+	if r, err := s.SetRepositoryPath(ctx, "ada", "docs", "/src/engine"); err != nil || r.Path != "/src/engine" {
+		t.Errorf("a path freed by clearing: %+v, %v", r, err)
+	}
+}
+
 func TestCreateChannelTitles(t *testing.T) {
 	s := openTest(t)
 	ctx := context.Background()

@@ -54,6 +54,17 @@ export interface Repository {
   owner: string;
   repository: string;
   path?: string;
+  checkout?: RepositoryCheckout; // what the checkout at path holds now
+}
+
+// RepositoryCheckout is a repository's local checkout as Chopin reads it.
+export interface RepositoryCheckout {
+  git: boolean; // Git was found on this computer
+  branch?: string; // empty on a detached HEAD
+  head?: string; // the current commit
+  origin?: string; // the origin remote, credentials masked
+  warning?: string; // the origin names another repository: said, not refused
+  problem?: string; // the folder is gone, or no longer a Git work tree
 }
 
 export interface Channel {

@@ -164,6 +164,17 @@ export interface PlannerStatus {
   since?: string; // RFC 3339: attached since
   until?: string; // RFC 3339: grace until
   runs: RunCard[];
+  checkout?: PlannerCheckout; // the local checkout the attached Planner reads
+}
+
+// PlannerCheckout is the repository's local checkout as the attached
+// Planner reports it reading: its folder, branch and commit; git false when
+// Git was not found where the Planner runs.
+export interface PlannerCheckout {
+  path: string;
+  branch?: string;
+  head?: string;
+  git: boolean;
 }
 
 export type RunStatus = "running" | "waiting" | "paused" | "finished" | "blocked" | "failed" | "stopped";

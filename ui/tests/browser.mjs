@@ -115,6 +115,43 @@ try {
     await a.waitForURL(origin + "/documents/octo/plans");
   });
 
+  let checkoutPath = "";
+  await step("a repository's local checkout is validated, set and shown with its branch and commit", async () => {
+    const { path, plain } = await ask({ ask: "checkout" });
+    checkoutPath = path;
+    await a.goto(origin + "/");
+    const row = a.getByRole("listitem", { name: "octo/plans" });
+    await row.getByRole("button", { name: "Set checkout" }).click();
+    const field = row.getByRole("textbox", { name: "Local checkout" });
+    // A folder that is no Git work tree is refused, saying why.
+    await field.fill(plain);
+    await row.getByRole("button", { name: "Save" }).click();
+    await until("the refusal", async () =>
+      (await row.locator(".error-text").textContent())?.includes("is not a Git work tree"),
+    );
+    // A work tree is set; its other origin is a warning, not a refusal.
+    await field.fill(path);
+    await row.getByRole("button", { name: "Save" }).click();
+    const state = row.getByLabel("Checkout state");
+    await until("the branch and commit", async () =>
+      /^on main at [0-9a-f]{7}$/.test((await state.textContent()) ?? ""),
+    );
+    await row.getByText(path, { exact: true }).waitFor();
+    const warning = await row.getByRole("status").textContent();
+    if (!warning?.includes("origin remote is someone/else, not octo/plans")) throw new Error("warning: " + warning);
+    // The page says the same after a reload: it is stored.
+    await a.reload();
+    await until("the stored checkout", async () =>
+      /^on main at [0-9a-f]{7}$/.test(
+        (await a.getByRole("listitem", { name: "octo/plans" }).getByLabel("Checkout state").textContent()) ?? "",
+      ),
+    );
+    await row.getByRole("button", { name: "Change checkout" }).waitFor();
+    await shot(a, "01b-checkout");
+    await a.getByRole("link", { name: "octo/plans" }).click();
+    await a.waitForURL(origin + "/documents/octo/plans");
+  });
+
   await step("create a document", async () => {
     await a.getByPlaceholder("Title (optional)").fill("Launch plan");
     await a.getByRole("button", { name: "New document" }).click();
@@ -216,6 +253,23 @@ try {
       async () => (await f.locator(".planner-button").textContent()) === `Planner · ${session.login}`,
     );
     await f.close();
+  });
+
+  await step("the header shows the checkout the Planner reads, and when Git was not found", async () => {
+    const reads = a.locator(".top-bar .reads");
+    await until("reads <path> @ <branch>", async () => (await reads.textContent()) === `reads ${checkoutPath} @ main`);
+    if (!(await reads.getAttribute("title"))?.includes("on branch main at commit abababababab"))
+      throw new Error("title " + (await reads.getAttribute("title")));
+    await ask({ ask: "nogit", text: "true" });
+    await until(
+      "Git was not found",
+      async () => (await reads.textContent()) === `reads ${checkoutPath} · Git was not found`,
+    );
+    if (!(await a.locator(".planner-button").getAttribute("title"))?.includes("Git was not found on its computer"))
+      throw new Error("the Planner's status does not say Git was not found");
+    await shot(a, "04b-reads-nogit");
+    await ask({ ask: "nogit", text: "false" });
+    await until("Git found again", async () => (await reads.textContent()) === `reads ${checkoutPath} @ main`);
   });
 
   await step("the composer offers the Planner's models and thinking levels", async () => {

@@ -6,6 +6,35 @@ import type { PlannerState } from "./reduce";
 
 const at = (iso?: string) => (iso ? new Date(iso).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" }) : "");
 
+// readsWords says which checkout the attached Planner reads, as the header
+// shows it ("reads ~/src/engine @ main"): the path, what follows it, and a
+// sentence for its title; null when it reads none.
+export function readsWords(p: PlannerState): { path: string; at: string; label: string; sentence: string } | null {
+  const c = p.checkout;
+  if (p.state !== "attached" || !c) return null;
+  if (!c.git) {
+    const at = " · Git was not found";
+    return {
+      path: c.path,
+      at,
+      label: `reads ${c.path}${at}`,
+      sentence: `The Planner reads the local checkout ${c.path}. Git was not found on its computer, so it lists, reads and searches the files without their history.`,
+    };
+  }
+  const rev = c.branch || (c.head ? c.head.slice(0, 7) : "");
+  const at = rev ? ` @ ${rev}` : "";
+  return {
+    path: c.path,
+    at,
+    label: `reads ${c.path}${at}`,
+    sentence:
+      `The Planner reads the local checkout ${c.path}` +
+      (c.branch ? ` on branch ${c.branch}` : "") +
+      (c.head ? ` at commit ${c.head.slice(0, 12)}` : "") +
+      ": it can list, read and search the code and its history, and never changes it.",
+  };
+}
+
 // plannerWords says who holds the document's Planner and how, in a short
 // label for the button and a sentence for its title and the dialog.
 export function plannerWords(p: PlannerState): { label: string; sentence: string } {
@@ -14,7 +43,9 @@ export function plannerWords(p: PlannerState): { label: string; sentence: string
     case "attached":
       return {
         label: p.login ? `Planner · ${p.login}` : "Planner attached",
-        sentence: `The Planner is attached from ${who}'s machine${p.since ? ` since ${at(p.since)}` : ""}. Mention @chopin in Chat to ask it.`,
+        sentence:
+          `The Planner is attached from ${who}'s machine${p.since ? ` since ${at(p.since)}` : ""}. Mention @chopin in Chat to ask it.` +
+          (readsWords(p) ? " " + readsWords(p)!.sentence : ""),
       };
     case "grace":
       return {
@@ -35,6 +66,24 @@ export function plannerWords(p: PlannerState): { label: string; sentence: string
           "No Planner is attached to this document. The Planner is an agent client that runs the model on your machine and attaches to Chopin over the agent connection.",
       };
   }
+}
+
+// Reads is the header's "reads <path> @ <branch>": the checkout the
+// attached Planner reads, when it reads one.
+export function Reads({ ctx }: { ctx: WorkspaceCtx }) {
+  const words = readsWords(ctx.state.planner);
+  if (!words) return null;
+  // A long path is cut at its start, so its last folders and the branch
+  // stay in sight; the title has it whole.
+  return (
+    <span class={"reads" + (ctx.state.planner.checkout?.git ? "" : " reads-nogit")} title={words.sentence}>
+      reads{" "}
+      <span class="reads-path mono" dir="rtl">
+        <bdi dir="ltr">{words.path}</bdi>
+      </span>
+      <span class="reads-at">{words.at}</span>
+    </span>
+  );
 }
 
 export function PlannerButton({ ctx, onClick }: { ctx: WorkspaceCtx; onClick: () => void }) {

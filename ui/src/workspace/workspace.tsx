@@ -11,7 +11,7 @@ import { canonicalize, onLinkClick } from "../router";
 import { ChatPane } from "./chat";
 import { PlanPane } from "./plan";
 import { DecisionsPane } from "./decisions";
-import { ConnectDialog, PlannerButton } from "./planner";
+import { ConnectDialog, PlannerButton, Reads } from "./planner";
 import { initialState, plannerFetched, reduce, withConnection, type RoomState } from "./reduce";
 
 export interface WorkspaceCtx {
@@ -196,6 +196,7 @@ function TopBar({ ctx, docsHref, onPlanner }: { ctx: WorkspaceCtx; docsHref: str
       <span class="presence" title={`${state.members} open ${state.members === 1 ? "tab" : "tabs"} on this document`}>
         {state.members} {state.members === 1 ? "viewer" : "viewers"}
       </span>
+      <Reads ctx={ctx} />
       <PlannerButton ctx={ctx} onClick={onPlanner} />
     </header>
   );
