@@ -165,7 +165,7 @@ func (s *Server) readDocument(ctx context.Context, c call) (any, error) {
 
 // Bounds of create_document and update_document.
 const (
-	MaxIdempotencyKey = 128     // bytes
+	MaxIdempotencyKey = 128      // bytes
 	MaxBrief          = 16 << 10 // bytes
 )
 

@@ -13,6 +13,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -114,18 +115,21 @@ func New(catalog Catalog, plans Plans, chat Chat, images Images, opt Options) *S
 }
 
 // Allowed is the methods /mcp serves; any other is 405 with this as Allow.
-const Allowed = "GET, POST, DELETE"
+// GET, which would open a stream for messages the server starts, is one of
+// them: these tools never start one, so it answers 405 as the MCP
+// specification allows, and no idle stream holds a connection open.
+const Allowed = "POST, DELETE"
 
 // ServeHTTP serves /mcp once app has admitted the request.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch r.Method {
-	case http.MethodGet, http.MethodDelete:
+	case http.MethodDelete: // the client ends its session
 		s.http.ServeHTTP(w, r)
 		return
 	case http.MethodPost:
 	default:
 		w.Header().Set("Allow", Allowed)
-		http.Error(w, "Method not allowed: /mcp takes POST, GET and DELETE.", http.StatusMethodNotAllowed)
+		http.Error(w, "Method not allowed: /mcp takes POST (and DELETE to end a session); it offers no event stream.", http.StatusMethodNotAllowed)
 		return
 	}
 	body, err := io.ReadAll(io.LimitReader(r.Body, maxBody+1))
@@ -139,6 +143,16 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if code, why := checkMessage(body); code != 0 {
 		rpcError(w, http.StatusBadRequest, code, why)
+		return
+	}
+	if method, id, ok := unknownMethod(body); ok {
+		if id == nil { // a notification has no answer
+			w.WriteHeader(http.StatusAccepted)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(map[string]any{"jsonrpc": "2.0", "id": id,
+			"error": map[string]any{"code": jsonrpc.CodeMethodNotFound, "message": "Method not found: " + strconv.Quote(method) + "."}})
 		return
 	}
 	r.Body = io.NopCloser(bytes.NewReader(body))
@@ -181,6 +195,31 @@ func checkMessage(body []byte) (code int64, why string) {
 		}
 	}
 	return 0, ""
+}
+
+// methods are the JSON-RPC methods the SDK's server handles; the SDK's
+// transport answers any other with a plain-text 400, where JSON-RPC says
+// -32601.
+var methods = map[string]bool{
+	"initialize": true, "ping": true, "tools/list": true, "tools/call": true,
+	"prompts/list": true, "prompts/get": true, "resources/list": true, "resources/templates/list": true,
+	"resources/read": true, "resources/subscribe": true, "resources/unsubscribe": true, "subscriptions/listen": true,
+	"completion/complete": true, "logging/setLevel": true, "server/discover": true,
+	"notifications/initialized": true, "notifications/cancelled": true, "notifications/progress": true,
+	"notifications/roots/list_changed": true,
+}
+
+// unknownMethod reports a request or notification for a method nobody
+// serves, with its id (nil for a notification).
+func unknownMethod(body []byte) (method string, id json.RawMessage, unknown bool) {
+	var msg struct {
+		Method *string         `json:"method"`
+		ID     json.RawMessage `json:"id"`
+	}
+	if json.Unmarshal(body, &msg) != nil || msg.Method == nil || methods[*msg.Method] {
+		return "", nil, false
+	}
+	return *msg.Method, msg.ID, true
 }
 
 // rpcError answers with a JSON-RPC error response that has no id: the

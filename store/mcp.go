@@ -94,12 +94,6 @@ func (s *Store) DocumentBrief(ctx context.Context, channelID string) (string, er
 // thousand are plenty.
 const keptPlanUpdates = 1000
 
-// PlanUpdateHash is the fingerprint a plan update's replay record keeps:
-// the same key with another fingerprint is a different call.
-func PlanUpdateHash(revision int64, plan string) string {
-	return hashParts("plan-update", fmt.Sprint(revision), plan)
-}
-
 // PlanUpdateReplay finds the update a key already made to a document: its
 // fingerprint and the revision it produced.
 func (s *Store) PlanUpdateReplay(ctx context.Context, channelID, key string) (hash string, revision int64, found bool, err error) {
