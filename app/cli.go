@@ -23,6 +23,7 @@ import (
 // CLI runs chopin's commands. Its fields are what a command touches of the
 // outside world, so tests can run commands in-process.
 type CLI struct {
+	Stdin          io.Reader // what `chopin mcp` forwards
 	Stdout, Stderr io.Writer
 	Getenv         func(string) string
 	// OpenURL opens a link in the person's browser; OpenBrowser if nil.
@@ -48,6 +49,7 @@ Usage:
   chopin open [--print-url]       open the running Chopin in the browser
   chopin token [--rotate]         print, or replace, the local agent token
   chopin planner DOCUMENT...      be a document's Planner, with a model on Ollama or another OpenAI-compatible server
+  chopin mcp                      serve the local agent MCP tools over stdio, for MCP clients that launch a command
   chopin version                  print the version
 
 Run "chopin COMMAND --help" for a command's own flags.
@@ -163,6 +165,7 @@ agent-token in the config directory, readable only by you.
 		},
 	},
 	{name: "planner", usage: plannerUsage, setup: setupPlanner, args: true},
+	{name: "mcp", usage: mcpUsage, setup: setupMCP},
 	{
 		name:  "version",
 		usage: "Usage: chopin version\n\nPrints the version of this chopin.\n",

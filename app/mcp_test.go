@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"image"
 	"image/png"
+	"io"
 	"net/http"
 	"regexp"
 	"strings"
@@ -24,6 +25,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/chopin-desktop/chopin/agentconn/client"
+	"github.com/chopin-desktop/chopin/app/apptest"
 )
 
 // bearerTransport adds the agent token to every request.
@@ -595,4 +597,85 @@ func TestMCPInvokePlanner(t *testing.T) {
 	if got := strings.Join(kinds, " "); !strings.HasPrefix(got, "person:gemini-cli planner:") || !strings.Contains(got, "system:") {
 		t.Fatalf("Chat: %s", got)
 	}
+}
+
+// mcpCommand runs `chopin mcp` in this process with env, and connects the
+// SDK's client to its stdin and stdout. It returns the session, what the
+// command logged, and a wait for its exit status once the session closes.
+func mcpCommand(t *testing.T, env map[string]string) (*mcp.ClientSession, *apptest.Buffer, func() int) {
+	t.Helper()
+	stdinR, stdinW := io.Pipe()
+	stdoutR, stdoutW := io.Pipe()
+	stderr := &apptest.Buffer{}
+	cli := &CLI{Stdin: stdinR, Stdout: stdoutW, Stderr: stderr, Getenv: func(k string) string { return env[k] }}
+	done := make(chan int, 1)
+	go func() {
+		code := cli.Run(context.Background(), []string{"mcp"})
+		stdoutW.Close()
+		done <- code
+	}()
+	c := mcp.NewClient(&mcp.Implementation{Name: "stdio-client", Version: "1"}, nil)
+	cs, err := c.Connect(context.Background(), &mcp.IOTransport{Reader: stdoutR, Writer: stdinW}, nil)
+	if err != nil {
+		t.Fatalf("connect over stdio: %v\n%s", err, stderr)
+	}
+	return cs, stderr, func() int {
+		cs.Close()
+		select {
+		case code := <-done:
+			return code
+		case <-time.After(agentWait):
+			t.Fatalf("chopin mcp did not exit\n%s", stderr)
+			return -1
+		}
+	}
+}
+
+// TestMCPCommandForwards: `chopin mcp` forwards to the running Chopin under
+// the client's own name, and stdout carries nothing but MCP.
+func TestMCPCommandForwards(t *testing.T) {
+	dir := t.TempDir()
+	ta := startAppWith(t, testConfig(t, dir))
+	ta.addRepository("acme/rocket")
+	cs, stderr, wait := mcpCommand(t, apptest.Env(dir))
+	if cs.InitializeResult().ServerInfo.Name != "chopin" {
+		t.Fatalf("initialize: %+v", cs.InitializeResult())
+	}
+	made := callTool(t, cs, "create_document", map[string]any{"idempotencyKey": "s1", "repository": "acme/rocket", "title": "Over stdio", "plan": "# Over stdio\n"})
+	wantOK(t, made, "create_document")
+	upd := callTool(t, cs, "update_document", map[string]any{"id": made.str("id"), "revision": 0, "plan": "# Over stdio\n\nForwarded.\n", "idempotencyKey": "s2"})
+	wantOK(t, upd, "update_document")
+	wantRefusal(t, callTool(t, cs, "read_document", map[string]any{"id": "/documents/acme/rocket/none"}), "document-unavailable")
+	wantInvalidParams(t, cs, "read_document", map[string]any{"id": made.str("id"), "x": 1})
+	var msgs struct{ Messages []struct{ Text string } }
+	ta.do("GET", "/api/channels/"+made.str("id")+"/messages", nil).json(t, &msgs)
+	if len(msgs.Messages) != 1 || !strings.HasPrefix(msgs.Messages[0].Text, "stdio-client replaced the plan") {
+		t.Fatalf("Chat: %+v", msgs.Messages)
+	}
+	if code := wait(); code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	if !strings.Contains(stderr.String(), "forwarding to the running Chopin") {
+		t.Fatalf("stderr: %s", stderr)
+	}
+}
+
+// TestMCPCommandStartsChopin: with no Chopin running, `chopin mcp` starts
+// one without a browser and serves until the client goes; the document it
+// made is there on the next start.
+func TestMCPCommandStartsChopin(t *testing.T) {
+	dir := t.TempDir()
+	env := apptest.Env(dir)
+	cs, stderr, wait := mcpCommand(t, env)
+	repos := callTool(t, cs, "list_repositories", map[string]any{})
+	wantOK(t, repos, "list_repositories")
+	if code := wait(); code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	if !strings.Contains(stderr.String(), "started Chopin for this MCP client") {
+		t.Fatalf("stderr: %s", stderr)
+	}
+	// It has stopped: the data directory is free for another Chopin.
+	ta := startAppWith(t, testConfig(t, dir))
+	ta.stop()
 }
