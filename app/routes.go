@@ -33,6 +33,7 @@ func (a *App) newEcho() *echo.Echo {
 
 	api := e.Group("/api", a.requireAPIAccess)
 	api.GET("/session", a.handleSession)
+	api.GET("/agent-token", a.handleAgentToken)
 
 	api.GET("/repositories", a.handleRepositoryList)
 	api.POST("/repositories", a.handleRepositoryCreate)
