@@ -62,7 +62,14 @@ func (c *CLI) mcp(ctx context.Context, cfg Config) int {
 		stdin = strings.NewReader("")
 	}
 	f := &mcpForwarder{endpoint: origin + "/mcp", configDir: cfg.ConfigDir, log: logger, out: c.Stdout,
-		client: &http.Client{Transport: &http.Transport{Proxy: nil}}} // loopback: never through a proxy
+		client: &http.Client{Transport: &http.Transport{Proxy: nil}}, // loopback: never through a proxy
+		relocate: func(ctx context.Context) (string, error) {
+			rec, err := waitForOrigin(ctx, cfg.DataDir)
+			if err != nil {
+				return "", err
+			}
+			return loopbackOrigin(rec)
+		}}
 	if err := f.run(ctx, stdin); err != nil {
 		fmt.Fprintf(c.Stderr, "chopin mcp: %v\n", err)
 		return exitError
@@ -79,13 +86,12 @@ func (c *CLI) mcpInstance(ctx context.Context, cfg Config, logger *slog.Logger) 
 		if err != nil {
 			return "", nil, err
 		}
-		u, err := url.Parse(rec.Origin)
-		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || !isLoopbackName(u.Hostname()) {
-			// Never send the token anywhere but this computer.
-			return "", nil, fmt.Errorf("the running Chopin (process %d) recorded %q, which is not a loopback address; quit it and start Chopin again", rec.PID, rec.Origin)
+		origin, err := loopbackOrigin(rec)
+		if err != nil {
+			return "", nil, err
 		}
-		logger.Info("forwarding to the running Chopin", "origin", rec.Origin)
-		return rec.Origin, func() {}, nil
+		logger.Info("forwarding to the running Chopin", "origin", origin)
+		return origin, func() {}, nil
 	}
 	if err != nil {
 		return "", nil, err
@@ -102,6 +108,16 @@ func (c *CLI) mcpInstance(ctx context.Context, cfg Config, logger *slog.Logger) 
 	}, nil
 }
 
+// loopbackOrigin is the instance's origin, which must be on this computer:
+// the token is never sent anywhere else.
+func loopbackOrigin(rec InstanceRecord) (string, error) {
+	u, err := url.Parse(rec.Origin)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || !isLoopbackName(u.Hostname()) {
+		return "", fmt.Errorf("the running Chopin (process %d) recorded %q, which is not a loopback address; quit it and start Chopin again", rec.PID, rec.Origin)
+	}
+	return rec.Origin, nil
+}
+
 // mcpForwarder carries messages between stdio and /mcp, one at a time.
 type mcpForwarder struct {
 	// Set at construction.
@@ -109,6 +125,9 @@ type mcpForwarder struct {
 	log                 *slog.Logger
 	out                 io.Writer
 	client              *http.Client
+	// relocate finds the running Chopin again after it stopped answering
+	// (it restarted, perhaps on another port).
+	relocate func(ctx context.Context) (string, error)
 
 	// Owned by run.
 	session, protocol string
@@ -152,6 +171,14 @@ func (f *mcpForwarder) forward(ctx context.Context, msg []byte) {
 		f.initialize, f.session, f.protocol = msg, "", ""
 	}
 	status, header, body, err := f.post(ctx, msg)
+	if err != nil && f.relocate != nil {
+		// Chopin is not where it was: it may have restarted elsewhere.
+		if origin, rerr := f.relocate(ctx); rerr == nil && origin+"/mcp" != f.endpoint {
+			f.log.Info("Chopin moved; forwarding to it there", "origin", origin)
+			f.endpoint = origin + "/mcp"
+			status, header, body, err = f.post(ctx, msg)
+		}
+	}
 	if err == nil && status == http.StatusNotFound && f.session != "" && m.Method != "initialize" && f.initialize != nil {
 		// Chopin restarted and forgot the session: open a new one as the
 		// client did, then send the message again.

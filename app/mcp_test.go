@@ -679,3 +679,24 @@ func TestMCPCommandStartsChopin(t *testing.T) {
 	ta := startAppWith(t, testConfig(t, dir))
 	ta.stop()
 }
+
+// TestMCPCommandSurvivesRestart: when Chopin restarts (here on another
+// port), `chopin mcp` finds it again and opens a new session for the client,
+// which notices nothing.
+func TestMCPCommandSurvivesRestart(t *testing.T) {
+	dir := t.TempDir()
+	cfg := testConfig(t, dir)
+	ta := startAppWith(t, cfg)
+	ta.addRepository("acme/rocket")
+	cs, stderr, wait := mcpCommand(t, apptest.Env(dir))
+	wantOK(t, callTool(t, cs, "list_repositories", map[string]any{}), "before the restart")
+	ta.stop()
+	ta = startAppWith(t, cfg)
+	repos := callTool(t, cs, "list_repositories", map[string]any{})
+	if repos.IsError || !strings.Contains(repos.Text, "acme/rocket") {
+		t.Fatalf("after the restart: %+v\n%s", repos, stderr)
+	}
+	if code := wait(); code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+}
