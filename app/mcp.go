@@ -192,9 +192,8 @@ func (m mcpStore) Replace(ctx context.Context, id string, revision int64, plan, 
 	var now int64
 	err := m.withRoom(ctx, id, func(r *room.Room) error {
 		var err error
-		before := r.View().Revision
 		now, err = r.ReplaceText(ctx, revision, plan)
-		if err == nil && now != before {
+		if err == nil && now != revision { // the same text changes nothing
 			r.Notice(ctx, fmt.Sprintf("%s replaced the plan over MCP (revision %d).", author, now))
 		}
 		return err

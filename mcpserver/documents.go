@@ -177,14 +177,18 @@ func checkKey(key string) error {
 	return nil
 }
 
-// checkPlan checks a whole plan as the document model takes it.
-func checkPlan(before, plan string) (string, error) {
+// checkPlan checks a whole plan as the document model takes it; with
+// reserved, that it has no Decision line the plan before it did not.
+func checkPlan(before, plan string, reserved bool) (string, error) {
 	plan = room.NormalizeLineEndings(plan)
 	if len(plan) > room.MaxSourceBytes {
 		return "", refuse(CodeTooLarge, "The plan is %d bytes; a plan holds at most %d bytes. Shorten it and send it again.", len(plan), room.MaxSourceBytes)
 	}
 	if strings.TrimSpace(plan) == "" {
 		return "", refuse(room.CodeEmptyDocument, "The plan is empty; a plan needs some text.")
+	}
+	if !reserved {
+		return plan, nil
 	}
 	if err := room.CheckReserved(before, plan); err != nil {
 		return "", err
@@ -223,7 +227,7 @@ func (s *Server) createDocumentTool() tool {
 			if len(args.Brief) > MaxBrief {
 				return nil, invalidParams("Invalid arguments: brief holds at most %d bytes.", MaxBrief)
 			}
-			plan, err := checkPlan("", *args.Plan)
+			plan, err := checkPlan("", *args.Plan, true)
 			if err != nil {
 				return nil, err
 			}
@@ -302,14 +306,9 @@ func (s *Server) updateDocument(ctx context.Context, c call) (any, error) {
 	if d.ArchivedAt != "" {
 		return nil, archived(d)
 	}
-	view, err := s.plans.View(ctx, d.ID)
-	if err != nil {
-		return nil, err
-	}
-	if view.Revision != *args.Revision {
-		return nil, revisionConflict(*args.Revision, view.Revision)
-	}
-	if plan, err = checkPlan(view.Source, plan); err != nil {
+	// The room checks the revision and the Decision lines as it applies
+	// the change, under its lock.
+	if plan, err = checkPlan("", plan, false); err != nil {
 		return nil, err
 	}
 	revision, err := s.plans.Replace(ctx, d.ID, *args.Revision, plan, c.client)
