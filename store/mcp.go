@@ -90,7 +90,7 @@ func (s *Store) DocumentBrief(ctx context.Context, channelID string) (string, er
 }
 
 // PlanUpdate replays: keptPlanUpdates bounds how many a document keeps; the
-// oldest go first. A retry comes within moments of its call, so the newest
+// oldest (by the revision they made) go first. A retry comes within moments of its call, so the newest
 // thousand are plenty.
 const keptPlanUpdates = 1000
 
@@ -122,7 +122,7 @@ func (s *Store) RecordPlanUpdate(ctx context.Context, channelID, key, hash strin
 		}
 		_, err = tx.ExecContext(ctx, `DELETE FROM mcp_plan_updates WHERE channel_id = ? AND idempotency_key IN (
 			SELECT idempotency_key FROM mcp_plan_updates WHERE channel_id = ?
-			ORDER BY created_at DESC, idempotency_key LIMIT -1 OFFSET ?)`, channelID, channelID, keptPlanUpdates)
+			ORDER BY revision DESC, created_at DESC LIMIT -1 OFFSET ?)`, channelID, channelID, keptPlanUpdates)
 		if err != nil {
 			return fmt.Errorf("trim update replays: %w", err)
 		}

@@ -17,4 +17,4 @@ CREATE TABLE mcp_plan_updates (
 	PRIMARY KEY (channel_id, idempotency_key)
 ) STRICT, WITHOUT ROWID;
 
-CREATE INDEX mcp_plan_updates_age ON mcp_plan_updates (channel_id, created_at);
+CREATE INDEX mcp_plan_updates_age ON mcp_plan_updates (channel_id, revision);
