@@ -89,9 +89,9 @@ func (s *Store) DocumentBrief(ctx context.Context, channelID string) (string, er
 	return brief, nil
 }
 
-// PlanUpdate replays: keptPlanUpdates bounds how many a document keeps; the
-// oldest (by the revision they made) go first. A retry comes within moments of its call, so the newest
-// thousand are plenty.
+// keptPlanUpdates bounds how many update replays a document keeps; the
+// oldest, by the revision they made, go first. A retry comes within moments
+// of its call, so the newest thousand are plenty.
 const keptPlanUpdates = 1000
 
 // PlanUpdateReplay finds the update a key already made to a document: its
