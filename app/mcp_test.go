@@ -548,6 +548,11 @@ func TestMCPInvokePlanner(t *testing.T) {
 
 	refused := callTool(t, cs, "invoke_planner", map[string]any{"id": doc.ID, "instruction": "Draft the plan."})
 	wantRefusal(t, refused, "planner-not-attached")
+	var person struct{ Code, Message string }
+	ta.do("POST", "/api/channels/"+doc.ID+"/messages", map[string]string{"text": "@chopin Draft the plan."}).json(t, &person)
+	if person.Code != "planner-not-attached" || refused.str("message") != person.Message {
+		t.Fatalf("invoke_planner's refusal %q is not a person's %q", refused.str("message"), person.Message)
+	}
 	var msgs struct {
 		Messages []struct{ Role, Author, Text string }
 	}

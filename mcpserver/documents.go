@@ -16,7 +16,6 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
-	"sync"
 	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -244,10 +243,6 @@ func (s *Server) createDocumentTool() tool {
 	}
 }
 
-// updates serialises update_document calls, so that a retry racing its
-// own first attempt is answered as a replay.
-var updates sync.Mutex
-
 func (s *Server) updateDocumentTool() tool {
 	return tool{
 		spec: &mcp.Tool{Name: "update_document", Title: "Replace a document's plan",
@@ -293,8 +288,8 @@ func (s *Server) updateDocument(ctx context.Context, c call) (any, error) {
 	}
 	plan := room.NormalizeLineEndings(*args.Plan)
 	hash := updateHash(*args.Revision, plan)
-	updates.Lock()
-	defer updates.Unlock()
+	s.updates.Lock()
+	defer s.updates.Unlock()
 	if was, revision, found, err := s.plans.UpdateReplay(ctx, d.ID, *args.Key); err != nil {
 		return nil, err
 	} else if found {

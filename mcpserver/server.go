@@ -15,6 +15,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -81,6 +82,10 @@ type Server struct {
 	opt     Options
 	mcp     *mcp.Server
 	http    http.Handler
+
+	// updates serialises update_document calls, so that a retry racing its
+	// own first attempt is answered as a replay, not as a stale revision.
+	updates sync.Mutex
 }
 
 // maxBody bounds a request body: the largest argument, an upload_image's
