@@ -17,6 +17,7 @@ import (
 	"io"
 	"net/http"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -130,17 +131,19 @@ func TestMCPInitializeAndTools(t *testing.T) {
 	if init.ServerInfo.Name != "chopin" || init.ServerInfo.Version != Version || init.Capabilities.Tools == nil {
 		t.Fatalf("initialize: %+v", init)
 	}
-	for _, want := range []string{"create_document", "update_document", "rename_document", "archive_document",
-		"restore_document", "invoke_planner", "upload_image", "descriptions is the contract"} {
-		if !strings.Contains(init.Instructions, want) && !strings.Contains(init.Instructions, "description is the contract") {
-			t.Fatalf("instructions lack %q:\n%s", want, init.Instructions)
-		}
-		if want != "descriptions is the contract" && !strings.Contains(init.Instructions, "- "+want+": ") {
-			t.Fatalf("instructions do not list %s:\n%s", want, init.Instructions)
+	for _, tool := range []string{"create_document", "update_document", "rename_document", "archive_document",
+		"restore_document", "invoke_planner", "upload_image"} {
+		if !strings.Contains(init.Instructions, "\n- "+tool+": ") {
+			t.Fatalf("instructions do not list %s:\n%s", tool, init.Instructions)
 		}
 	}
-	if strings.Contains(init.Instructions, "- read_document") {
-		t.Fatal("instructions list a reading tool as mutating")
+	if !strings.Contains(init.Instructions, "Each tool's description is the contract") {
+		t.Fatalf("instructions do not say the descriptions are the contract:\n%s", init.Instructions)
+	}
+	for _, tool := range []string{"list_repositories", "list_documents", "read_document"} {
+		if strings.Contains(init.Instructions, "- "+tool+": ") {
+			t.Fatalf("instructions list the reading tool %s as one that changes something", tool)
+		}
 	}
 	tools, err := cs.ListTools(context.Background(), nil)
 	if err != nil {
@@ -153,13 +156,14 @@ func TestMCPInitializeAndTools(t *testing.T) {
 		if !strings.Contains(string(raw), `"additionalProperties":false`) {
 			t.Errorf("%s's schema admits unknown keys: %s", tl.Name, raw)
 		}
-	}
-	want := "list_repositories list_documents read_document create_document update_document rename_document archive_document restore_document invoke_planner upload_image"
-	if got := strings.Join(names, " "); got != want {
-		// The SDK lists tools by name.
-		if len(names) != 10 {
-			t.Fatalf("tools: %s", got)
+		if tl.Description == "" {
+			t.Errorf("%s has no description", tl.Name)
 		}
+	}
+	slices.Sort(names)
+	want := "archive_document create_document invoke_planner list_documents list_repositories read_document rename_document restore_document update_document upload_image"
+	if got := strings.Join(names, " "); got != want {
+		t.Fatalf("tools: %s", got)
 	}
 	if _, err := callToolErr(cs, "delete_document", map[string]any{"id": "x"}); err == nil {
 		t.Fatal("delete_document exists")

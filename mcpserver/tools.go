@@ -117,10 +117,7 @@ func clientName(req *mcp.CallToolRequest) string {
 	name := ""
 	if req.Session != nil {
 		if p := req.Session.InitializeParams(); p != nil && p.ClientInfo != nil {
-			name = p.ClientInfo.Title
-			if name == "" {
-				name = p.ClientInfo.Name
-			}
+			name = p.ClientInfo.Name
 		}
 	}
 	name = strings.TrimSpace(strings.Map(func(r rune) rune {
