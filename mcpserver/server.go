@@ -92,8 +92,10 @@ type Server struct {
 // base64 data, is under 1.4 MiB, and a plan under 256 KiB, escaped.
 const maxBody = 4 << 20
 
-// sessionIdle is how long an MCP session lasts without a request.
-const sessionIdle = time.Hour
+// sessionIdle is how long an MCP session lasts without a request: long
+// enough that an agent left open overnight keeps its session, short enough
+// that sessions nobody ends do not pile up.
+const sessionIdle = 24 * time.Hour
 
 // New makes the server.
 func New(catalog Catalog, plans Plans, chat Chat, images Images, opt Options) *Server {
