@@ -62,6 +62,7 @@ var roomCodes = map[string]string{
 // catalogCodes renames the catalog's.
 var catalogCodes = map[string]string{
 	"channel-not-found": CodeDocumentUnavailable,
+	"channel-archived":  CodeDocumentArchived,
 }
 
 // refusal reads an error from the interfaces as a Refusal, or reports that
