@@ -113,7 +113,7 @@ func (s *Server) result(ctx context.Context, tool string, out any, err error) (*
 	if err != nil {
 		rf, ok := refusal(err)
 		if !ok {
-			s.opt.Logger.ErrorContext(ctx, "mcp tool failed", "tool", tool, "err", err)
+			s.opt.Logger.ErrorContext(ctx, "MCP tool "+tool+" failed", "err", err)
 			rf = refuse(CodeInternal, "Chopin could not do this because of a problem of its own. Try again; if it keeps failing, look at Chopin's log.")
 		}
 		structured := map[string]any{"code": rf.Code, "message": rf.Message}
