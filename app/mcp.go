@@ -36,12 +36,7 @@ var (
 // token, 403 for an Origin that is present and not this instance's.
 func (a *App) handleMCP(c echo.Context) error {
 	r := c.Request()
-	if old, changed, err := a.agentToken.reload(); err != nil {
-		a.log.Warn("re-read agent token", "err", err)
-	} else if changed {
-		a.log.Info("agent token rotated")
-		a.agentTokenRotated(old)
-	}
+	a.reloadAgentToken()
 	if b := bearer(r); b == "" || !a.agentToken.matches(b) {
 		c.Response().Header().Set("WWW-Authenticate", `Bearer realm="chopin"`)
 		return httpError(http.StatusUnauthorized, "unauthorized", "Send this computer's agent token as Authorization: Bearer <token>; `chopin token` prints it.")
