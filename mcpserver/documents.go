@@ -51,6 +51,11 @@ func (s *Server) locate(ctx context.Context, locator string) (Document, error) {
 	loc, _, _ = strings.Cut(loc, "?")
 	loc, _, _ = strings.Cut(loc, "#")
 	parts := strings.Split(strings.TrimSuffix(loc, "/"), "/")
+	if len(parts) == 7 && parts[5] == "children" {
+		// A child document's path names its parent too; its own slug is
+		// unique in the repository.
+		parts = append(parts[:4], parts[6])
+	}
 	if len(parts) != 5 || parts[0] != "" || parts[1] != "documents" {
 		return Document{}, unavailable(locator, "name it by its id, its path /documents/owner/repository/slug, or its URL")
 	}
