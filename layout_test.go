@@ -31,11 +31,12 @@ const module = "github.com/chopin-desktop/chopin"
 // layout first, then here.
 var layout = map[string][]string{
 	"":                 {"app"},
-	"app":              {"store", "room", "plannerhost", "agentconn", "agentconn/wire", "planner", "assets", "fault", "picture", "checkout", "redact"},
+	"app":              {"store", "room", "plannerhost", "agentconn", "agentconn/wire", "mcpserver", "planner", "assets", "fault", "picture", "checkout", "redact"},
 	"app/apptest":      {},
 	"store":            {"fault"},
 	"room":             {"agentconn/wire", "fault", "picture"},
 	"plannerhost":      {"agentconn", "agentconn/wire", "room", "redact", "picture"},
+	"mcpserver":        {"room", "fault", "picture"},
 	"agentconn":        {"agentconn/wire"},
 	"agentconn/wire":   {},
 	"agentconn/client": {"agentconn/wire"},

@@ -29,6 +29,7 @@ import (
 	"github.com/olahol/melody"
 
 	"github.com/chopin-desktop/chopin/agentconn"
+	"github.com/chopin-desktop/chopin/mcpserver"
 	"github.com/chopin-desktop/chopin/plannerhost"
 	"github.com/chopin-desktop/chopin/room"
 	"github.com/chopin-desktop/chopin/store"
@@ -51,6 +52,7 @@ type App struct {
 	melody   *melody.Melody
 	agent    *agentconn.Server // /api/v1/agent: the document's Planner
 	planner  *plannerhost.Host // the server's side of the Planner's turns
+	mcp      *mcpserver.Server // /mcp: the local agent MCP tools
 
 	agentToken *agentToken
 	launches   launchTokens
@@ -113,6 +115,7 @@ func (a *App) open() error {
 		return err
 	}
 	a.melody = a.newMelody()
+	a.mcp = a.newMCP()
 	a.echo = a.newEcho()
 	a.server = &http.Server{
 		Handler:           a.echo,

@@ -112,17 +112,23 @@ func (a *App) watchAgentToken() (stop func()) {
 			case <-done:
 				return
 			case <-tick.C:
-				old, changed, err := a.agentToken.reload()
-				if err != nil {
-					a.log.Warn("re-read agent token", "err", err)
-				} else if changed {
-					a.log.Info("agent token rotated")
-					a.agentTokenRotated(old)
-				}
+				a.reloadAgentToken()
 			}
 		}
 	}()
 	return func() { close(done) }
+}
+
+// reloadAgentToken re-reads the token's file and, when it was rotated,
+// closes what the old token opened.
+func (a *App) reloadAgentToken() {
+	old, changed, err := a.agentToken.reload()
+	if err != nil {
+		a.log.Warn("re-read agent token", "err", err)
+	} else if changed {
+		a.log.Info("agent token rotated")
+		a.agentTokenRotated(old)
+	}
 }
 
 // bearer returns the token of an "Authorization: Bearer" header, or "".

@@ -120,6 +120,8 @@ func answerBrowser(ta *testApp, bp *browserPlanner, ask, channelID, text string)
 	switch ask {
 	case "attach":
 		return map[string]bool{"ok": true}, bp.attach(channelID)
+	case "token":
+		return map[string]string{"token": ta.token()}, nil
 	case "planner":
 		return bp.seen(), nil
 	case "commands":

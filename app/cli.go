@@ -23,6 +23,7 @@ import (
 // CLI runs chopin's commands. Its fields are what a command touches of the
 // outside world, so tests can run commands in-process.
 type CLI struct {
+	Stdin          io.Reader // what `chopin mcp` forwards
 	Stdout, Stderr io.Writer
 	Getenv         func(string) string
 	// OpenURL opens a link in the person's browser; OpenBrowser if nil.
@@ -49,6 +50,7 @@ Usage:
   chopin token [--rotate]         print, or replace, the local agent token
   chopin planner DOCUMENT...      be a document's Planner, with a model on Ollama or another OpenAI-compatible server
   chopin repo add [PATH]          register the repository of a local checkout (its origin remote names it)
+  chopin mcp                      serve the local agent MCP tools over stdio, for MCP clients that launch a command
   chopin version                  print the version
 
 Run "chopin COMMAND --help" for a command's own flags.
@@ -165,6 +167,7 @@ agent-token in the config directory, readable only by you.
 	},
 	{name: "planner", usage: plannerUsage, setup: setupPlanner, args: true},
 	{name: "repo", usage: repoUsage, setup: setupRepo, args: true},
+	{name: "mcp", usage: mcpUsage, setup: setupMCP},
 	{
 		name:  "version",
 		usage: "Usage: chopin version\n\nPrints the version of this chopin.\n",

@@ -26,9 +26,14 @@ func (a *App) newEcho() *echo.Echo {
 	// sign-in and Origin rules would answer first. Every method reaches it,
 	// so AGENT=off is a 404 to everything.
 	e.Any("/api/v1/agent", echo.WrapHandler(a.agent))
+	// The local agent MCP tools: the agent token, never the browser's
+	// session; served also with AGENT=off. Every method reaches it, so one
+	// it does not serve is a 405 with Allow.
+	e.Any("/mcp", a.handleMCP)
 
 	api := e.Group("/api", a.requireAPIAccess)
 	api.GET("/session", a.handleSession)
+	api.GET("/agent-token", a.handleAgentToken)
 
 	api.GET("/repositories", a.handleRepositoryList)
 	api.POST("/repositories", a.handleRepositoryCreate)

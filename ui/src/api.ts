@@ -44,6 +44,7 @@ export interface Session {
   authMode: string;
   origin: string;
   agentUrl?: string;
+  mcpUrl: string; // the local agent MCP tools, served with the agent connection on or off
   version: string;
   features: Record<string, boolean>;
 }

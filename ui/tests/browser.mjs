@@ -237,6 +237,44 @@ try {
     await dialog.waitFor({ state: "hidden" });
   });
 
+  await step("the Connect dialog shows each MCP client's set-up, the token behind Show token", async () => {
+    await a.locator(".planner-button").click();
+    const dialog = a.getByRole("dialog", { name: "Connect a Planner" });
+    await dialog.waitFor();
+    const mcpUrl = origin + "/mcp";
+    const snippet = () => dialog.locator(".mcp-setup pre").textContent();
+    const claude = `claude mcp add --transport http chopin ${mcpUrl} --header "Authorization: Bearer <agent token>"`;
+    if ((await snippet()) !== claude) throw new Error("Claude Code over HTTP: " + (await snippet()));
+    const client = dialog.getByRole("combobox", { name: "MCP client" });
+    await client.selectOption({ label: "Codex" });
+    if (!(await snippet()).includes(`[mcp_servers.chopin]\nurl = "${mcpUrl}"`))
+      throw new Error("Codex: " + (await snippet()));
+    await dialog.getByRole("radio", { name: "chopin mcp" }).check();
+    if ((await snippet()) !== `[mcp_servers.chopin]\ncommand = "chopin"\nargs = ["mcp"]`)
+      throw new Error("Codex over chopin mcp: " + (await snippet()));
+    for (const name of ["Gemini CLI", "Cursor", "VS Code", "Claude Desktop"]) {
+      await client.selectOption({ label: name });
+      const cfg = JSON.parse(await snippet());
+      const server = (cfg.mcpServers ?? cfg.servers).chopin;
+      if (server.command !== "chopin" || server.args.join(" ") !== "mcp")
+        throw new Error(name + ": " + (await snippet()));
+    }
+    await dialog.getByRole("radio", { name: "HTTP" }).check();
+    await client.selectOption({ label: "VS Code" });
+    let cfg = JSON.parse(await snippet());
+    if (cfg.servers.chopin.url !== mcpUrl || cfg.servers.chopin.headers.Authorization !== "Bearer <agent token>")
+      throw new Error("VS Code over HTTP: " + (await snippet()));
+    const { token } = await ask({ ask: "token" });
+    await dialog.getByRole("button", { name: "Show token" }).click();
+    await until(
+      "the token in the snippet",
+      async () => JSON.parse(await snippet()).servers.chopin.headers.Authorization === "Bearer " + token,
+    );
+    await shot(a, "03-connect-mcp");
+    await dialog.getByRole("button", { name: "Done" }).click();
+    await dialog.waitFor({ state: "hidden" });
+  });
+
   let imagePath = "";
   await step("the Planner's status shows who attached it", async () => {
     await ask({ ask: "attach", channel });

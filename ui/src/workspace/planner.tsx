@@ -1,8 +1,10 @@
 // Whether a Planner is attached, and exactly how to attach one.
 
-import { useEffect, useRef } from "preact/hooks";
+import { useEffect, useRef, useState } from "preact/hooks";
+import { api, ApiError } from "../api";
 import type { WorkspaceCtx } from "./workspace";
 import type { PlannerState } from "./reduce";
+import { mcpClients, mcpSnippet, TOKEN, type McpTransport } from "./mcpsetup";
 
 const at = (iso?: string) => (iso ? new Date(iso).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" }) : "");
 
@@ -141,6 +143,7 @@ export function ConnectDialog({ ctx, onClose }: { ctx: WorkspaceCtx; onClose: ()
           </li>
         </ol>
       )}
+      <McpSetup mcpUrl={session.mcpUrl} />
       <div class="actions">
         <button class="primary" onClick={() => ref.current?.close()}>
           Done
@@ -154,6 +157,104 @@ function Copyable({ text, label }: { text: string; label: string }) {
   return (
     <div class="copyable">
       <code aria-label={label}>{text}</code>
+      <button class="quiet small" onClick={() => navigator.clipboard?.writeText(text)}>
+        Copy
+      </button>
+    </div>
+  );
+}
+
+// McpSetup shows how to connect a coding agent to Chopin's MCP tools: the
+// snippet for the chosen client and transport, with the real URL, and the
+// agent token once the person asks to see it.
+function McpSetup({ mcpUrl }: { mcpUrl: string }) {
+  const [client, setClient] = useState(mcpClients[0].id);
+  const [transport, setTransport] = useState<McpTransport>("http");
+  const [token, setToken] = useState<string | null>(null);
+  const [error, setError] = useState("");
+  const showToken = async () => {
+    setError("");
+    try {
+      const r = await api<{ token: string }>("GET", "/api/agent-token");
+      setToken(r.token);
+    } catch (e) {
+      setError(e instanceof ApiError ? e.message : "The token could not be read.");
+    }
+  };
+  const chosen = mcpClients.find((c) => c.id === client) ?? mcpClients[0];
+  const snippet = mcpSnippet(client, transport, mcpUrl, token ?? TOKEN);
+  const needsToken = transport === "http";
+  return (
+    <section class="mcp-setup" aria-labelledby="mcp-title">
+      <h3 id="mcp-title">Connect a coding agent (MCP)</h3>
+      <p class="muted small">
+        Coding agents can list, read and update Chopin's documents and ask the Planner, over MCP at{" "}
+        <code>{mcpUrl}</code> with the agent token, or through <code>chopin mcp</code>, which they launch.
+      </p>
+      <div class="mcp-choices">
+        <label>
+          Client{" "}
+          <select
+            value={client}
+            onChange={(e) => setClient((e.target as HTMLSelectElement).value)}
+            aria-label="MCP client"
+          >
+            {mcpClients.map((c) => (
+              <option value={c.id}>{c.name}</option>
+            ))}
+          </select>
+        </label>
+        <span role="radiogroup" aria-label="Connection">
+          <label>
+            <input
+              type="radio"
+              name="mcp-transport"
+              checked={transport === "http"}
+              onChange={() => setTransport("http")}
+            />{" "}
+            HTTP
+          </label>{" "}
+          <label>
+            <input
+              type="radio"
+              name="mcp-transport"
+              checked={transport === "stdio"}
+              onChange={() => setTransport("stdio")}
+            />{" "}
+            <code>chopin mcp</code>
+          </label>
+        </span>
+      </div>
+      <p class="small">{chosen.where}</p>
+      <CopyableBlock text={snippet.text} label={`${chosen.name} set-up`} />
+      {snippet.note && <p class="muted small">{snippet.note}</p>}
+      {needsToken && token === null && (
+        <p class="small">
+          The snippet shows <code>{TOKEN}</code> in place of the token.{" "}
+          <button class="quiet small" onClick={showToken}>
+            Show token
+          </button>
+        </p>
+      )}
+      {needsToken && token !== null && (
+        <p class="muted small">
+          Keep the token private: anyone with it can edit your documents. <code>chopin token --rotate</code> replaces
+          it.
+        </p>
+      )}
+      {error && (
+        <p class="error-text small" role="alert">
+          {error}
+        </p>
+      )}
+    </section>
+  );
+}
+
+function CopyableBlock({ text, label }: { text: string; label: string }) {
+  return (
+    <div class="copyable copyable-block">
+      <pre aria-label={label}>{text}</pre>
       <button class="quiet small" onClick={() => navigator.clipboard?.writeText(text)}>
         Copy
       </button>
