@@ -11,7 +11,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
-	"runtime"
 	"slices"
 	"strings"
 	"time"
@@ -48,7 +47,7 @@ Usage:
   chopin open [--print-url]       open the running Chopin in the browser
   chopin token [--rotate]         print, or replace, the local agent token
   chopin planner DOCUMENT...      be a document's Planner, with a model on Ollama or another OpenAI-compatible server
-  chopin version                  print the version
+  chopin version                  print the version, commit and build date (also --version)
 
 Run "chopin COMMAND --help" for a command's own flags.
 ` + globalFlagsText + environmentText
@@ -165,10 +164,10 @@ agent-token in the config directory, readable only by you.
 	{name: "planner", usage: plannerUsage, setup: setupPlanner, args: true},
 	{
 		name:  "version",
-		usage: "Usage: chopin version\n\nPrints the version of this chopin.\n",
+		usage: "Usage: chopin version\n\nPrints the version of this chopin, the commit it was built from and when\n(also: chopin --version).\n",
 		setup: func(fs *flag.FlagSet) func(context.Context, *CLI, Flags) int {
 			return func(_ context.Context, c *CLI, _ Flags) int {
-				fmt.Fprintf(c.Stdout, "chopin %s (%s, %s/%s)\n", Version, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+				fmt.Fprintln(c.Stdout, Build())
 				return exitOK
 			}
 		},
@@ -180,8 +179,13 @@ agent-token in the config directory, readable only by you.
 func (c *CLI) Run(ctx context.Context, args []string) int {
 	var flags Flags
 	top := c.flagSet("chopin", &flags)
+	showVersion := top.Bool("version", false, "")
 	if code, done := c.parse(top, args, usageText, "chopin --help"); done {
 		return code
+	}
+	if *showVersion {
+		fmt.Fprintln(c.Stdout, Build())
+		return exitOK
 	}
 	if top.NArg() == 0 {
 		return c.start(ctx, flags, true)

@@ -13,6 +13,7 @@ func (a *App) newEcho() *echo.Echo {
 	e.HideBanner = true
 	e.HidePort = true
 	e.HTTPErrorHandler = a.handleError
+	e.Pre(headAsGet)
 	e.Use(a.checkHost)
 	e.Use(middleware.BodyLimit("4M"))
 
@@ -70,6 +71,27 @@ func (a *App) newEcho() *echo.Echo {
 	e.GET("/*", a.handleUI)
 	return e
 }
+
+// headAsGet answers HEAD wherever GET is answered (RFC 9110 section 9.3.2):
+// the request is routed as a GET (echo routes the request it was given, so
+// the method is changed in place) and what the handler writes as the body is
+// dropped.
+func headAsGet(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		r := c.Request()
+		if r.Method != http.MethodHead {
+			return next(c)
+		}
+		r.Method = http.MethodGet
+		c.Response().Writer = headWriter{c.Response().Writer}
+		return next(c)
+	}
+}
+
+// headWriter is a reply to HEAD: headers and status, no body.
+type headWriter struct{ http.ResponseWriter }
+
+func (headWriter) Write(p []byte) (int, error) { return len(p), nil }
 
 func (a *App) handleHealth(c echo.Context) error {
 	return c.JSON(http.StatusOK, map[string]string{"status": "ok"})

@@ -26,7 +26,7 @@ func (a *App) handleSession(c echo.Context) error {
 		Name:      a.cfg.DisplayName,
 		AuthMode:  a.cfg.AuthMode,
 		Origin:    a.origin,
-		Version:   Version,
+		Version:   Build().Version,
 		Features:  map[string]bool{"agent": a.cfg.Agent, "research": false},
 		DataDir:   a.cfg.DataDir,
 		ConfigDir: a.cfg.ConfigDir,
