@@ -47,6 +47,7 @@ Usage:
   chopin open [--print-url]       open the running Chopin in the browser
   chopin token [--rotate]         print, or replace, the local agent token
   chopin planner DOCUMENT...      be a document's Planner, with a model on Ollama or another OpenAI-compatible server
+  chopin backup FILE [--force]    write a checked copy of the database, even while Chopin runs
   chopin version                  print the version, commit and build date (also --version)
 
 Run "chopin COMMAND --help" for a command's own flags.
@@ -162,6 +163,7 @@ agent-token in the config directory, readable only by you.
 		},
 	},
 	{name: "planner", usage: plannerUsage, setup: setupPlanner, args: true},
+	{name: "backup", usage: backupUsage, setup: setupBackup, args: true},
 	{
 		name:  "version",
 		usage: "Usage: chopin version\n\nPrints the version of this chopin, the commit it was built from and when\n(also: chopin --version).\n",

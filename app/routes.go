@@ -30,6 +30,7 @@ func (a *App) newEcho() *echo.Echo {
 
 	api := e.Group("/api", a.requireAPIAccess)
 	api.GET("/session", a.handleSession)
+	api.GET("/backup", a.handleBackup)
 
 	api.GET("/repositories", a.handleRepositoryList)
 	api.POST("/repositories", a.handleRepositoryCreate)
