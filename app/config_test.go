@@ -320,7 +320,25 @@ func TestConfigFileProblems(t *testing.T) {
 		{
 			name: "wrong type",
 			file: "\nport = \"8787\"\n",
-			want: []string{`PATH:2:8: port must be a whole number, not a string`},
+			want: []string{`PATH:2: port must be a whole number, not a string`},
+		},
+		{
+			name: "three problems of different sorts, each on its own line",
+			file: "port = \"eighty\"\ncolour = \"blue\"\n\n[account]\nlogin = \"-ada-\"\n",
+			want: []string{
+				`PATH:1: port must be a whole number, not a string`,
+				`PATH:2: unknown key "colour"; chopin.toml.example lists every key`,
+				`PATH:5: login = "-ada-": must be a GitHub-style login: 1 to 39 letters, digits or single hyphens, not starting or ending with a hyphen`,
+			},
+		},
+		{
+			name: "tables and lists of the wrong shape",
+			file: "agent = 1\naccount = \"ada\"\nrepository = \"a/b\"\n",
+			want: []string{
+				`PATH:1: agent must be true or false, not an integer`,
+				`PATH:2: account must be a table ([account]), not a string`,
+				`PATH:3: repository must be a list of tables ([[repository]]), not a string`,
+			},
 		},
 		{
 			name: "not TOML",
