@@ -15,6 +15,7 @@ import (
 	"net/url"
 	"os"
 	"os/user"
+	"path"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -58,6 +59,8 @@ type Config struct {
 	DisplayName string // [account] name
 
 	Model string // MODEL: sent as a turn's model when set
+
+	PlanFile string // PLAN_FILE: where a plan is saved in its checkout, with {slug}; relative, "/"-separated
 
 	PlannerAttachGrace    time.Duration // PLANNER_ATTACH_GRACE_MS
 	AgentPing             time.Duration // AGENT_CONNECTION_PING_MS
@@ -403,6 +406,24 @@ func (r *resolver) model(s resolved) string {
 	if len([]rune(s.text)) > maxModelLength || strings.TrimSpace(s.text) != s.text || hasControl(s.text) {
 		r.problemf("%s: must be a model name of at most %d characters, without spaces at either end or control characters", s.label, maxModelLength)
 		return ""
+	}
+	return s.text
+}
+
+// planFile checks PLAN_FILE: a path inside a checkout, naming the document
+// with {slug}.
+func (r *resolver) planFile(s resolved) string {
+	p := s.text
+	clean := path.Clean(p)
+	switch {
+	case !strings.Contains(p, "{slug}"):
+		r.problemf("%s: must contain {slug}, which becomes the document's slug, so documents do not overwrite each other", s.label)
+	case strings.Contains(p, "\\") || path.IsAbs(p) || filepath.IsAbs(p) || clean == ".." || strings.HasPrefix(clean, "../") || clean != p || hasControl(p):
+		r.problemf("%s: must be a path inside the checkout, with / between folders and no . or .. parts, such as docs/plans/{slug}.md", s.label)
+	case slices.ContainsFunc(strings.Split(clean, "/"), func(part string) bool { return strings.EqualFold(part, ".git") }):
+		r.problemf("%s: must not be inside .git", s.label)
+	default:
+		return p
 	}
 	return s.text
 }

@@ -72,6 +72,7 @@ func TestConfigDefaults(t *testing.T) {
 		ConfigFile:             filepath.Join(cfg.ConfigDir, "chopin.toml"),
 		Login:                  "ada",
 		DisplayName:            "Ada Lovelace",
+		PlanFile:               "docs/plans/{slug}.md",
 		PlannerAttachGrace:     2 * time.Minute,
 		AgentPing:              15 * time.Second,
 		AgentTimeout:           2 * time.Minute,
@@ -329,6 +330,13 @@ func TestConfigFileProblems(t *testing.T) {
 				`PATH:1: port must be a whole number, not a string`,
 				`PATH:2: unknown key "colour"; chopin.toml.example lists every key`,
 				`PATH:5: login = "-ada-": must be a GitHub-style login: 1 to 39 letters, digits or single hyphens, not starting or ending with a hyphen`,
+			},
+		},
+		{
+			name: "plan file outside the checkout",
+			file: "plan_file = \"../plans/{slug}.md\"\n[[repository]]\nname = \"a/b\"\n",
+			want: []string{
+				`PATH:1: plan_file = "../plans/{slug}.md": must be a path inside the checkout, with / between folders and no . or .. parts, such as docs/plans/{slug}.md`,
 			},
 		},
 		{

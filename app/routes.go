@@ -37,6 +37,7 @@ func (a *App) newEcho() *echo.Echo {
 	api.GET("/repositories/:owner/:repository/channels", a.handleChannelList)
 	api.POST("/repositories/:owner/:repository/channels", a.handleChannelCreate)
 	api.GET("/repositories/:owner/:repository/documents/:slug", a.handleChannelBySlug)
+	api.POST("/repositories/:owner/:repository/imports", a.handleImport)
 
 	api.GET("/channels/:channelId", a.handleChannelGet)
 	api.PATCH("/channels/:channelId", a.handleChannelRename)
@@ -52,6 +53,8 @@ func (a *App) newEcho() *echo.Echo {
 
 	api.GET("/channels/:channelId/plan", a.handlePlanGet)
 	api.PUT("/channels/:channelId/plan", a.handlePlanPut)
+	api.GET("/channels/:channelId/plan.md", a.handlePlanMarkdown)
+	api.POST("/channels/:channelId/plan/save", a.handlePlanSave)
 	api.GET("/channels/:channelId/messages", a.handleMessageList)
 	api.POST("/channels/:channelId/messages", a.handleMessageCreate)
 	api.POST("/channels/:channelId/messages/:messageId/retry", a.handleMessageRetry)
