@@ -48,6 +48,8 @@ Usage:
   chopin token [--rotate]         print, or replace, the local agent token
   chopin planner DOCUMENT...      be a document's Planner, with a model on Ollama or another OpenAI-compatible server
   chopin backup FILE [--force]    write a checked copy of the database, even while Chopin runs
+  chopin export DOCUMENT [-o FILE] write a document's plan as Markdown (--decisions=inline: cards as text)
+  chopin import FILE --repository owner/name [--title T]  make a document from a Markdown file
   chopin version                  print the version, commit and build date (also --version)
 
 Run "chopin COMMAND --help" for a command's own flags.
@@ -164,6 +166,8 @@ agent-token in the config directory, readable only by you.
 	},
 	{name: "planner", usage: plannerUsage, setup: setupPlanner, args: true},
 	{name: "backup", usage: backupUsage, setup: setupBackup, args: true},
+	{name: "export", usage: exportUsage, setup: setupExport, args: true},
+	{name: "import", usage: importUsage, setup: setupImport, args: true},
 	{
 		name:  "version",
 		usage: "Usage: chopin version\n\nPrints the version of this chopin, the commit it was built from and when\n(also: chopin --version).\n",

@@ -85,3 +85,11 @@ type apiError struct {
 }
 
 func (e *apiError) Error() string { return e.Message }
+
+// decodeJSON reads a JSON answer of the running Chopin, bounded.
+func decodeJSON(r io.Reader, v any) error {
+	if err := json.NewDecoder(io.LimitReader(r, 1<<20)).Decode(v); err != nil {
+		return fmt.Errorf("Chopin's answer could not be read: %w", err)
+	}
+	return nil
+}

@@ -276,4 +276,3 @@ func writeFileAtomic(path string, data []byte) error {
 	os.Chmod(tmp.Name(), 0o644)
 	return os.Rename(tmp.Name(), path)
 }
-

@@ -177,4 +177,3 @@ func answerText(a CardAnswer) string {
 	}
 	return a.Text
 }
-
