@@ -50,6 +50,7 @@ Usage:
   chopin backup FILE [--force]    write a checked copy of the database, even while Chopin runs
   chopin export DOCUMENT [-o FILE] write a document's plan as Markdown (--decisions=inline: cards as text)
   chopin import FILE --repository owner/name [--title T]  make a document from a Markdown file
+  chopin desktop-entry            add Chopin, with its icon, to a Linux desktop's application menu
   chopin version                  print the version, commit and build date (also --version)
 
 Run "chopin COMMAND --help" for a command's own flags.
@@ -168,6 +169,7 @@ agent-token in the config directory, readable only by you.
 	{name: "backup", usage: backupUsage, setup: setupBackup, args: true},
 	{name: "export", usage: exportUsage, setup: setupExport, args: true},
 	{name: "import", usage: importUsage, setup: setupImport, args: true},
+	{name: "desktop-entry", usage: desktopEntryUsage, setup: setupDesktopEntry},
 	{
 		name:  "version",
 		usage: "Usage: chopin version\n\nPrints the version of this chopin, the commit it was built from and when\n(also: chopin --version).\n",

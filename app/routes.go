@@ -5,6 +5,8 @@ import (
 
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
+
+	"github.com/chopin-desktop/chopin/assets"
 )
 
 // newEcho declares every route of the server in one place.
@@ -18,6 +20,7 @@ func (a *App) newEcho() *echo.Echo {
 	e.Use(middleware.BodyLimit("4M"))
 
 	e.GET("/healthz", a.handleHealth)
+	e.GET("/favicon.svg", handleIcon)
 	e.GET("/launch", a.handleLaunch)
 	e.POST("/api/launch-links", a.handleLaunchLinkCreate)
 	e.GET("/ws", a.handleRoomSocket)
@@ -96,6 +99,15 @@ func headAsGet(next echo.HandlerFunc) echo.HandlerFunc {
 type headWriter struct{ http.ResponseWriter }
 
 func (headWriter) Write(p []byte) (int, error) { return len(p), nil }
+
+// handleIcon serves Chopin's icon, the same in every copy, to anyone.
+func handleIcon(c echo.Context) error {
+	h := c.Response().Header()
+	h.Set("Cache-Control", "public, max-age=86400")
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; sandbox")
+	return c.Blob(http.StatusOK, "image/svg+xml", assets.Icon)
+}
 
 func (a *App) handleHealth(c echo.Context) error {
 	return c.JSON(http.StatusOK, map[string]string{"status": "ok"})
