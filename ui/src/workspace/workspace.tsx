@@ -12,6 +12,7 @@ import { ChatPane } from "./chat";
 import { PlanPane } from "./plan";
 import { DecisionsPane } from "./decisions";
 import { ConnectDialog, PlannerButton } from "./planner";
+import { PlanFileActions } from "./planfile";
 import { initialState, plannerFetched, reduce, withConnection, type RoomState } from "./reduce";
 
 export interface WorkspaceCtx {
@@ -196,6 +197,7 @@ function TopBar({ ctx, docsHref, onPlanner }: { ctx: WorkspaceCtx; docsHref: str
       <span class="presence" title={`${state.members} open ${state.members === 1 ? "tab" : "tabs"} on this document`}>
         {state.members} {state.members === 1 ? "viewer" : "viewers"}
       </span>
+      <PlanFileActions ctx={ctx} />
       <PlannerButton ctx={ctx} onClick={onPlanner} />
     </header>
   );
