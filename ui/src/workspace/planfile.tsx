@@ -35,12 +35,23 @@ export function PlanFileActions({ ctx }: { ctx: WorkspaceCtx }) {
 
   return (
     <span class="plan-file">
-      <a class="button" href={`/api/channels/${channel.id}/plan.md`} download title="The plan's Markdown source">
-        Download .md
+      <a
+        class="button"
+        href={`/api/channels/${channel.id}/plan.md`}
+        download
+        title="The plan's Markdown source"
+        aria-label="Download .md"
+      >
+        <span class="wide-only">Download </span>.md
       </a>
       {checkout && !channel.archivedAt && (
-        <button disabled={busy} onClick={() => save(false)} title={`Write the plan into ${checkout}`}>
-          Save to checkout
+        <button
+          disabled={busy}
+          onClick={() => save(false)}
+          title={`Write the plan into ${checkout}`}
+          aria-label="Save to checkout"
+        >
+          Save<span class="wide-only"> to checkout</span>
         </button>
       )}
       {note && (
