@@ -10,6 +10,7 @@ package app
 
 import (
 	"os"
+	"path/filepath"
 	"syscall"
 )
 
@@ -24,8 +25,8 @@ const attachParentProcess = ^uintptr(0)
 // AttachParentConsole gives a GUI-subsystem chopin the console of the
 // terminal it was started from, when there is one, so that its output
 // appears there. Output already redirected (to a file, a pipe) is left as
-// it is; started by a double-click there is no parent console and nothing
-// changes. A console-subsystem build has its console already and is left
+// it is; started by a double-click there is no parent console, and the
+// output goes to %LocalAppData%\chopin\chopin.log. A console-subsystem build has its console already and is left
 // alone too.
 func AttachParentConsole() {
 	out, _ := syscall.GetStdHandle(syscall.STD_OUTPUT_HANDLE)
@@ -34,7 +35,11 @@ func AttachParentConsole() {
 		return
 	}
 	if ok, _, _ := attachConsole.Call(attachParentProcess); ok == 0 {
-		return // no parent console: started from Explorer
+		// No parent console: started from Explorer. What Chopin would
+		// print (where it serves, why it could not start) goes to a log
+		// file a person can open instead of nowhere.
+		logToFile()
+		return
 	}
 	if out == 0 || out == syscall.InvalidHandle {
 		if f, err := os.OpenFile("CONOUT$", os.O_WRONLY, 0); err == nil {
@@ -46,4 +51,22 @@ func AttachParentConsole() {
 			os.Stderr = f
 		}
 	}
+}
+
+// logToFile sends standard output and error to chopin.log in
+// %LocalAppData%\chopin, appending, so the last start's lines are at its end.
+func logToFile() {
+	dir, err := os.UserCacheDir()
+	if err != nil {
+		return
+	}
+	dir = filepath.Join(dir, "chopin")
+	if os.MkdirAll(dir, 0o700) != nil {
+		return
+	}
+	f, err := os.OpenFile(filepath.Join(dir, "chopin.log"), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	if err != nil {
+		return
+	}
+	os.Stdout, os.Stderr = f, f
 }
