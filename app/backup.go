@@ -9,11 +9,13 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/labstack/echo/v4"
 )
 
 func (a *App) handleBackup(c echo.Context) error {
+	removeStaleBackups(a.cfg.DataDir)
 	// The copy is made beside the database: same disk, same permissions.
 	tmp, err := os.MkdirTemp(a.cfg.DataDir, "backup-")
 	if err != nil {
@@ -40,4 +42,15 @@ func (a *App) handleBackup(c echo.Context) error {
 	h.Set("Cache-Control", "no-store")
 	http.ServeContent(c.Response(), c.Request(), "", info.ModTime(), f)
 	return nil
+}
+
+// removeStaleBackups removes the temporary copies of backups that a Chopin
+// which stopped mid-download left in the data directory.
+func removeStaleBackups(dataDir string) {
+	dirs, _ := filepath.Glob(filepath.Join(dataDir, "backup-*"))
+	for _, dir := range dirs {
+		if info, err := os.Stat(dir); err == nil && info.IsDir() && time.Since(info.ModTime()) > time.Hour {
+			os.RemoveAll(dir)
+		}
+	}
 }

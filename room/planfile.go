@@ -58,6 +58,9 @@ func ReadPlanFile(data []byte) (PlanFile, error) {
 	inFence := ""
 	for n, line := range strings.Split(source, "\n") {
 		n++
+		if n == 1 {
+			line = strings.TrimPrefix(line, "\uFEFF") // a byte order mark is kept, but is not the title's
+		}
 		if !utf8.ValidString(line) {
 			add(n, "is not UTF-8 text; save the file as UTF-8")
 			continue

@@ -34,6 +34,7 @@ func TestReadPlanFileLineEndings(t *testing.T) {
 		"# A\nb\n":     LF,
 		"# A\r\nb\n":   LF,
 		"# A\rb\r\n":   LF,
+		"\uFEFF# A\n":  LF,
 	} {
 		f, err := ReadPlanFile([]byte(in))
 		if err != nil || f.LineEnding != want || f.Title != "A" {

@@ -715,6 +715,22 @@ try {
     await c.close();
   });
 
+  await step("Download a backup gives a SQLite database", async () => {
+    const c = await context.newPage();
+    await c.goto(origin + "/");
+    const [download] = await Promise.all([
+      c.waitForEvent("download"),
+      c.getByRole("link", { name: "Download a backup" }).click(),
+    ]);
+    if (!/^chopin-backup-\d{8}-\d{6}\.db$/.test(download.suggestedFilename()))
+      throw new Error("named " + download.suggestedFilename());
+    const head = readFileSync(await download.path())
+      .subarray(0, 16)
+      .toString("latin1");
+    if (head !== "SQLite format 3\0") throw new Error("not a SQLite database: " + JSON.stringify(head));
+    await c.close();
+  });
+
   await step("edits of a closed tab that never reached the server are not lost", async () => {
     const d = await context.newPage();
     // This tab's pushes never reach the server, as on a connection that dies.
