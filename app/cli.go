@@ -48,8 +48,8 @@ Usage:
   chopin token [--rotate]         print, or replace, the local agent token
   chopin planner DOCUMENT...      be a document's Planner, with a model on Ollama or another OpenAI-compatible server
   chopin backup FILE [--force]    write a checked copy of the database, even while Chopin runs
-  chopin export DOCUMENT [-o FILE] write a document's plan as Markdown (--decisions=inline: cards as text)
-  chopin import FILE --repository owner/name [--title T]  make a document from a Markdown file
+  chopin export DOCUMENT          write a document's plan as Markdown (-o FILE, --decisions=inline)
+  chopin import FILE              make a document from a Markdown file (--repository owner/name, --title)
   chopin desktop-entry            add Chopin, with its icon, to a Linux desktop's application menu
   chopin version                  print the version, commit and build date (also --version)
 
