@@ -35,9 +35,6 @@ import (
 	"github.com/chopin-desktop/chopin/store"
 )
 
-// Version is the build's version, set with -ldflags "-X .../app.Version=...".
-var Version = "dev"
-
 // App is one running Chopin: its store, its listener and its HTTP server.
 type App struct {
 	cfg      Config

@@ -185,6 +185,20 @@ func answerBrowser(ta *testApp, bp *browserPlanner, ask, channelID, text string)
 			return err
 		})
 		return map[string]bool{"ok": true}, err
+	case "repository-checkout":
+		// A repository with a local Git checkout, text its owner/name.
+		dir := gitCheckout(ta.t, "")
+		r := ta.do("POST", "/api/repositories", map[string]string{"name": text, "path": dir})
+		if r.Status != 201 {
+			return nil, fmt.Errorf("POST repository: %d %s", r.Status, r.Body)
+		}
+		return map[string]string{"dir": dir}, nil
+	case "read-file":
+		b, err := os.ReadFile(text)
+		return map[string]string{"text": string(b)}, err
+	case "write-file":
+		// channel is the path here.
+		return map[string]bool{"ok": true}, os.WriteFile(channelID, []byte(text), 0o644)
 	}
 	return nil, fmt.Errorf("unknown question %q", ask)
 }

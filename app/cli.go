@@ -11,7 +11,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
-	"runtime"
 	"slices"
 	"strings"
 	"time"
@@ -51,7 +50,11 @@ Usage:
   chopin planner DOCUMENT...      be a document's Planner, with a model on Ollama or another OpenAI-compatible server
   chopin repo add [PATH]          register the repository of a local checkout (its origin remote names it)
   chopin mcp                      serve the local agent MCP tools over stdio, for MCP clients that launch a command
-  chopin version                  print the version
+  chopin backup FILE [--force]    write a checked copy of the database, even while Chopin runs
+  chopin export DOCUMENT          write a document's plan as Markdown (-o FILE, --decisions=inline)
+  chopin import FILE              make a document from a Markdown file (--repository owner/name, --title)
+  chopin desktop-entry            add Chopin, with its icon, to a Linux desktop's application menu
+  chopin version                  print the version, commit and build date (also --version)
 
 Run "chopin COMMAND --help" for a command's own flags.
 ` + globalFlagsText + environmentText
@@ -168,12 +171,16 @@ agent-token in the config directory, readable only by you.
 	{name: "planner", usage: plannerUsage, setup: setupPlanner, args: true},
 	{name: "repo", usage: repoUsage, setup: setupRepo, args: true},
 	{name: "mcp", usage: mcpUsage, setup: setupMCP},
+	{name: "backup", usage: backupUsage, setup: setupBackup, args: true},
+	{name: "export", usage: exportUsage, setup: setupExport, args: true},
+	{name: "import", usage: importUsage, setup: setupImport, args: true},
+	{name: "desktop-entry", usage: desktopEntryUsage, setup: setupDesktopEntry},
 	{
 		name:  "version",
-		usage: "Usage: chopin version\n\nPrints the version of this chopin.\n",
+		usage: "Usage: chopin version\n\nPrints the version of this chopin, the commit it was built from and when\n(also: chopin --version).\n",
 		setup: func(fs *flag.FlagSet) func(context.Context, *CLI, Flags) int {
 			return func(_ context.Context, c *CLI, _ Flags) int {
-				fmt.Fprintf(c.Stdout, "chopin %s (%s, %s/%s)\n", Version, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+				fmt.Fprintln(c.Stdout, Build())
 				return exitOK
 			}
 		},
@@ -185,8 +192,13 @@ agent-token in the config directory, readable only by you.
 func (c *CLI) Run(ctx context.Context, args []string) int {
 	var flags Flags
 	top := c.flagSet("chopin", &flags)
+	showVersion := top.Bool("version", false, "")
 	if code, done := c.parse(top, args, usageText, "chopin --help"); done {
 		return code
+	}
+	if *showVersion {
+		fmt.Fprintln(c.Stdout, Build())
+		return exitOK
 	}
 	if top.NArg() == 0 {
 		return c.start(ctx, flags, true)

@@ -28,7 +28,7 @@ func (a *App) handleSession(c echo.Context) error {
 		AuthMode:  a.cfg.AuthMode,
 		Origin:    a.origin,
 		MCPURL:    a.origin + "/mcp",
-		Version:   Version,
+		Version:   Build().Version,
 		Features:  map[string]bool{"agent": a.cfg.Agent, "research": false},
 		DataDir:   a.cfg.DataDir,
 		ConfigDir: a.cfg.ConfigDir,

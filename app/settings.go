@@ -155,6 +155,12 @@ var settings = []setting{
 		apply: func(r *resolver, c *Config, v resolved) { c.Model = r.model(v) },
 	},
 	{
+		env: "PLAN_FILE", key: "plan_file", kind: textSetting, defText: "docs/plans/{slug}.md",
+		values: "a path in a checkout, with {slug}",
+		doc:    `Where "Save to checkout" writes a document's plan inside its repository's checkout: a relative path with / between folders, in which {slug} becomes the document's slug. Never inside .git.`,
+		apply:  func(r *resolver, c *Config, v resolved) { c.PlanFile = r.planFile(v) },
+	},
+	{
 		env: "PLANNER_ATTACH_GRACE_MS", key: "planner_attach_grace_ms", kind: numberSetting,
 		defNumber: wire.DefaultGrace.Milliseconds(), min: 0, max: 3_600_000, // spec: 0 to 3600000
 		noun:  wholeMilliseconds,

@@ -13,7 +13,11 @@ export class ApiError extends Error {
 
 export async function api<T = unknown>(method: string, path: string, body?: unknown): Promise<T> {
   const init: RequestInit = { method, credentials: "same-origin", headers: {} };
-  if (body !== undefined) {
+  if (body instanceof Blob) {
+    // A file sent as it is, such as a Markdown plan to import.
+    init.body = body;
+    (init.headers as Record<string, string>)["Content-Type"] = body.type || "application/octet-stream";
+  } else if (body !== undefined) {
     init.body = JSON.stringify(body);
     (init.headers as Record<string, string>)["Content-Type"] = "application/json";
   }
@@ -79,6 +83,16 @@ export interface Channel {
   updatedAt: string;
   description?: string;
   parentChannelId?: string;
+}
+
+// PlanSave is what saving a plan into its repository's checkout did
+// (POST /api/channels/:id/plan/save).
+export interface PlanSave {
+  path: string;
+  fullPath: string;
+  bytes: number;
+  sha256: string;
+  changed: boolean;
 }
 
 // ControlResult is what Stop Planner or Resume Planner achieved (POST

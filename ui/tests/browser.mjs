@@ -10,7 +10,7 @@
 
 import { chromium } from "playwright-core";
 import { createInterface } from "node:readline";
-import { mkdirSync } from "node:fs";
+import { mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 
 const launchURL = process.argv[2];
@@ -83,7 +83,7 @@ const browser = await chromium.launch({
     "--disable-sync",
   ],
 });
-const context = await browser.newContext({ viewport: { width: 1320, height: 860 } });
+const context = await browser.newContext({ viewport: { width: 1320, height: 860 }, acceptDownloads: true });
 const errors = [];
 context.on("weberror", (e) => errors.push(String(e.error())));
 context.on("console", (m) => m.type() === "error" && process.stderr.write(`console: ${m.text()}\n`));
@@ -753,6 +753,74 @@ try {
     await b.goto(`${origin}/repositories/octo/plans?query=launch`);
     await b.waitForURL(`${origin}/documents/octo/plans?query=launch`);
     await b.locator(".doc-row", { hasText: "Launch plan v2" }).waitFor();
+  });
+
+  await step("Download .md gives the plan's source exactly", async () => {
+    const [download] = await Promise.all([
+      a.waitForEvent("download"),
+      a.getByRole("link", { name: "Download .md" }).click(),
+    ]);
+    if (download.suggestedFilename() !== "launch-plan-v2.md") throw new Error("named " + download.suggestedFilename());
+    const got = readFileSync(await download.path(), "utf8");
+    const want = (await ask({ ask: "plan", channel })).source;
+    if (got !== want) throw new Error(`downloaded ${JSON.stringify(got)}, want ${JSON.stringify(want)}`);
+  });
+
+  await step("Import .md makes a document, and Save to checkout never clobbers a changed file", async () => {
+    const { dir } = await ask({ ask: "repository-checkout", text: "octo/site" });
+    const c = await context.newPage();
+    await c.goto(origin + "/documents/octo/site");
+    const picker = c.locator('input[type=file][name="import"]');
+    // A refused file names each problem's line, and makes nothing.
+    await picker.setInputFiles({
+      name: "bad.md",
+      mimeType: "text/markdown",
+      buffer: Buffer.from('# Bad\n\n<Decision id="x1" />\n'),
+    });
+    await until("the refusal", async () =>
+      (await c.locator(".error-text").textContent())?.includes("line 3: <Decision"),
+    );
+    await shot(c, "15-import-refused");
+    const file = '# Imported 🚀\r\n\r\n<Callout type="note">\r\nKeep **CRLF**.\r\n</Callout>\r\n';
+    await picker.setInputFiles({ name: "imported.md", mimeType: "text/markdown", buffer: Buffer.from(file) });
+    await c.waitForURL(origin + "/documents/octo/site/imported");
+    await until("the imported text", async () => (await editorText(c)) === file.replaceAll("\r\n", "\n"));
+    await c.getByRole("button", { name: "Save to checkout" }).click();
+    await c.getByText("Saved to docs/plans/imported.md in the checkout.").waitFor();
+    const saved = dir + "/docs/plans/imported.md";
+    if ((await ask({ ask: "read-file", text: saved })).text !== file)
+      throw new Error("the saved file differs from the imported one");
+    await c.getByRole("button", { name: "Close" }).click();
+    // Someone edits the file on disk; saving again asks first.
+    await ask({ ask: "write-file", channel: saved, text: "my own edit\n" });
+    await c.getByRole("button", { name: "Save to checkout" }).click();
+    await c.getByText("docs/plans/imported.md was changed on disk since Chopin last saved it").waitFor();
+    await shot(c, "16-save-asks");
+    await c.getByRole("button", { name: "Keep the file" }).click();
+    if ((await ask({ ask: "read-file", text: saved })).text !== "my own edit\n")
+      throw new Error("the changed file was replaced");
+    await c.getByRole("button", { name: "Save to checkout" }).click();
+    await c.getByRole("button", { name: "Replace the file" }).click();
+    await c.getByText("Saved to docs/plans/imported.md in the checkout.").waitFor();
+    if ((await ask({ ask: "read-file", text: saved })).text !== file)
+      throw new Error("Replace the file did not replace it");
+    await c.close();
+  });
+
+  await step("Download a backup gives a SQLite database", async () => {
+    const c = await context.newPage();
+    await c.goto(origin + "/");
+    const [download] = await Promise.all([
+      c.waitForEvent("download"),
+      c.getByRole("link", { name: "Download a backup" }).click(),
+    ]);
+    if (!/^chopin-backup-\d{8}-\d{6}\.db$/.test(download.suggestedFilename()))
+      throw new Error("named " + download.suggestedFilename());
+    const head = readFileSync(await download.path())
+      .subarray(0, 16)
+      .toString("latin1");
+    if (head !== "SQLite format 3\0") throw new Error("not a SQLite database: " + JSON.stringify(head));
+    await c.close();
   });
 
   await step("edits of a closed tab that never reached the server are not lost", async () => {

@@ -111,6 +111,16 @@ export function RepositoriesPage() {
             </button>
           </div>
         </form>
+        <section class="card backup" aria-label="Back up">
+          <h2>Back up</h2>
+          <p class="muted">
+            A copy of every document, Chat and Decision, consistent even while people edit. To restore it, quit Chopin
+            and put it in place of <code>chopin.db</code> in the data directory.
+          </p>
+          <a class="button" href="/api/backup" download>
+            Download a backup
+          </a>
+        </section>
       </div>
     </Shell>
   );

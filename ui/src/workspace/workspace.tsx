@@ -12,6 +12,7 @@ import { ChatPane } from "./chat";
 import { PlanPane } from "./plan";
 import { DecisionsPane } from "./decisions";
 import { ConnectDialog, PlannerButton, Reads } from "./planner";
+import { PlanFileActions } from "./planfile";
 import { initialState, plannerFetched, reduce, withConnection, type RoomState } from "./reduce";
 
 export interface WorkspaceCtx {
@@ -197,6 +198,7 @@ function TopBar({ ctx, docsHref, onPlanner }: { ctx: WorkspaceCtx; docsHref: str
         {state.members} {state.members === 1 ? "viewer" : "viewers"}
       </span>
       <Reads ctx={ctx} />
+      <PlanFileActions ctx={ctx} />
       <PlannerButton ctx={ctx} onClick={onPlanner} />
     </header>
   );
