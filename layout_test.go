@@ -31,7 +31,7 @@ const module = "github.com/chopin-desktop/chopin"
 // layout first, then here.
 var layout = map[string][]string{
 	"":                 {"app"},
-	"app":              {"store", "room", "plannerhost", "agentconn", "agentconn/wire", "planner", "assets", "fault", "picture"},
+	"app":              {"store", "room", "plannerhost", "agentconn", "agentconn/wire", "planner", "acp", "assets", "fault", "picture"},
 	"app/apptest":      {},
 	"store":            {"fault"},
 	"room":             {"agentconn/wire", "fault", "picture"},
@@ -40,6 +40,7 @@ var layout = map[string][]string{
 	"agentconn/wire":   {},
 	"agentconn/client": {"agentconn/wire"},
 	"planner":          {"agentconn/client", "agentconn/wire"},
+	"acp":              {"agentconn/client", "agentconn/wire", "redact"},
 	"redact":           {},
 	"picture":          {},
 	"fault":            {},

@@ -163,6 +163,7 @@ agent-token in the config directory, readable only by you.
 		},
 	},
 	{name: "planner", usage: plannerUsage, setup: setupPlanner, args: true},
+	{name: acpMCPCommand, usage: "Usage: chopin acp-mcp\n\nStarted by chopin planner --acp for its agent; not for people.\n", setup: setupACPMCP},
 	{
 		name:  "version",
 		usage: "Usage: chopin version\n\nPrints the version of this chopin.\n",

@@ -74,6 +74,15 @@ type Config struct {
 
 	// Repositories listed in the config file ([[repository]] name, path).
 	Repositories []ConfigRepository
+	// Agents are the ACP agents chopin planner --acp NAME knows besides its
+	// presets ([[acp_agent]] name, command).
+	Agents []ConfigAgent
+}
+
+// ConfigAgent is an ACP agent named in the config file.
+type ConfigAgent struct {
+	Name    string
+	Command []string // its command line: the program, then its arguments
 }
 
 // ConfigRepository is a repository registered through the config file.
@@ -129,6 +138,7 @@ func LoadConfig(flags Flags, getenv func(string) string) (Config, error) {
 		}
 	}
 	cfg.Repositories = r.repositories()
+	cfg.Agents = r.agents()
 
 	if len(r.problems) > 0 {
 		return Config{}, &ConfigError{Problems: r.problems}
@@ -142,6 +152,7 @@ type resolver struct {
 	getenv     func(string) string
 	fileValues map[string]any // chopin.toml's values by key ("port", "account.login")
 	fileRepos  []fileRepository
+	fileAgents []fileAgent
 	path       string         // the config file, for messages
 	lines      map[string]int // key path ("port", "account.login", "repository.1.name") -> line
 	ping       resolved       // envPing, once resolved
@@ -527,6 +538,40 @@ func (r *resolver) repositories() []ConfigRepository {
 	return repos
 }
 
+// agentName is what an [[acp_agent]] may be called: the name after --acp.
+var agentName = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,39}$`)
+
+func (r *resolver) agents() []ConfigAgent {
+	var agents []ConfigAgent
+	seen := map[string]bool{}
+	for i, entry := range r.fileAgents {
+		key := fmt.Sprintf("acp_agent.%d", i)
+		switch {
+		case entry.Name == nil:
+			r.problemf("%s: [[acp_agent]] has no name; give it one, such as name = \"my-agent\"", r.at(key))
+			continue
+		case !agentName.MatchString(*entry.Name) || *entry.Name == "exec":
+			r.problemf("%s: must be 1 to 40 lowercase letters, digits, hyphens or underscores, and not exec", r.fileLabel(key+".name", *entry.Name))
+			continue
+		case seen[*entry.Name]:
+			r.problemf("%s: is listed twice", r.fileLabel(key+".name", *entry.Name))
+			continue
+		case len(entry.Command) == 0 || entry.Command[0] == "":
+			r.problemf("%s: [[acp_agent]] %q needs command, its command line as a list, such as command = [\"my-agent\", \"--acp\"]", r.at(key), *entry.Name)
+			continue
+		}
+		seen[*entry.Name] = true
+		agents = append(agents, ConfigAgent{Name: *entry.Name, Command: entry.Command})
+	}
+	return agents
+}
+
+// fileAgent is one [[acp_agent]] table of chopin.toml.
+type fileAgent struct {
+	Name    *string  `toml:"name"`
+	Command []string `toml:"command"`
+}
+
 // fileRepository is one [[repository]] table of chopin.toml.
 type fileRepository struct {
 	Name *string `toml:"name"`
@@ -581,6 +626,7 @@ func makeFileSchema() (reflect.Type, map[string][]int) {
 		top[at].Type = reflect.StructOf(tableFields[table])
 	}
 	top = append(top, field("repository", reflect.TypeFor[[]fileRepository]()))
+	top = append(top, field("acp_agent", reflect.TypeFor[[]fileAgent]()))
 	return reflect.StructOf(top), fields
 }
 
@@ -612,6 +658,7 @@ func (r *resolver) readFile(path string, named bool) {
 		}
 	}
 	r.fileRepos = file.FieldByName("Repository").Interface().([]fileRepository)
+	r.fileAgents = file.FieldByName("Acp_agent").Interface().([]fileAgent)
 	r.lines = keyLines(doc)
 }
 
@@ -646,8 +693,8 @@ var typeMismatch = regexp.MustCompile(`^cannot decode TOML (.+?) into `)
 
 // keyKind says what the value of a key of chopin.toml must be.
 func keyKind(key string) string {
-	if key == "repository" {
-		return "a list of tables ([[repository]])"
+	if key == "repository" || key == "acp_agent" {
+		return "a list of tables ([[" + key + "]])"
 	}
 	for _, s := range settings {
 		switch {
