@@ -46,7 +46,7 @@ type mcpEndpoint struct {
 	url    string
 	secret string
 
-	mu    sync.Mutex // guards names
+	mu    sync.Mutex        // guards names
 	names map[string]string // tool name -> its schema and description, as listed
 }
 

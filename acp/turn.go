@@ -124,6 +124,11 @@ func (d *document) runTurn(ctx context.Context, t *client.Turn) error {
 	// response before it returns the response: st has them all.
 	st.end()
 	if a.err != nil {
+		// A process that dies closes its stdout before its exit is seen.
+		select {
+		case <-p.exited:
+		case <-time.After(2 * time.Second):
+		}
 		if p.hasExited() {
 			d.forgetProcess(p)
 			return p.exitError("during the turn; the next @chopin starts it again")

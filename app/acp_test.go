@@ -1,0 +1,370 @@
+package app
+
+// chopin planner --acp end to end: the real app, the real CLI, and a fake
+// ACP agent written with acp-go-sdk's agent side, run as a process (this
+// test binary, started again with fakeACPAgentEnv set). The agent reaches
+// Chopin's host tools through the MCP server the bridge offers it.
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	sdk "github.com/coder/acp-go-sdk"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/chopin-desktop/chopin/room"
+)
+
+// fakeACPAgentEnv makes this test binary a fake ACP agent: "script" answers
+// prompts by what they say, "silent" never answers initialize.
+const fakeACPAgentEnv = "CHOPIN_TEST_FAKE_ACP_AGENT"
+
+// TestFakeACPAgent is not a test: it is the fake agent's process.
+func TestFakeACPAgent(t *testing.T) {
+	mode := os.Getenv(fakeACPAgentEnv)
+	if mode == "" {
+		t.Skip("the fake ACP agent runs only as a child process")
+	}
+	if mode == "silent" {
+		time.Sleep(time.Hour)
+	}
+	a := &fakeAgent{}
+	a.conn = sdk.NewAgentSideConnection(a, os.Stdout, os.Stdin)
+	<-a.conn.Done()
+	os.Exit(0)
+}
+
+type fakeAgent struct {
+	conn *sdk.AgentSideConnection
+
+	mu       sync.Mutex
+	mcp      *mcp.ClientSession
+	cancel   chan struct{}
+	sessions int
+}
+
+func (a *fakeAgent) Authenticate(context.Context, sdk.AuthenticateRequest) (sdk.AuthenticateResponse, error) {
+	return sdk.AuthenticateResponse{}, nil
+}
+
+func (a *fakeAgent) Initialize(context.Context, sdk.InitializeRequest) (sdk.InitializeResponse, error) {
+	return sdk.InitializeResponse{ProtocolVersion: sdk.ProtocolVersionNumber, AgentCapabilities: sdk.AgentCapabilities{
+		McpCapabilities:    sdk.McpCapabilities{Http: true},
+		PromptCapabilities: sdk.PromptCapabilities{Image: true},
+	}}, nil
+}
+
+func (a *fakeAgent) Cancel(context.Context, sdk.CancelNotification) error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.cancel != nil {
+		close(a.cancel)
+		a.cancel = nil
+	}
+	return nil
+}
+
+func (a *fakeAgent) CloseSession(context.Context, sdk.CloseSessionRequest) (sdk.CloseSessionResponse, error) {
+	return sdk.CloseSessionResponse{}, nil
+}
+
+func (a *fakeAgent) ListSessions(context.Context, sdk.ListSessionsRequest) (sdk.ListSessionsResponse, error) {
+	return sdk.ListSessionsResponse{}, nil
+}
+
+func (a *fakeAgent) ResumeSession(context.Context, sdk.ResumeSessionRequest) (sdk.ResumeSessionResponse, error) {
+	return sdk.ResumeSessionResponse{}, nil
+}
+
+func (a *fakeAgent) SetSessionConfigOption(context.Context, sdk.SetSessionConfigOptionRequest) (sdk.SetSessionConfigOptionResponse, error) {
+	return sdk.SetSessionConfigOptionResponse{}, nil
+}
+
+func (a *fakeAgent) SetSessionMode(context.Context, sdk.SetSessionModeRequest) (sdk.SetSessionModeResponse, error) {
+	return sdk.SetSessionModeResponse{}, nil
+}
+
+type headerTransport struct{ name, value string }
+
+func (h headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set(h.name, h.value)
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+// NewSession connects to the MCP server the bridge offers.
+func (a *fakeAgent) NewSession(ctx context.Context, p sdk.NewSessionRequest) (sdk.NewSessionResponse, error) {
+	if len(p.McpServers) != 1 || p.McpServers[0].Http == nil {
+		return sdk.NewSessionResponse{}, fmt.Errorf("want one http MCP server, got %+v", p.McpServers)
+	}
+	h := p.McpServers[0].Http
+	c := mcp.NewClient(&mcp.Implementation{Name: "fake-agent", Version: "1"}, nil)
+	s, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: h.Url,
+		HTTPClient: &http.Client{Transport: headerTransport{h.Headers[0].Name, h.Headers[0].Value}}}, nil)
+	if err != nil {
+		return sdk.NewSessionResponse{}, err
+	}
+	a.mu.Lock()
+	a.mcp = s
+	a.sessions++
+	n := a.sessions
+	a.mu.Unlock()
+	return sdk.NewSessionResponse{SessionId: sdk.SessionId(fmt.Sprintf("acp-session-%d", n)),
+		Models: &sdk.SessionModelState{CurrentModelId: "fast", AvailableModels: []sdk.ModelInfo{{ModelId: "fast", Name: "Fast"}, {ModelId: "deep", Name: "Deep"}}}}, nil
+}
+
+func (a *fakeAgent) say(ctx context.Context, sid sdk.SessionId, u sdk.SessionUpdate) {
+	_ = a.conn.SessionUpdate(ctx, sdk.SessionNotification{SessionId: sid, Update: u})
+}
+
+func (a *fakeAgent) callTool(ctx context.Context, name string, args any) (string, bool) {
+	a.mu.Lock()
+	s := a.mcp
+	a.mu.Unlock()
+	r, err := s.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		return err.Error(), true
+	}
+	return r.Content[0].(*mcp.TextContent).Text, r.IsError
+}
+
+// Prompt acts on the last words of the prompt.
+func (a *fakeAgent) Prompt(ctx context.Context, p sdk.PromptRequest) (sdk.PromptResponse, error) {
+	text := p.Prompt[len(p.Prompt)-1].Text.Text
+	sid := p.SessionId
+	end := sdk.PromptResponse{StopReason: sdk.StopReasonEndTurn}
+	switch {
+	case strings.HasSuffix(text, "add a risks section"):
+		a.say(ctx, sid, sdk.UpdateAgentThoughtText("Read the plan first."))
+		a.say(ctx, sid, sdk.StartToolCall("mcp-1", "mcp__chopin__read_plan", sdk.WithStartKind(sdk.ToolKindOther)))
+		plan, isErr := a.callTool(ctx, "read_plan", map[string]any{})
+		if isErr || !strings.Contains(plan, "revision: 0") {
+			return end, fmt.Errorf("read_plan: %s", plan)
+		}
+		a.say(ctx, sid, sdk.UpdateToolCall("mcp-1", sdk.WithUpdateStatus(sdk.ToolCallStatusCompleted)))
+		a.say(ctx, sid, sdk.StartToolCall("own-1", "Read notes.md", sdk.WithStartKind(sdk.ToolKindRead), sdk.WithStartRawInput(map[string]any{"path": "notes.md"})))
+		a.say(ctx, sid, sdk.UpdateToolCall("own-1", sdk.WithUpdateStatus(sdk.ToolCallStatusCompleted),
+			sdk.WithUpdateContent([]sdk.ToolCallContent{sdk.ToolContent(sdk.TextBlock("three notes"))})))
+		out, isErr := a.callTool(ctx, "edit_plan", map[string]any{"revision": 0, "operations": []any{map[string]any{"op": "insert_root", "content": "## Risks\n\nNone yet."}}})
+		if isErr {
+			return end, fmt.Errorf("edit_plan: %s", out)
+		}
+		a.say(ctx, sid, sdk.UpdateAgentMessageText("I added "))
+		a.say(ctx, sid, sdk.UpdateAgentMessageText("a Risks section."))
+	case strings.HasSuffix(text, "may I"):
+		r, err := a.conn.RequestPermission(ctx, sdk.RequestPermissionRequest{SessionId: sid,
+			ToolCall: sdk.ToolCallUpdate{ToolCallId: "edit-1", Title: sdk.Ptr("Edit main.go")},
+			Options: []sdk.PermissionOption{{OptionId: "yes-once", Name: "Allow", Kind: sdk.PermissionOptionKindAllowOnce},
+				{OptionId: "no", Name: "Reject", Kind: sdk.PermissionOptionKindRejectOnce}}})
+		if err != nil {
+			return end, err
+		}
+		answer := "cancelled"
+		if r.Outcome.Selected != nil {
+			answer = string(r.Outcome.Selected.OptionId)
+		}
+		a.say(ctx, sid, sdk.UpdateAgentMessageText("Permission: "+answer))
+	case strings.HasSuffix(text, "wait"):
+		ch := make(chan struct{})
+		a.mu.Lock()
+		a.cancel = ch
+		a.mu.Unlock()
+		a.say(ctx, sid, sdk.UpdateAgentMessageText("Waiting"))
+		<-ch
+		return sdk.PromptResponse{StopReason: sdk.StopReasonCancelled}, nil
+	case strings.HasSuffix(text, "crash"):
+		a.say(ctx, sid, sdk.UpdateAgentMessageText("Going down"))
+		time.Sleep(100 * time.Millisecond)
+		os.Exit(3)
+	case strings.HasSuffix(text, "refuse"):
+		return sdk.PromptResponse{StopReason: sdk.StopReasonRefusal}, nil
+	case strings.HasSuffix(text, "sessions"):
+		a.mu.Lock()
+		n := a.sessions
+		a.mu.Unlock()
+		a.say(ctx, sid, sdk.UpdateAgentMessageText(fmt.Sprintf("%s, session %d", sid, n)))
+	}
+	return end, nil
+}
+
+// acpCLI starts chopin planner --acp exec with this binary as the agent.
+func (ta *testApp) runACPPlanner(t *testing.T, mode, docURL string) *plannerCLI {
+	t.Helper()
+	t.Setenv(fakeACPAgentEnv, mode)
+	return runPlanner(t, ta.plannerEnv(nil), "--acp", "exec", docURL, "--", os.Args[0], "-test.run=^TestFakeACPAgent$")
+}
+
+func (ta *testApp) waitAttached(browser *roomClient) {
+	for {
+		st := browser.until("planner:status")["planner"].(map[string]any)
+		if st["state"] == "attached" {
+			return
+		}
+	}
+}
+
+// reply sends text to Chat and waits for the Planner's finished reply.
+func reply(browser *roomClient, id, text string) map[string]any {
+	browser.send(map[string]any{"type": "chat:send", "id": id, "text": text})
+	var r map[string]any
+	for r == nil || r["status"] == "streaming" {
+		m := browser.until("chat:message")["message"].(map[string]any)
+		if m["role"] == "planner" {
+			r = m
+		}
+	}
+	return r
+}
+
+// TestACPPlannerAnswersInChat: a person's @chopin becomes the agent's prompt;
+// the agent reads and edits the plan through the MCP server, its own tool
+// call is a row, its MCP call is not shown twice, and its reply streams.
+func TestACPPlannerAnswersInChat(t *testing.T) {
+	ta := startApp(t)
+	ta.addRepository("octo/plans")
+	ch := ta.createDocument("octo/plans", "Launch")
+	browser := ta.dialRoom(ch.ID)
+	cli := ta.runACPPlanner(t, "script", ta.app.URL()+ch.URL)
+	ta.waitAttached(browser)
+
+	r := reply(browser, "m1", "@chopin add a risks section")
+	if r["status"] != "done" || r["text"] != "I added a Risks section." {
+		t.Fatalf("reply %v", r)
+	}
+	var plan room.Plan
+	ta.do("GET", "/api/channels/"+ch.ID+"/plan", nil).json(t, &plan)
+	if plan.Source != "# Launch\n\n## Risks\n\nNone yet.\n" {
+		t.Errorf("plan %q", plan.Source)
+	}
+	var list struct{ Messages []room.Message }
+	ta.do("GET", "/api/channels/"+ch.ID+"/messages", nil).json(t, &list)
+	var details room.ReplyDetails
+	json.Unmarshal(list.Messages[len(list.Messages)-1].Details, &details)
+	// The agent's notifications and its MCP calls take different ways to
+	// Chopin, so the rows' order is not fixed.
+	var rows []string
+	for _, tool := range details.Tools {
+		rows = append(rows, tool.Name+":"+string(tool.Status))
+		if tool.Name == "agent_read" && !strings.Contains(string(tool.Input), `"title":"Read notes.md"`) {
+			t.Errorf("the agent's own row %s", tool.Input)
+		}
+	}
+	slices.Sort(rows)
+	if details.Reasoning != "Read the plan first." || strings.Join(rows, " ") != "agent_read:done edit_plan:done read_plan:done" {
+		t.Errorf("reasoning %q, rows %v", details.Reasoning, rows)
+	}
+
+	// The agent keeps its session across turns.
+	if r := reply(browser, "m2", "@chopin sessions"); r["text"] != "acp-session-1, session 1" {
+		t.Errorf("second turn %v", r)
+	}
+	cli.cancel()
+	if code := cli.wait(t); code != 0 {
+		t.Errorf("exit %d; stderr:\n%s", code, cli.stderr)
+	}
+}
+
+// TestACPPlannerPermissionStopCrash: a permission request is a Decision
+// whose answer reaches the agent; Stop cancels the prompt; a stop reason
+// other than the end fails the turn with a sentence; an agent that crashes
+// mid-turn fails it, and the next @chopin starts a new agent.
+func TestACPPlannerPermissionStopCrash(t *testing.T) {
+	ta := startApp(t)
+	ta.addRepository("octo/plans")
+	ch := ta.createDocument("octo/plans", "Launch")
+	browser := ta.dialRoom(ch.ID)
+	cli := ta.runACPPlanner(t, "script", ta.app.URL()+ch.URL)
+	ta.waitAttached(browser)
+
+	browser.send(map[string]any{"type": "chat:send", "id": "m1", "text": "@chopin may I"})
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("planner stdout:\n%s\nstderr:\n%s", cli.stdout, cli.stderr)
+		}
+	})
+	card := browser.until("decision:update")["decision"].(map[string]any)
+	raw, _ := json.Marshal(card)
+	if !strings.Contains(string(raw), `"label":"Allow"`) || !strings.Contains(string(raw), `allow once`) || !strings.Contains(string(raw), "Edit main.go") {
+		t.Errorf("decision %s", raw)
+	}
+	resp := ta.do("POST", "/api/channels/"+ch.ID+"/decisions/"+card["id"].(string)+"/answer",
+		map[string]any{"labels": []string{"Allow"}})
+	if resp.Status != http.StatusOK {
+		t.Fatalf("answer: %d %s", resp.Status, resp.Body)
+	}
+	var r map[string]any
+	for r == nil || r["status"] == "streaming" {
+		m := browser.until("chat:message")["message"].(map[string]any)
+		if m["role"] == "planner" {
+			r = m
+		}
+	}
+	if r["text"] != "Permission: yes-once" {
+		t.Errorf("after the answer %v", r)
+	}
+
+	if r := reply(browser, "m2", "@chopin refuse"); r["status"] != "failed" || !strings.Contains(failure(r), "The agent refused to go on with this request.") {
+		t.Errorf("refusal %v", r)
+	}
+
+	// Stop: session/cancel, and the turn ends stopped.
+	browser.send(map[string]any{"type": "chat:send", "id": "m3", "text": "@chopin wait"})
+	browser.until("chat:delta") // "Waiting": the agent is in its prompt
+	ta.do("POST", "/api/channels/"+ch.ID+"/planner/stop", nil)
+	for {
+		m := browser.until("chat:message")["message"].(map[string]any)
+		if m["role"] == "planner" && m["status"] != "streaming" {
+			if m["status"] != "stopped" {
+				t.Errorf("after Stop %v", m)
+			}
+			break
+		}
+	}
+
+	r = reply(browser, "m4", "@chopin crash")
+	if r["status"] != "failed" || !strings.Contains(failure(r), "exited during the turn") {
+		t.Errorf("crash %v", r)
+	}
+	if r := reply(browser, "m5", "@chopin sessions"); r["text"] != "acp-session-1, session 1" {
+		t.Errorf("after the crash %v", r)
+	}
+	cli.cancel()
+	cli.wait(t)
+}
+
+// TestACPPlannerSilentAgent: an agent that never answers initialize is a
+// clear message on stderr, and the turn that waited fails with it.
+func TestACPPlannerSilentAgent(t *testing.T) {
+	defer func(d time.Duration) { acpInitializeTimeout = d }(acpInitializeTimeout)
+	acpInitializeTimeout = 300 * time.Millisecond
+	ta := startApp(t)
+	ta.addRepository("octo/plans")
+	ch := ta.createDocument("octo/plans", "Launch")
+	browser := ta.dialRoom(ch.ID)
+	cli := ta.runACPPlanner(t, "silent", ta.app.URL()+ch.URL)
+	ta.waitAttached(browser)
+	r := reply(browser, "m1", "@chopin hello")
+	if r["status"] != "failed" || !strings.Contains(failure(r), "did not answer initialize within 300ms") {
+		t.Errorf("turn %v", r)
+	}
+	cli.cancel()
+	cli.wait(t)
+	if !strings.Contains(cli.stdout.String(), "did not answer initialize within 300ms") {
+		t.Errorf("stdout:\n%s", cli.stdout)
+	}
+}
+
+// failure is why a failed reply failed.
+func failure(m map[string]any) string {
+	d, _ := m["details"].(map[string]any)
+	s, _ := d["error"].(string)
+	return s
+}
