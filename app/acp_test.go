@@ -49,6 +49,7 @@ type fakeAgent struct {
 	mcp      *mcp.ClientSession
 	cancel   chan struct{}
 	sessions int
+	model    string // the model the bridge set
 }
 
 func (a *fakeAgent) Authenticate(context.Context, sdk.AuthenticateRequest) (sdk.AuthenticateResponse, error) {
@@ -84,7 +85,12 @@ func (a *fakeAgent) ResumeSession(context.Context, sdk.ResumeSessionRequest) (sd
 	return sdk.ResumeSessionResponse{}, nil
 }
 
-func (a *fakeAgent) SetSessionConfigOption(context.Context, sdk.SetSessionConfigOptionRequest) (sdk.SetSessionConfigOptionResponse, error) {
+func (a *fakeAgent) SetSessionConfigOption(_ context.Context, p sdk.SetSessionConfigOptionRequest) (sdk.SetSessionConfigOptionResponse, error) {
+	if v := p.ValueId; v != nil && v.ConfigId == "model" {
+		a.mu.Lock()
+		a.model = string(v.Value)
+		a.mu.Unlock()
+	}
 	return sdk.SetSessionConfigOptionResponse{}, nil
 }
 
@@ -117,8 +123,16 @@ func (a *fakeAgent) NewSession(ctx context.Context, p sdk.NewSessionRequest) (sd
 	a.sessions++
 	n := a.sessions
 	a.mu.Unlock()
-	return sdk.NewSessionResponse{SessionId: sdk.SessionId(fmt.Sprintf("acp-session-%d", n)),
-		Models: &sdk.SessionModelState{CurrentModelId: "fast", AvailableModels: []sdk.ModelInfo{{ModelId: "fast", Name: "Fast"}, {ModelId: "deep", Name: "Deep"}}}}, nil
+	sid := sdk.SessionId(fmt.Sprintf("acp-session-%d", n))
+	go func() {
+		time.Sleep(50 * time.Millisecond)
+		a.say(context.Background(), sid, sdk.SessionUpdate{AvailableCommandsUpdate: &sdk.SessionAvailableCommandsUpdate{
+			AvailableCommands: []sdk.AvailableCommand{{Name: "review", Description: "Review the plan"}}}})
+	}()
+	models := sdk.SessionConfigSelectOptionsUngrouped{{Value: "fast", Name: "Fast"}, {Value: "deep", Name: "Deep"}}
+	return sdk.NewSessionResponse{SessionId: sid, ConfigOptions: []sdk.SessionConfigOption{{Select: &sdk.SessionConfigOptionSelect{
+		Id: "model", Name: "Model", Type: "select", Category: sdk.Ptr(sdk.SessionConfigOptionCategoryModel), CurrentValue: "fast",
+		Options: sdk.SessionConfigSelectOptions{Ungrouped: &models}}}}}, nil
 }
 
 func (a *fakeAgent) say(ctx context.Context, sid sdk.SessionId, u sdk.SessionUpdate) {
@@ -191,6 +205,11 @@ func (a *fakeAgent) Prompt(ctx context.Context, p sdk.PromptRequest) (sdk.Prompt
 		n := a.sessions
 		a.mu.Unlock()
 		a.say(ctx, sid, sdk.UpdateAgentMessageText(fmt.Sprintf("%s, session %d", sid, n)))
+	case strings.HasSuffix(text, "model"):
+		a.mu.Lock()
+		m := a.model
+		a.mu.Unlock()
+		a.say(ctx, sid, sdk.UpdateAgentMessageText("model "+m))
 	}
 	return end, nil
 }
@@ -260,6 +279,30 @@ func TestACPPlannerAnswersInChat(t *testing.T) {
 	slices.Sort(rows)
 	if details.Reasoning != "Read the plan first." || strings.Join(rows, " ") != "agent_read:done edit_plan:done read_plan:done" {
 		t.Errorf("reasoning %q, rows %v", details.Reasoning, rows)
+	}
+
+	// The catalog lists the agent's models and commands; a person's choice
+	// is set with session/set_config_option before the prompt.
+	var model struct {
+		Models   []struct{ ID string }
+		Commands []struct{ Name string }
+	}
+	ta.do("GET", "/api/channels/"+ch.ID+"/planner/model", nil).json(t, &model)
+	if got := model.Models; len(got) != 2 || got[0].ID != "fast" || got[1].ID != "deep" {
+		t.Errorf("catalog %s", ta.do("GET", "/api/channels/"+ch.ID+"/planner/model", nil).Body)
+	}
+	if r := ta.do("PUT", "/api/channels/"+ch.ID+"/planner/model", map[string]any{"model": "deep"}); r.Status != http.StatusOK {
+		t.Fatalf("choose deep: %d %s", r.Status, r.Body)
+	}
+	if r := reply(browser, "m3", "@chopin model"); r["text"] != "model deep" {
+		t.Errorf("model turn %v", r)
+	}
+	for len(model.Commands) == 0 { // available_commands_update comes after the session opened
+		browser.until("chat:model")
+		ta.do("GET", "/api/channels/"+ch.ID+"/planner/model", nil).json(t, &model)
+	}
+	if len(model.Commands) != 1 || model.Commands[0].Name != "review" {
+		t.Errorf("commands %+v", model.Commands)
 	}
 
 	// The agent keeps its session across turns.
