@@ -230,6 +230,7 @@ func (d *document) attached(ctx context.Context, link *client.Link) {
 	d.mu.Lock()
 	again := d.link != nil
 	d.link, d.id, d.title, d.repository = link, doc.ID, doc.Title, doc.Repository
+	d.catalog.sent = "" // a new link has no catalog yet
 	d.log = d.b.log.With("channel", doc.ID)
 	d.mu.Unlock()
 	name := doc.URL

@@ -36,7 +36,7 @@ func TestFakeACPAgent(t *testing.T) {
 	if mode == "silent" {
 		time.Sleep(time.Hour)
 	}
-	a := &fakeAgent{}
+	a := &fakeAgent{load: mode == "script-load"}
 	a.conn = sdk.NewAgentSideConnection(a, os.Stdout, os.Stdin)
 	<-a.conn.Done()
 	os.Exit(0)
@@ -44,6 +44,7 @@ func TestFakeACPAgent(t *testing.T) {
 
 type fakeAgent struct {
 	conn *sdk.AgentSideConnection
+	load bool // it offers loadSession
 
 	mu       sync.Mutex
 	mcp      *mcp.ClientSession
@@ -58,6 +59,7 @@ func (a *fakeAgent) Authenticate(context.Context, sdk.AuthenticateRequest) (sdk.
 
 func (a *fakeAgent) Initialize(context.Context, sdk.InitializeRequest) (sdk.InitializeResponse, error) {
 	return sdk.InitializeResponse{ProtocolVersion: sdk.ProtocolVersionNumber, AgentCapabilities: sdk.AgentCapabilities{
+		LoadSession:        a.load,
 		McpCapabilities:    sdk.McpCapabilities{Http: true},
 		PromptCapabilities: sdk.PromptCapabilities{Image: true},
 	}}, nil
@@ -106,20 +108,38 @@ func (h headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	return http.DefaultTransport.RoundTrip(r)
 }
 
-// NewSession connects to the MCP server the bridge offers.
-func (a *fakeAgent) NewSession(ctx context.Context, p sdk.NewSessionRequest) (sdk.NewSessionResponse, error) {
-	if len(p.McpServers) != 1 || p.McpServers[0].Http == nil {
-		return sdk.NewSessionResponse{}, fmt.Errorf("want one http MCP server, got %+v", p.McpServers)
+// connect connects to the MCP server the bridge offers.
+func (a *fakeAgent) connect(servers []sdk.McpServer) error {
+	if len(servers) != 1 || servers[0].Http == nil {
+		return fmt.Errorf("want one http MCP server, got %+v", servers)
 	}
-	h := p.McpServers[0].Http
+	h := servers[0].Http
 	c := mcp.NewClient(&mcp.Implementation{Name: "fake-agent", Version: "1"}, nil)
 	s, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: h.Url,
 		HTTPClient: &http.Client{Transport: headerTransport{h.Headers[0].Name, h.Headers[0].Value}}}, nil)
 	if err != nil {
-		return sdk.NewSessionResponse{}, err
+		return err
 	}
 	a.mu.Lock()
 	a.mcp = s
+	a.mu.Unlock()
+	return nil
+}
+
+// LoadSession is offered only in the script-load mode (Initialize).
+func (a *fakeAgent) LoadSession(_ context.Context, p sdk.LoadSessionRequest) (sdk.LoadSessionResponse, error) {
+	if !a.load {
+		return sdk.LoadSessionResponse{}, sdk.NewMethodNotFound("session/load")
+	}
+	return sdk.LoadSessionResponse{}, a.connect(p.McpServers)
+}
+
+// NewSession connects to the MCP server the bridge offers.
+func (a *fakeAgent) NewSession(ctx context.Context, p sdk.NewSessionRequest) (sdk.NewSessionResponse, error) {
+	if err := a.connect(p.McpServers); err != nil {
+		return sdk.NewSessionResponse{}, err
+	}
+	a.mu.Lock()
 	a.sessions++
 	n := a.sessions
 	a.mu.Unlock()
@@ -204,7 +224,7 @@ func (a *fakeAgent) Prompt(ctx context.Context, p sdk.PromptRequest) (sdk.Prompt
 		a.mu.Lock()
 		n := a.sessions
 		a.mu.Unlock()
-		a.say(ctx, sid, sdk.UpdateAgentMessageText(fmt.Sprintf("%s, session %d", sid, n)))
+		a.say(ctx, sid, sdk.UpdateAgentMessageText(fmt.Sprintf("%s, session %d, pid %d", sid, n, os.Getpid())))
 	case strings.HasSuffix(text, "model"):
 		a.mu.Lock()
 		m := a.model
@@ -218,15 +238,25 @@ func (a *fakeAgent) Prompt(ctx context.Context, p sdk.PromptRequest) (sdk.Prompt
 func (ta *testApp) runACPPlanner(t *testing.T, mode, docURL string) *plannerCLI {
 	t.Helper()
 	t.Setenv(fakeACPAgentEnv, mode)
-	return runPlanner(t, ta.plannerEnv(nil), "--acp", "exec", docURL, "--", os.Args[0], "-test.run=^TestFakeACPAgent$")
+	cli := runPlanner(t, ta.plannerEnv(nil), "--acp", "exec", docURL, "--", os.Args[0], "-test.run=^TestFakeACPAgent$")
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("chopin planner --acp (%s) stdout:\n%s\nstderr:\n%s", mode, cli.stdout, cli.stderr)
+		}
+	})
+	return cli
 }
 
-func (ta *testApp) waitAttached(browser *roomClient) {
+// waitAttached waits until the document's Planner is attached: the tab's
+// socket says so, or it was already when the tab joined.
+func (ta *testApp) waitAttached(browser *roomClient, channelID string) {
 	for {
-		st := browser.until("planner:status")["planner"].(map[string]any)
-		if st["state"] == "attached" {
+		var st struct{ State string }
+		ta.do("GET", "/api/channels/"+channelID+"/planner", nil).json(ta.t, &st)
+		if st.State == "attached" {
 			return
 		}
+		browser.until("planner:status")
 	}
 }
 
@@ -252,7 +282,7 @@ func TestACPPlannerAnswersInChat(t *testing.T) {
 	ch := ta.createDocument("octo/plans", "Launch")
 	browser := ta.dialRoom(ch.ID)
 	cli := ta.runACPPlanner(t, "script", ta.app.URL()+ch.URL)
-	ta.waitAttached(browser)
+	ta.waitAttached(browser, ch.ID)
 
 	r := reply(browser, "m1", "@chopin add a risks section")
 	if r["status"] != "done" || r["text"] != "I added a Risks section." {
@@ -306,7 +336,7 @@ func TestACPPlannerAnswersInChat(t *testing.T) {
 	}
 
 	// The agent keeps its session across turns.
-	if r := reply(browser, "m2", "@chopin sessions"); r["text"] != "acp-session-1, session 1" {
+	if r := reply(browser, "m2", "@chopin sessions"); !strings.HasPrefix(fmt.Sprint(r["text"]), "acp-session-1, session 1, pid ") {
 		t.Errorf("second turn %v", r)
 	}
 	cli.cancel()
@@ -325,7 +355,7 @@ func TestACPPlannerPermissionStopCrash(t *testing.T) {
 	ch := ta.createDocument("octo/plans", "Launch")
 	browser := ta.dialRoom(ch.ID)
 	cli := ta.runACPPlanner(t, "script", ta.app.URL()+ch.URL)
-	ta.waitAttached(browser)
+	ta.waitAttached(browser, ch.ID)
 
 	browser.send(map[string]any{"type": "chat:send", "id": "m1", "text": "@chopin may I"})
 	t.Cleanup(func() {
@@ -376,7 +406,7 @@ func TestACPPlannerPermissionStopCrash(t *testing.T) {
 	if r["status"] != "failed" || !strings.Contains(failure(r), "exited during the turn") {
 		t.Errorf("crash %v", r)
 	}
-	if r := reply(browser, "m5", "@chopin sessions"); r["text"] != "acp-session-1, session 1" {
+	if r := reply(browser, "m5", "@chopin sessions"); !strings.HasPrefix(fmt.Sprint(r["text"]), "acp-session-1, session 1, pid ") {
 		t.Errorf("after the crash %v", r)
 	}
 	cli.cancel()
@@ -393,7 +423,7 @@ func TestACPPlannerSilentAgent(t *testing.T) {
 	ch := ta.createDocument("octo/plans", "Launch")
 	browser := ta.dialRoom(ch.ID)
 	cli := ta.runACPPlanner(t, "silent", ta.app.URL()+ch.URL)
-	ta.waitAttached(browser)
+	ta.waitAttached(browser, ch.ID)
 	r := reply(browser, "m1", "@chopin hello")
 	if r["status"] != "failed" || !strings.Contains(failure(r), "did not answer initialize within 300ms") {
 		t.Errorf("turn %v", r)
@@ -410,4 +440,59 @@ func failure(m map[string]any) string {
 	d, _ := m["details"].(map[string]any)
 	s, _ := d["error"].(string)
 	return s
+}
+
+// TestACPPlannerSessions: the agent keeps its process and session while the
+// link to Chopin is down; after the bridge itself restarts, an agent with
+// loadSession gets session/load of the session it had, and one without
+// starts a new session.
+func TestACPPlannerSessions(t *testing.T) {
+	ta := startApp(t)
+	ta.addRepository("octo/plans")
+	ch := ta.createDocument("octo/plans", "Launch")
+	docURL := ch.ID // its URL names the port, which changes with the restart
+	browser := ta.dialRoom(ch.ID)
+	cli := ta.runACPPlanner(t, "script-load", docURL)
+	ta.waitAttached(browser, ch.ID)
+	first := fmt.Sprint(reply(browser, "m1", "@chopin sessions")["text"])
+	if !strings.HasPrefix(first, "acp-session-1, session 1, pid ") {
+		t.Fatalf("first turn %q", first)
+	}
+
+	// Chopin restarts: the link drops and comes back; the same process
+	// answers in the same session.
+	ta.stop()
+	ta = startAppWith(t, ta.app.cfg)
+	browser = ta.dialRoom(ch.ID)
+	ta.waitAttached(browser, ch.ID)
+	if again := fmt.Sprint(reply(browser, "m2", "@chopin sessions")["text"]); again != first {
+		t.Errorf("after the link dropped %q, want %q", again, first)
+	}
+	var model struct{ Models []struct{ ID string } }
+	ta.do("GET", "/api/channels/"+ch.ID+"/planner/model", nil).json(t, &model)
+	if len(model.Models) != 2 {
+		t.Errorf("the catalog after the link came back: %+v", model)
+	}
+
+	// The bridge restarts: session/load of the session it kept.
+	cli.cancel()
+	cli.wait(t)
+	cli = ta.runACPPlanner(t, "script-load", docURL)
+	ta.waitAttached(browser, ch.ID)
+	loaded := fmt.Sprint(reply(browser, "m3", "@chopin sessions")["text"])
+	if !strings.HasPrefix(loaded, "acp-session-1, session 0, pid ") || loaded == first {
+		t.Errorf("after the bridge restarted %q", loaded)
+	}
+
+	// Without loadSession: a new session.
+	cli.cancel()
+	cli.wait(t)
+	cli = ta.runACPPlanner(t, "script", docURL)
+	ta.waitAttached(browser, ch.ID)
+	fresh := fmt.Sprint(reply(browser, "m4", "@chopin sessions")["text"])
+	if !strings.HasPrefix(fresh, "acp-session-1, session 1, pid ") || fresh == first {
+		t.Errorf("an agent without loadSession %q", fresh)
+	}
+	cli.cancel()
+	cli.wait(t)
 }
