@@ -8,6 +8,7 @@ package acp
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"net/http"
 
@@ -44,7 +45,7 @@ func ServeStdio(ctx context.Context, url, secret string) error {
 			tools = append(tools, wire.Tool{Name: t.Name, Description: t.Description, InputSchema: schema})
 		}
 		listed.setTools(tools, func(ctx context.Context, name string, args []byte) *mcp.CallToolResult {
-			r, err := remote.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
+			r, err := remote.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: json.RawMessage(args)})
 			if err != nil {
 				return textResult(err.Error(), true)
 			}

@@ -11,6 +11,8 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -27,6 +29,16 @@ import (
 // prompts by what they say, "silent" never answers initialize.
 const fakeACPAgentEnv = "CHOPIN_TEST_FAKE_ACP_AGENT"
 
+// TestFakeACPMCPStdio is not a test: it is the stdio MCP entry's process,
+// what the chopin binary's hidden acp-mcp command runs.
+func TestFakeACPMCPStdio(t *testing.T) {
+	if os.Getenv(fakeACPAgentEnv) == "" {
+		t.Skip("the stdio MCP entry runs only as a child process")
+	}
+	c := &CLI{Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv}
+	os.Exit(c.Run(context.Background(), []string{acpMCPCommand}))
+}
+
 // TestFakeACPAgent is not a test: it is the fake agent's process.
 func TestFakeACPAgent(t *testing.T) {
 	mode := os.Getenv(fakeACPAgentEnv)
@@ -36,7 +48,7 @@ func TestFakeACPAgent(t *testing.T) {
 	if mode == "silent" {
 		time.Sleep(time.Hour)
 	}
-	a := &fakeAgent{load: mode == "script-load"}
+	a := &fakeAgent{load: mode == "script-load", stdio: mode == "script-stdio"}
 	a.conn = sdk.NewAgentSideConnection(a, os.Stdout, os.Stdin)
 	<-a.conn.Done()
 	os.Exit(0)
@@ -44,13 +56,15 @@ func TestFakeACPAgent(t *testing.T) {
 
 type fakeAgent struct {
 	conn *sdk.AgentSideConnection
-	load bool // it offers loadSession
+	load  bool // it offers loadSession
+	stdio bool // it takes MCP servers over stdio only
 
 	mu       sync.Mutex
 	mcp      *mcp.ClientSession
 	cancel   chan struct{}
 	sessions int
 	model    string // the model the bridge set
+	cwd      string // the session's working directory
 }
 
 func (a *fakeAgent) Authenticate(context.Context, sdk.AuthenticateRequest) (sdk.AuthenticateResponse, error) {
@@ -60,7 +74,7 @@ func (a *fakeAgent) Authenticate(context.Context, sdk.AuthenticateRequest) (sdk.
 func (a *fakeAgent) Initialize(context.Context, sdk.InitializeRequest) (sdk.InitializeResponse, error) {
 	return sdk.InitializeResponse{ProtocolVersion: sdk.ProtocolVersionNumber, AgentCapabilities: sdk.AgentCapabilities{
 		LoadSession:        a.load,
-		McpCapabilities:    sdk.McpCapabilities{Http: true},
+		McpCapabilities:    sdk.McpCapabilities{Http: !a.stdio},
 		PromptCapabilities: sdk.PromptCapabilities{Image: true},
 	}}, nil
 }
@@ -108,15 +122,29 @@ func (h headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	return http.DefaultTransport.RoundTrip(r)
 }
 
-// connect connects to the MCP server the bridge offers.
+// connect connects to the MCP server the bridge offers: over HTTP, or in
+// the stdio mode by running the stdio entry's command.
 func (a *fakeAgent) connect(servers []sdk.McpServer) error {
-	if len(servers) != 1 || servers[0].Http == nil {
-		return fmt.Errorf("want one http MCP server, got %+v", servers)
+	if len(servers) != 1 {
+		return fmt.Errorf("want one MCP server, got %+v", servers)
 	}
-	h := servers[0].Http
 	c := mcp.NewClient(&mcp.Implementation{Name: "fake-agent", Version: "1"}, nil)
-	s, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: h.Url,
-		HTTPClient: &http.Client{Transport: headerTransport{h.Headers[0].Name, h.Headers[0].Value}}}, nil)
+	var transport mcp.Transport
+	switch e := servers[0]; {
+	case e.Http != nil && !a.stdio:
+		transport = &mcp.StreamableClientTransport{Endpoint: e.Http.Url,
+			HTTPClient: &http.Client{Transport: headerTransport{e.Http.Headers[0].Name, e.Http.Headers[0].Value}}}
+	case e.Stdio != nil && a.stdio:
+		cmd := exec.Command(e.Stdio.Command, e.Stdio.Args...)
+		cmd.Env = os.Environ()
+		for _, v := range e.Stdio.Env {
+			cmd.Env = append(cmd.Env, v.Name+"="+v.Value)
+		}
+		transport = &mcp.CommandTransport{Command: cmd}
+	default:
+		return fmt.Errorf("unexpected MCP server entry %+v", e)
+	}
+	s, err := c.Connect(context.Background(), transport, nil)
 	if err != nil {
 		return err
 	}
@@ -131,6 +159,9 @@ func (a *fakeAgent) LoadSession(_ context.Context, p sdk.LoadSessionRequest) (sd
 	if !a.load {
 		return sdk.LoadSessionResponse{}, sdk.NewMethodNotFound("session/load")
 	}
+	a.mu.Lock()
+	a.cwd = p.Cwd
+	a.mu.Unlock()
 	return sdk.LoadSessionResponse{}, a.connect(p.McpServers)
 }
 
@@ -140,6 +171,7 @@ func (a *fakeAgent) NewSession(ctx context.Context, p sdk.NewSessionRequest) (sd
 		return sdk.NewSessionResponse{}, err
 	}
 	a.mu.Lock()
+	a.cwd = p.Cwd
 	a.sessions++
 	n := a.sessions
 	a.mu.Unlock()
@@ -218,6 +250,14 @@ func (a *fakeAgent) Prompt(ctx context.Context, p sdk.PromptRequest) (sdk.Prompt
 		a.say(ctx, sid, sdk.UpdateAgentMessageText("Going down"))
 		time.Sleep(100 * time.Millisecond)
 		os.Exit(3)
+	case strings.Contains(text, "read "):
+		path := text[strings.LastIndex(text, "read ")+len("read "):]
+		r, err := a.conn.ReadTextFile(ctx, sdk.ReadTextFileRequest{SessionId: sid, Path: filepath.Join(a.cwd, path)})
+		if err != nil {
+			a.say(ctx, sid, sdk.UpdateAgentMessageText("refused: "+err.Error()))
+		} else {
+			a.say(ctx, sid, sdk.UpdateAgentMessageText("read: "+r.Content))
+		}
 	case strings.HasSuffix(text, "refuse"):
 		return sdk.PromptResponse{StopReason: sdk.StopReasonRefusal}, nil
 	case strings.HasSuffix(text, "sessions"):
@@ -238,6 +278,8 @@ func (a *fakeAgent) Prompt(ctx context.Context, p sdk.PromptRequest) (sdk.Prompt
 func (ta *testApp) runACPPlanner(t *testing.T, mode, docURL string) *plannerCLI {
 	t.Helper()
 	t.Setenv(fakeACPAgentEnv, mode)
+	defer func(c []string) { acpMCPStdio = c }(acpMCPStdio)
+	acpMCPStdio = []string{os.Args[0], "-test.run=^TestFakeACPMCPStdio$"}
 	cli := runPlanner(t, ta.plannerEnv(nil), "--acp", "exec", docURL, "--", os.Args[0], "-test.run=^TestFakeACPAgent$")
 	t.Cleanup(func() {
 		if t.Failed() {
@@ -492,6 +534,43 @@ func TestACPPlannerSessions(t *testing.T) {
 	fresh := fmt.Sprint(reply(browser, "m4", "@chopin sessions")["text"])
 	if !strings.HasPrefix(fresh, "acp-session-1, session 1, pid ") || fresh == first {
 		t.Errorf("an agent without loadSession %q", fresh)
+	}
+	cli.cancel()
+	cli.wait(t)
+}
+
+// TestACPPlannerCheckoutReads: the agent's working directory is the
+// repository's checkout; it reads a file there, masked, but nothing under
+// .git and nothing a link leads out to. In the stdio mode the agent reaches
+// the host tools through the stdio entry (the hidden acp-mcp command).
+func TestACPPlannerCheckoutReads(t *testing.T) {
+	ta := startApp(t)
+	checkout := t.TempDir()
+	os.WriteFile(filepath.Join(checkout, "notes.md"), []byte("clone https://alice:hunter2@host/x.git\n"), 0o600)
+	os.Mkdir(filepath.Join(checkout, ".git"), 0o700)
+	os.WriteFile(filepath.Join(checkout, ".git", "config"), []byte("secret"), 0o600)
+	outside := filepath.Join(t.TempDir(), "outside.txt")
+	os.WriteFile(outside, []byte("outside"), 0o600)
+	os.Symlink(outside, filepath.Join(checkout, "link.txt"))
+	if r := ta.do("POST", "/api/repositories", map[string]any{"name": "octo/plans", "path": checkout}); r.Status != http.StatusCreated {
+		t.Fatalf("add repository: %d %s", r.Status, r.Body)
+	}
+	ch := ta.createDocument("octo/plans", "Launch")
+	browser := ta.dialRoom(ch.ID)
+	cli := ta.runACPPlanner(t, "script-stdio", ta.app.URL()+ch.URL)
+	ta.waitAttached(browser, ch.ID)
+
+	if r := reply(browser, "m1", "@chopin read notes.md"); r["text"] != "read: clone https://[redacted]@host/x.git\n" {
+		t.Errorf("notes.md: %v", r)
+	}
+	for i, path := range []string{".git/config", "link.txt", "../" + filepath.Base(filepath.Dir(outside)) + "/outside.txt"} {
+		if r := reply(browser, fmt.Sprint("m", i+2), "@chopin read "+path); !strings.HasPrefix(fmt.Sprint(r["text"]), "refused: ") {
+			t.Errorf("%s: %v", path, r)
+		}
+	}
+	// Over the stdio entry, the host tools work as over HTTP.
+	if r := reply(browser, "m9", "@chopin add a risks section"); r["text"] != "I added a Risks section." {
+		t.Errorf("over stdio: %v", r)
 	}
 	cli.cancel()
 	cli.wait(t)

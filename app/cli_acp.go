@@ -28,6 +28,10 @@ var acpInitializeTimeout = acp.DefaultInitializeTimeout
 // acpMCPCommand is the hidden command an agent runs for the stdio MCP entry.
 const acpMCPCommand = "acp-mcp"
 
+// acpMCPStdio is the stdio entry's command line; nil is this binary with
+// acpMCPCommand. Tests point it at the test binary.
+var acpMCPStdio []string
+
 // acpAgentCommand is the command line of the agent --acp names.
 func acpAgentCommand(name string, command []string, cfg Config) ([]string, error) {
 	if name == "exec" {
@@ -90,8 +94,8 @@ func (c *CLI) acpPlanner(ctx context.Context, documents, command []string, flags
 		defer outMu.Unlock()
 		fmt.Fprintln(c.Stdout, line)
 	}
-	var mcpStdio []string
-	if self, err := os.Executable(); err == nil {
+	mcpStdio := acpMCPStdio
+	if self, err := os.Executable(); err == nil && mcpStdio == nil {
 		mcpStdio = []string{self, acpMCPCommand}
 	}
 	name := o.acp
