@@ -102,7 +102,7 @@ type Target struct {
 
 // features are the optional features the bridge asks for; see docs/acp.md.
 var features = []string{
-	wire.FeatureCapabilityCatalog, wire.FeatureAttachments,
+	wire.FeatureCapabilityCatalog, wire.FeatureAttachments, wire.FeatureRunStageDeltas,
 	wire.FeatureResumableSessions, wire.FeatureRestartNotice,
 }
 

@@ -102,7 +102,7 @@ func (d *document) runTurn(ctx context.Context, t *client.Turn) error {
 	case a = <-got:
 	case <-p.exited:
 		d.forgetProcess(p)
-		st.end()
+		st.end("failed")
 		return p.exitError("during the turn; the next @chopin starts it again")
 	case <-ctx.Done():
 		// Stop or abort: ask the agent to cancel, and give it a moment to
@@ -117,13 +117,13 @@ func (d *document) runTurn(ctx context.Context, t *client.Turn) error {
 		case <-time.After(cancelGrace):
 			log.Warn("the agent did not answer its prompt after session/cancel")
 		}
-		st.end()
+		st.end("stopped")
 		return ctx.Err()
 	}
 	// acp-go-sdk delivers every session/update that arrived before the
 	// response before it returns the response: st has them all.
-	st.end()
 	if a.err != nil {
+		st.end("failed")
 		// A process that dies closes its stdout before its exit is seen.
 		select {
 		case <-p.exited:
@@ -142,10 +142,14 @@ func (d *document) runTurn(ctx context.Context, t *client.Turn) error {
 	log.Info("turn ended", "stopReason", a.r.StopReason)
 	switch a.r.StopReason {
 	case sdk.StopReasonEndTurn:
+		st.end("finished")
 		return st.finish()
 	case sdk.StopReasonCancelled:
-		return context.Canceled
+		// Not asked by Chopin (that returned above): the agent gave up.
+		st.end("stopped")
+		return errors.New("The agent cancelled the turn by itself.")
 	}
+	st.end("failed")
 	if words, ok := stopWords[a.r.StopReason]; ok {
 		return errors.New(words)
 	}

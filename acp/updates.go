@@ -39,6 +39,7 @@ type turnState struct {
 	blockID string
 	err     error // the first send that failed
 	calls   map[sdk.ToolCallId]*ownCall
+	run     *planRun // the agent's plan as a run card (plan.go)
 }
 
 type ownCall struct {
@@ -75,6 +76,8 @@ func (s *turnState) update(u sdk.SessionUpdate) {
 		c := u.ToolCall
 		s.toolCall(c.ToolCallId, c.Kind, c.Title, c.RawInput, c.Locations)
 		s.toolStatus(c.ToolCallId, &c.Status, c.Content, c.RawOutput)
+	case u.Plan != nil:
+		s.plan(u.Plan.Entries)
 	case u.ToolCallUpdate != nil:
 		c := u.ToolCallUpdate
 		if s.calls[c.ToolCallId] == nil {
@@ -207,14 +210,16 @@ func cutText(s string, limit int) string {
 
 func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }
 
-// end stops the stream: the open block closes and every row still running
-// ends, so nothing is left open when the turn ends.
-func (s *turnState) end() {
+// end stops the stream: the open block closes, every row still running
+// ends and the plan's run card ends with status (finished, stopped or
+// failed), so nothing is left open when the turn ends.
+func (s *turnState) end(status string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.ended {
 		return
 	}
+	s.endRun(status)
 	s.closeBlock()
 	for _, c := range s.calls {
 		if !c.hidden && !c.done {

@@ -210,6 +210,8 @@ func (a *fakeAgent) Prompt(ctx context.Context, p sdk.PromptRequest) (sdk.Prompt
 	switch {
 	case strings.HasSuffix(text, "add a risks section"):
 		a.say(ctx, sid, sdk.UpdateAgentThoughtText("Read the plan first."))
+		a.say(ctx, sid, sdk.UpdatePlan(sdk.PlanEntry{Content: "Read the plan", Status: sdk.PlanEntryStatusInProgress},
+			sdk.PlanEntry{Content: "Add risks", Status: sdk.PlanEntryStatusPending}))
 		a.say(ctx, sid, sdk.StartToolCall("mcp-1", "mcp__chopin__read_plan", sdk.WithStartKind(sdk.ToolKindOther)))
 		plan, isErr := a.callTool(ctx, "read_plan", map[string]any{})
 		if isErr || !strings.Contains(plan, "revision: 0") {
@@ -223,6 +225,8 @@ func (a *fakeAgent) Prompt(ctx context.Context, p sdk.PromptRequest) (sdk.Prompt
 		if isErr {
 			return end, fmt.Errorf("edit_plan: %s", out)
 		}
+		a.say(ctx, sid, sdk.UpdatePlan(sdk.PlanEntry{Content: "Read the plan", Status: sdk.PlanEntryStatusCompleted},
+			sdk.PlanEntry{Content: "Add risks", Status: sdk.PlanEntryStatusCompleted}))
 		a.say(ctx, sid, sdk.UpdateAgentMessageText("I added "))
 		a.say(ctx, sid, sdk.UpdateAgentMessageText("a Risks section."))
 	case strings.HasSuffix(text, "may I"):
@@ -351,6 +355,19 @@ func TestACPPlannerAnswersInChat(t *testing.T) {
 	slices.Sort(rows)
 	if details.Reasoning != "Read the plan first." || strings.Join(rows, " ") != "agent_read:done edit_plan:done read_plan:done" {
 		t.Errorf("reasoning %q, rows %v", details.Reasoning, rows)
+	}
+
+	// The agent's plan is a run card whose stages are its entries.
+	var planner struct {
+		Runs []struct {
+			Name, Status string
+			Stages       []struct{ Name, Status string }
+		}
+	}
+	ta.do("GET", "/api/channels/"+ch.ID+"/planner", nil).json(t, &planner)
+	if len(planner.Runs) != 1 || planner.Runs[0].Status != "finished" || len(planner.Runs[0].Stages) != 2 ||
+		planner.Runs[0].Stages[1].Name != "Add risks" || planner.Runs[0].Stages[1].Status != "completed" {
+		t.Errorf("runs %+v", planner.Runs)
 	}
 
 	// The catalog lists the agent's models and commands; a person's choice
