@@ -24,11 +24,16 @@ import (
 // maxReadBytes bounds a file the agent reads through the bridge.
 const maxReadBytes = 1 << 20
 
-type agentClient struct{ d *document }
+// agentClient is what one agent process asks of the bridge.
+type agentClient struct {
+	d    *document
+	pace *pacedReader // the process's stdout, set before it is read
+}
 
 var _ sdk.Client = (*agentClient)(nil)
 
 func (c *agentClient) SessionUpdate(ctx context.Context, n sdk.SessionNotification) error {
+	defer c.pace.done()
 	d := c.d
 	u := n.Update
 	if u.AvailableCommandsUpdate != nil {
@@ -43,7 +48,7 @@ func (c *agentClient) SessionUpdate(ctx context.Context, n sdk.SessionNotificati
 	ours := n.SessionId == d.session
 	d.mu.Unlock()
 	if st != nil && ours {
-		st.update(u)
+		st.enqueue(u)
 	}
 	return nil
 }

@@ -58,7 +58,7 @@ func (e *ProcessError) Unwrap() error { return e.Err }
 
 // startProcess starts command, connects its stdio to client and waits up to
 // timeout for the answer to initialize.
-func startProcess(ctx context.Context, name string, command, env []string, client sdk.Client, timeout time.Duration, log *slog.Logger) (*process, error) {
+func startProcess(ctx context.Context, name string, command, env []string, client *agentClient, timeout time.Duration, log *slog.Logger) (*process, error) {
 	if len(command) == 0 || command[0] == "" {
 		return nil, &ProcessError{Message: "No agent command is given."}
 	}
@@ -91,7 +91,8 @@ func startProcess(ctx context.Context, name string, command, env []string, clien
 		p.waitErr = cmd.Wait()
 		close(p.exited)
 	}()
-	p.conn = sdk.NewClientSideConnection(client, stdin, stdout)
+	client.pace = newPacedReader(stdout)
+	p.conn = sdk.NewClientSideConnection(client, stdin, client.pace)
 	p.conn.SetLogger(log.With("agent", name))
 
 	type answer struct {

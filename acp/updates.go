@@ -24,13 +24,32 @@ import (
 // are not shown, so an agent cannot grow the bridge's memory without end.
 const maxToolCalls = 4096
 
-// turnState is one turn's stream. Session updates arrive one at a time
-// (acp-go-sdk delivers notifications in order), but the turn also ends
-// from runTurn: mu guards everything.
+// maxQueuedUpdates bounds the updates waiting to be streamed; an agent that
+// outruns the bridge by more is held back (and acp-go-sdk, whose own queue
+// then fills, closes its connection: the turn fails rather than the memory
+// growing without end).
+const maxQueuedUpdates = 1 << 16
+
+// maxMergedChunk bounds the text of consecutive chunks merged into one part.
+const maxMergedChunk = 64 << 10
+
+// turnState is one turn's stream. acp-go-sdk delivers notifications one at
+// a time, in order, and closes the connection when more than 1,024 wait:
+// so SessionUpdate only queues each update (enqueue), merging consecutive
+// text chunks, and a goroutine of the turn streams them (drain). The turn
+// ends from runTurn, after the queue is drained: mu guards the stream, qmu
+// the queue.
 type turnState struct {
 	d   *document
 	t   *client.Turn
 	ctx context.Context // ends with the turn
+
+	qmu     sync.Mutex
+	qcond   *sync.Cond // signalled when the queue shrinks
+	queue   []sdk.SessionUpdate
+	closing bool
+	wake    chan struct{} // cap 1: the queue has updates, or is closing
+	drained chan struct{} // closed when drain returns
 
 	mu      sync.Mutex
 	ended   bool
@@ -49,7 +68,96 @@ type ownCall struct {
 }
 
 func newTurnState(ctx context.Context, d *document, t *client.Turn) *turnState {
-	return &turnState{ctx: ctx, d: d, t: t, calls: map[sdk.ToolCallId]*ownCall{}}
+	s := &turnState{ctx: ctx, d: d, t: t, calls: map[sdk.ToolCallId]*ownCall{},
+		wake: make(chan struct{}, 1), drained: make(chan struct{})}
+	s.qcond = sync.NewCond(&s.qmu)
+	go s.drain()
+	return s
+}
+
+// enqueue queues an update for drain, merging a text chunk into the chunk
+// of the same kind queued just before it.
+func (s *turnState) enqueue(u sdk.SessionUpdate) {
+	s.qmu.Lock()
+	for len(s.queue) >= maxQueuedUpdates && !s.closing {
+		s.qcond.Wait()
+	}
+	if s.closing {
+		s.qmu.Unlock()
+		return
+	}
+	if n := len(s.queue); n > 0 && !mergeChunk(&s.queue[n-1], u) {
+		s.queue = append(s.queue, u)
+	} else if n == 0 {
+		s.queue = append(s.queue, u)
+	}
+	s.qmu.Unlock()
+	select {
+	case s.wake <- struct{}{}:
+	default:
+	}
+}
+
+// mergeChunk appends u's text to last when both are text chunks of the same
+// kind, and reports whether it did.
+func mergeChunk(last *sdk.SessionUpdate, u sdk.SessionUpdate) bool {
+	text := func(x sdk.SessionUpdate) (kind int, t *sdk.ContentBlockText) {
+		switch {
+		case x.AgentMessageChunk != nil:
+			return 1, x.AgentMessageChunk.Content.Text
+		case x.AgentThoughtChunk != nil:
+			return 2, x.AgentThoughtChunk.Content.Text
+		}
+		return 0, nil
+	}
+	k1, t1 := text(*last)
+	k2, t2 := text(u)
+	if k1 == 0 || k1 != k2 || t1 == nil || t2 == nil || len(t1.Text)+len(t2.Text) > maxMergedChunk {
+		return false
+	}
+	merged := sdk.ContentBlock{Text: &sdk.ContentBlockText{Type: "text", Text: t1.Text + t2.Text}}
+	if k1 == 1 {
+		*last = sdk.SessionUpdate{AgentMessageChunk: &sdk.SessionUpdateAgentMessageChunk{SessionUpdate: "agent_message_chunk", Content: merged}}
+	} else {
+		*last = sdk.SessionUpdate{AgentThoughtChunk: &sdk.SessionUpdateAgentThoughtChunk{SessionUpdate: "agent_thought_chunk", Content: merged}}
+	}
+	return true
+}
+
+// drain streams the queued updates until the turn closes its queue.
+func (s *turnState) drain() {
+	defer close(s.drained)
+	for range s.wake {
+		for {
+			s.qmu.Lock()
+			batch, closing := s.queue, s.closing
+			s.queue = nil
+			s.qcond.Broadcast()
+			s.qmu.Unlock()
+			for _, u := range batch {
+				s.update(u)
+			}
+			if len(batch) == 0 {
+				if closing {
+					return
+				}
+				break
+			}
+		}
+	}
+}
+
+// closeQueue streams what is queued and stops taking updates.
+func (s *turnState) closeQueue() {
+	s.qmu.Lock()
+	s.closing = true
+	s.qcond.Broadcast()
+	s.qmu.Unlock()
+	select {
+	case s.wake <- struct{}{}:
+	default:
+	}
+	<-s.drained
 }
 
 func (s *turnState) send(p wire.StreamPart) error {
@@ -214,6 +322,7 @@ func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }
 // ends and the plan's run card ends with status (finished, stopped or
 // failed), so nothing is left open when the turn ends.
 func (s *turnState) end(status string) {
+	s.closeQueue()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.ended {
