@@ -55,7 +55,7 @@ func TestFakeACPAgent(t *testing.T) {
 }
 
 type fakeAgent struct {
-	conn *sdk.AgentSideConnection
+	conn  *sdk.AgentSideConnection
 	load  bool // it offers loadSession
 	stdio bool // it takes MCP servers over stdio only
 
