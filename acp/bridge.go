@@ -53,8 +53,10 @@ type Config struct {
 	// DefaultInitializeTimeout if zero.
 	InitializeTimeout time.Duration
 	Logger            *slog.Logger
-	// Notify receives lines for the person running the bridge.
-	Notify func(line string)
+	// Notify receives lines for the person running the bridge; Problem
+	// the lines that say something went wrong (the planner's stderr).
+	Notify  func(line string)
+	Problem func(line string)
 	// Backoff is the wait before attaching again after the n-th failure in
 	// a row; nil is 1 s doubling to 30 s.
 	Backoff func(n int) time.Duration
@@ -62,9 +64,10 @@ type Config struct {
 
 // Bridge serves documents' turns with an ACP agent, one process each.
 type Bridge struct {
-	cfg    Config
-	log    *slog.Logger
-	notify func(string)
+	cfg     Config
+	log     *slog.Logger
+	notify  func(string)
+	problem func(string)
 }
 
 // New returns a Bridge for cfg's agent.
@@ -81,12 +84,15 @@ func New(cfg Config) (*Bridge, error) {
 	if cfg.InitializeTimeout <= 0 {
 		cfg.InitializeTimeout = DefaultInitializeTimeout
 	}
-	b := &Bridge{cfg: cfg, log: cfg.Logger, notify: cfg.Notify}
+	b := &Bridge{cfg: cfg, log: cfg.Logger, notify: cfg.Notify, problem: cfg.Problem}
 	if b.log == nil {
 		b.log = slog.New(slog.DiscardHandler)
 	}
 	if b.notify == nil {
 		b.notify = func(string) {}
+	}
+	if b.problem == nil {
+		b.problem = b.notify
 	}
 	return b, nil
 }
@@ -198,13 +204,13 @@ func sleep(ctx context.Context, d time.Duration) bool {
 // document is one attached document and its agent.
 type document struct {
 	// set at construction
-	b   *Bridge
-	log *slog.Logger
+	b *Bridge
 
 	// start serialises starting the process and opening the session.
 	start sync.Mutex
 
-	mu sync.Mutex // guards the fields below
+	mu  sync.Mutex   // guards the fields below
+	log *slog.Logger // names the channel once attached; read with logger()
 	// id, title and repository are the attached document's.
 	id, title, repository string
 	link                  *client.Link
@@ -243,7 +249,7 @@ func (d *document) attached(ctx context.Context, link *client.Link) {
 	}
 	d.b.notify(fmt.Sprintf("Attached%s to %q (%s) as its Planner, with the agent %s.", word, doc.Title, name, d.b.cfg.Name))
 	if _, err := d.ensureProcess(ctx); err != nil {
-		d.b.notify(fmt.Sprintf("%s: %v The next @chopin tries again.", doc.Title, err))
+		d.b.problem(fmt.Sprintf("%s: %v The next @chopin tries again.", doc.Title, err))
 		return
 	}
 	d.reportCatalog()
@@ -263,15 +269,15 @@ func (d *document) ensureProcess(ctx context.Context) (*process, error) {
 	if p != nil {
 		d.forgetProcess(p)
 	}
-	p, err := startProcess(ctx, d.b.cfg.Name, d.b.cfg.Command, d.b.cfg.Env, &agentClient{d: d}, d.b.cfg.InitializeTimeout, d.log)
+	p, err := startProcess(ctx, d.b.cfg.Name, d.b.cfg.Command, d.b.cfg.Env, &agentClient{d: d}, d.b.cfg.InitializeTimeout, d.logger())
 	if err != nil {
-		d.log.Warn("agent did not start", "err", err)
+		d.logger().Warn("agent did not start", "err", err)
 		return nil, err
 	}
 	d.mu.Lock()
 	d.proc = p
 	d.mu.Unlock()
-	d.log.Info("agent started", "agent", d.b.cfg.Name, "loadSession", p.init.AgentCapabilities.LoadSession,
+	d.logger().Info("agent started", "agent", d.b.cfg.Name, "loadSession", p.init.AgentCapabilities.LoadSession,
 		"mcpHTTP", p.init.AgentCapabilities.McpCapabilities.Http)
 	return p, nil
 }
@@ -317,4 +323,11 @@ func (d *document) workingDirectory(ctx context.Context) (string, error) {
 		return "", err
 	}
 	return filepath.Abs(dir)
+}
+
+// logger is the document's logger, which names its channel once attached.
+func (d *document) logger() *slog.Logger {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.log
 }

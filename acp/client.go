@@ -71,7 +71,7 @@ func (c *agentClient) RequestPermission(ctx context.Context, p sdk.RequestPermis
 	st := d.turn
 	d.mu.Unlock()
 	if st == nil || len(p.Options) == 0 {
-		d.log.Warn("permission request outside a turn is cancelled")
+		d.logger().Warn("permission request outside a turn is cancelled")
 		return cancelledOutcome, nil
 	}
 	in, ids := permissionQuestion(p)
@@ -85,7 +85,7 @@ func (c *agentClient) RequestPermission(ctx context.Context, p sdk.RequestPermis
 	defer stop()
 	r, err := st.t.Session.Ask(actx, in, client.AskOptions{})
 	if err != nil {
-		d.log.Warn("permission request", "err", err)
+		d.logger().Warn("permission request", "err", err)
 	}
 	if err != nil || r.Status != "answered" || len(r.Answers) != 1 {
 		return cancelledOutcome, nil

@@ -44,10 +44,10 @@ type mcpEndpoint struct {
 	server *mcp.Server
 	http   *http.Server
 	url    string
-	secret string
 
-	mu    sync.Mutex        // guards names
-	names map[string]string // tool name -> its schema and description, as listed
+	mu     sync.Mutex        // guards secret and names
+	secret string            // replaced for each ACP session (rotate)
+	names  map[string]string // tool name -> its schema and description, as listed
 }
 
 func newMCPEndpoint() (*mcpEndpoint, error) {
@@ -55,15 +55,12 @@ func newMCPEndpoint() (*mcpEndpoint, error) {
 	if err != nil {
 		return nil, fmt.Errorf("the MCP server for the agent could not listen on loopback: %v", err)
 	}
-	buf := make([]byte, 32)
-	_, _ = rand.Read(buf)
 	m := &mcpEndpoint{
 		server: mcp.NewServer(&mcp.Implementation{Name: mcpServerName, Version: "1"}, &mcp.ServerOptions{
 			Instructions: "Chopin's tools for the document you plan: read and edit the plan, ask the people questions.",
 		}),
-		url:    "http://" + ln.Addr().String() + "/mcp",
-		secret: base64.RawURLEncoding.EncodeToString(buf),
-		names:  map[string]string{},
+		url:   "http://" + ln.Addr().String() + "/mcp",
+		names: map[string]string{},
 	}
 	handler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return m.server }, &mcp.StreamableHTTPOptions{MaxRequestBodyBytes: maxMCPBody})
 	m.http = &http.Server{
@@ -74,11 +71,25 @@ func newMCPEndpoint() (*mcpEndpoint, error) {
 	return m, nil
 }
 
-// guard lets through only requests that carry the secret.
+// rotate makes a new secret, for a new ACP session, and returns it: the
+// last session's agent can no longer call the tools.
+func (m *mcpEndpoint) rotate() string {
+	buf := make([]byte, 32)
+	_, _ = rand.Read(buf)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.secret = base64.RawURLEncoding.EncodeToString(buf)
+	return m.secret
+}
+
+// guard lets through only requests that carry the current secret.
 func (m *mcpEndpoint) guard(next http.Handler) http.Handler {
-	want := []byte("Bearer " + m.secret)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if subtle.ConstantTimeCompare([]byte(r.Header.Get("Authorization")), want) != 1 {
+		m.mu.Lock()
+		secret := m.secret
+		m.mu.Unlock()
+		want := []byte("Bearer " + secret)
+		if secret == "" || subtle.ConstantTimeCompare([]byte(r.Header.Get("Authorization")), want) != 1 {
 			http.Error(w, "unauthorized", http.StatusUnauthorized)
 			return
 		}
@@ -164,16 +175,17 @@ func (d *document) mcpServers(p *process) ([]sdk.McpServer, error) {
 		d.mu.Unlock()
 		m.setTools(tools, d.callHostTool)
 	}
+	secret := m.rotate()
 	if p.init.AgentCapabilities.McpCapabilities.Http {
 		return []sdk.McpServer{{Http: &sdk.McpServerHttpInline{Name: mcpServerName, Type: "http", Url: m.url,
-			Headers: []sdk.HttpHeader{{Name: "Authorization", Value: "Bearer " + m.secret}}}}}, nil
+			Headers: []sdk.HttpHeader{{Name: "Authorization", Value: "Bearer " + secret}}}}}, nil
 	}
 	stdio := d.b.cfg.MCPStdio
 	if len(stdio) == 0 {
 		return nil, errors.New("The agent cannot reach an MCP server over HTTP, and this bridge has no command for the stdio entry.")
 	}
 	return []sdk.McpServer{{Stdio: &sdk.McpServerStdio{Name: mcpServerName, Command: stdio[0], Args: append([]string{}, stdio[1:]...),
-		Env: []sdk.EnvVariable{{Name: EnvMCPURL, Value: m.url}, {Name: EnvMCPSecret, Value: m.secret}}}}}, nil
+		Env: []sdk.EnvVariable{{Name: EnvMCPURL, Value: m.url}, {Name: EnvMCPSecret, Value: secret}}}}}, nil
 }
 
 // callHostTool runs a host tool the agent called in the running turn; its

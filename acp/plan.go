@@ -72,6 +72,6 @@ func (s *turnState) endRun(status string) {
 
 func (s *turnState) reportRun(active []string) {
 	if err := s.t.Session.ReportRuns(active, nil, []wire.RunCard{s.run.card}); err != nil {
-		s.d.log.Warn("report the agent's plan", "err", err)
+		s.d.logger().Warn("report the agent's plan", "err", err)
 	}
 }

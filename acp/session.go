@@ -53,9 +53,9 @@ func (d *document) ensureSession(ctx context.Context, p *process) (sdk.SessionId
 		r, err := p.conn.LoadSession(ctx, sdk.LoadSessionRequest{SessionId: sdk.SessionId(kept), Cwd: cwd, McpServers: servers})
 		if err == nil {
 			id, models, options = sdk.SessionId(kept), r.Models, r.ConfigOptions
-			d.log.Info("agent session loaded", "session", kept)
+			d.logger().Info("agent session loaded", "session", kept)
 		} else {
-			d.log.Warn("agent could not load its session; starting a new one", "session", kept, "err", err)
+			d.logger().Warn("agent could not load its session; starting a new one", "session", kept, "err", err)
 		}
 	}
 	if id == "" {
@@ -131,7 +131,7 @@ func (d *document) keepSession(id string) {
 	if err := os.MkdirAll(filepath.Dir(f), 0o700); err == nil {
 		err = os.WriteFile(f, b, 0o600)
 		if err != nil {
-			d.log.Warn("keep the agent's session id", "err", err)
+			d.logger().Warn("keep the agent's session id", "err", err)
 		}
 	}
 }
@@ -231,7 +231,7 @@ func (d *document) reportCatalog() {
 	d.catalog.sent = string(b)
 	d.mu.Unlock()
 	if err := link.ReportCapabilities(json.RawMessage(b)); err != nil {
-		d.log.Warn("report the agent's catalog", "err", err)
+		d.logger().Warn("report the agent's catalog", "err", err)
 	}
 }
 

@@ -7,9 +7,11 @@ package acp
 
 import (
 	"context"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"time"
+	"unicode/utf8"
 
 	sdk "github.com/coder/acp-go-sdk"
 
@@ -49,10 +51,11 @@ var stopWords = map[sdk.StopReason]string{
 
 // runTurn runs one Chopin turn as one ACP prompt.
 func (d *document) runTurn(ctx context.Context, t *client.Turn) error {
-	log := d.log.With("session", t.Session.ID, "turn", t.ID())
+	log := d.logger().With("session", t.Session.ID, "turn", t.ID())
 	d.setTools(t.Message.Tools)
 	p, err := d.ensureProcess(ctx)
 	if err != nil {
+		d.b.problem(fmt.Sprintf("%s: %v", t.Session.ID, err))
 		return err
 	}
 	sid, err := d.ensureSession(ctx, p)
@@ -170,6 +173,11 @@ func promptBlocks(t *client.Turn, images bool) []sdk.ContentBlock {
 			blocks = append(blocks, sdk.ImageBlock(a.Data, a.MediaType))
 		case a.Kind == "image":
 			blocks = append(blocks, sdk.TextBlock(fmt.Sprintf("(The person attached the image %q, which this agent cannot read.)", a.Name)))
+		default:
+			// A text file: its text, named.
+			if b, err := base64.StdEncoding.DecodeString(a.Data); err == nil && utf8.Valid(b) {
+				blocks = append(blocks, sdk.TextBlock(fmt.Sprintf("The person attached the file %q:\n\n%s", a.Name, b)))
+			}
 		}
 	}
 	return blocks

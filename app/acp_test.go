@@ -29,6 +29,10 @@ import (
 // prompts by what they say, "silent" never answers initialize.
 const fakeACPAgentEnv = "CHOPIN_TEST_FAKE_ACP_AGENT"
 
+// The stdio MCP entry of the planners these tests run is this test binary
+// (TestFakeACPMCPStdio), which runs the hidden acp-mcp command.
+func init() { acpMCPStdio = []string{os.Args[0], "-test.run=^TestFakeACPMCPStdio$"} }
+
 // TestFakeACPMCPStdio is not a test: it is the stdio MCP entry's process,
 // what the chopin binary's hidden acp-mcp command runs.
 func TestFakeACPMCPStdio(t *testing.T) {
@@ -49,8 +53,11 @@ func TestFakeACPAgent(t *testing.T) {
 		time.Sleep(time.Hour)
 	}
 	a := &fakeAgent{load: mode == "script-load", stdio: mode == "script-stdio"}
+	a.mu.Lock() // the connection calls a before NewAgentSideConnection returns
 	a.conn = sdk.NewAgentSideConnection(a, os.Stdout, os.Stdin)
-	<-a.conn.Done()
+	done := a.conn.Done()
+	a.mu.Unlock()
+	<-done
 	os.Exit(0)
 }
 
@@ -187,8 +194,14 @@ func (a *fakeAgent) NewSession(ctx context.Context, p sdk.NewSessionRequest) (sd
 		Options: sdk.SessionConfigSelectOptions{Ungrouped: &models}}}}}, nil
 }
 
+func (a *fakeAgent) client() *sdk.AgentSideConnection {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.conn
+}
+
 func (a *fakeAgent) say(ctx context.Context, sid sdk.SessionId, u sdk.SessionUpdate) {
-	_ = a.conn.SessionUpdate(ctx, sdk.SessionNotification{SessionId: sid, Update: u})
+	_ = a.client().SessionUpdate(ctx, sdk.SessionNotification{SessionId: sid, Update: u})
 }
 
 func (a *fakeAgent) callTool(ctx context.Context, name string, args any) (string, bool) {
@@ -230,7 +243,7 @@ func (a *fakeAgent) Prompt(ctx context.Context, p sdk.PromptRequest) (sdk.Prompt
 		a.say(ctx, sid, sdk.UpdateAgentMessageText("I added "))
 		a.say(ctx, sid, sdk.UpdateAgentMessageText("a Risks section."))
 	case strings.HasSuffix(text, "may I"):
-		r, err := a.conn.RequestPermission(ctx, sdk.RequestPermissionRequest{SessionId: sid,
+		r, err := a.client().RequestPermission(ctx, sdk.RequestPermissionRequest{SessionId: sid,
 			ToolCall: sdk.ToolCallUpdate{ToolCallId: "edit-1", Title: sdk.Ptr("Edit main.go")},
 			Options: []sdk.PermissionOption{{OptionId: "yes-once", Name: "Allow", Kind: sdk.PermissionOptionKindAllowOnce},
 				{OptionId: "no", Name: "Reject", Kind: sdk.PermissionOptionKindRejectOnce}}})
@@ -256,7 +269,7 @@ func (a *fakeAgent) Prompt(ctx context.Context, p sdk.PromptRequest) (sdk.Prompt
 		os.Exit(3)
 	case strings.Contains(text, "read "):
 		path := text[strings.LastIndex(text, "read ")+len("read "):]
-		r, err := a.conn.ReadTextFile(ctx, sdk.ReadTextFileRequest{SessionId: sid, Path: filepath.Join(a.cwd, path)})
+		r, err := a.client().ReadTextFile(ctx, sdk.ReadTextFileRequest{SessionId: sid, Path: filepath.Join(a.cwd, path)})
 		if err != nil {
 			a.say(ctx, sid, sdk.UpdateAgentMessageText("refused: "+err.Error()))
 		} else {
@@ -282,8 +295,6 @@ func (a *fakeAgent) Prompt(ctx context.Context, p sdk.PromptRequest) (sdk.Prompt
 func (ta *testApp) runACPPlanner(t *testing.T, mode, docURL string) *plannerCLI {
 	t.Helper()
 	t.Setenv(fakeACPAgentEnv, mode)
-	defer func(c []string) { acpMCPStdio = c }(acpMCPStdio)
-	acpMCPStdio = []string{os.Args[0], "-test.run=^TestFakeACPMCPStdio$"}
 	cli := runPlanner(t, ta.plannerEnv(nil), "--acp", "exec", docURL, "--", os.Args[0], "-test.run=^TestFakeACPAgent$")
 	t.Cleanup(func() {
 		if t.Failed() {
@@ -386,9 +397,14 @@ func TestACPPlannerAnswersInChat(t *testing.T) {
 	if r := reply(browser, "m3", "@chopin model"); r["text"] != "model deep" {
 		t.Errorf("model turn %v", r)
 	}
-	for len(model.Commands) == 0 { // available_commands_update comes after the session opened
-		browser.until("chat:model")
+	// available_commands_update comes after the session opened: read the
+	// state, and wait for the next chat:model while it lacks the command.
+	for {
 		ta.do("GET", "/api/channels/"+ch.ID+"/planner/model", nil).json(t, &model)
+		if len(model.Commands) > 0 {
+			break
+		}
+		browser.until("chat:model")
 	}
 	if len(model.Commands) != 1 || model.Commands[0].Name != "review" {
 		t.Errorf("commands %+v", model.Commands)
@@ -489,8 +505,8 @@ func TestACPPlannerSilentAgent(t *testing.T) {
 	}
 	cli.cancel()
 	cli.wait(t)
-	if !strings.Contains(cli.stdout.String(), "did not answer initialize within 300ms") {
-		t.Errorf("stdout:\n%s", cli.stdout)
+	if !strings.Contains(cli.stderr.String(), "did not answer initialize within 300ms") {
+		t.Errorf("stderr:\n%s", cli.stderr)
 	}
 }
 

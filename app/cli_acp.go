@@ -111,6 +111,11 @@ func (c *CLI) acpPlanner(ctx context.Context, documents, command []string, flags
 		InitializeTimeout: acpInitializeTimeout,
 		Logger:            slog.New(slog.NewTextHandler(lockedWriter{&outMu, c.Stderr}, &slog.HandlerOptions{Level: slog.LevelWarn})),
 		Notify:            say,
+		Problem: func(line string) {
+			outMu.Lock()
+			defer outMu.Unlock()
+			fmt.Fprintln(c.Stderr, "chopin planner: "+line)
+		},
 	})
 	if err != nil {
 		fmt.Fprintf(c.Stderr, "chopin planner: %v\n", err)
