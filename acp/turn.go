@@ -55,7 +55,10 @@ func (d *document) runTurn(ctx context.Context, t *client.Turn) error {
 	d.setTools(t.Message.Tools)
 	p, err := d.ensureProcess(ctx)
 	if err != nil {
-		d.b.problem(fmt.Sprintf("%s: %v", t.Session.ID, err))
+		d.mu.Lock()
+		title := d.title
+		d.mu.Unlock()
+		d.b.problem(fmt.Sprintf("%s: %v", title, err))
 		return err
 	}
 	sid, err := d.ensureSession(ctx, p)

@@ -608,3 +608,71 @@ func TestACPPlannerCheckoutReads(t *testing.T) {
 	cli.cancel()
 	cli.wait(t)
 }
+
+// TestACPPlannerCommandErrors: what a person reads when --acp names no agent
+// it knows, or an agent whose command is missing.
+func TestACPPlannerCommandErrors(t *testing.T) {
+	ta := startApp(t)
+	ta.addRepository("octo/plans")
+	ch := ta.createDocument("octo/plans", "Launch")
+	toml := "[[acp_agent]]\nname = \"mine\"\ncommand = [\"/no/such/acp-agent\", \"--acp\"]\n"
+	if err := os.WriteFile(filepath.Join(ta.app.cfg.ConfigDir, "chopin.toml"), []byte(toml), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"unknown agent", []string{"--acp", "nope", ch.ID},
+			"chopin planner: --acp nope: no such agent; name one of claude, codex, gemini, mine, an [[acp_agent]] of chopin.toml, or exec\n"},
+		{"exec without a command", []string{"--acp", "exec", ch.ID},
+			"chopin planner: --acp exec needs the agent's command line after \"--\", such as: chopin planner --acp exec DOCUMENT -- my-agent --acp\n"},
+		{"a command after a preset", []string{"--acp", "claude", ch.ID, "--", "x"},
+			"chopin planner: a command line after \"--\" goes with --acp exec, not --acp claude\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cli := runPlanner(t, ta.plannerEnv(nil), tc.args...)
+			if code := cli.wait(t); code != 2 || cli.stderr.String() != tc.want {
+				t.Errorf("exit %d, stderr:\n%s\nwant exit 2, stderr:\n%s", code, cli.stderr, tc.want)
+			}
+		})
+	}
+
+	// An agent of chopin.toml whose command is missing: said at attach, and
+	// the turn that waits for it fails with the same words.
+	browser := ta.dialRoom(ch.ID)
+	cli := runPlanner(t, ta.plannerEnv(nil), "--acp", "mine", ch.ID)
+	ta.waitAttached(browser, ch.ID)
+	const missing = `The agent's command "/no/such/acp-agent" was not found on this computer.`
+	if r := reply(browser, "m1", "@chopin hello"); r["status"] != "failed" || !strings.HasPrefix(failure(r), missing) {
+		t.Errorf("turn %v", r)
+	}
+	cli.cancel()
+	cli.wait(t)
+	if !strings.Contains(cli.stderr.String(), "chopin planner: Launch: "+missing) {
+		t.Errorf("stderr:\n%s", cli.stderr)
+	}
+}
+
+func TestConfigACPAgents(t *testing.T) {
+	dir := t.TempDir()
+	file := "[[acp_agent]]\nname = \"mine\"\ncommand = [\"my-agent\", \"--acp\"]\n\n[[acp_agent]]\nname = \"Bad Name\"\ncommand = [\"x\"]\n\n[[acp_agent]]\nname = \"empty\"\n"
+	os.WriteFile(filepath.Join(dir, "chopin.toml"), []byte(file), 0o600)
+	env := map[string]string{"CHOPIN_CONFIG_DIR": dir}
+	_, err := LoadConfig(Flags{}, func(k string) string { return env[k] })
+	got := fmt.Sprint(err)
+	for _, want := range []string{
+		`chopin.toml:6: name = "Bad Name": must be 1 to 40 lowercase letters`,
+		`chopin.toml:9: [[acp_agent]] "empty" needs command`,
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("config error lacks %q:\n%s", want, got)
+		}
+	}
+	os.WriteFile(filepath.Join(dir, "chopin.toml"), []byte(file[:strings.Index(file, "\n\n")+1]), 0o600)
+	cfg, err := LoadConfig(Flags{}, func(k string) string { return env[k] })
+	if err != nil || len(cfg.Agents) != 1 || cfg.Agents[0].Name != "mine" || strings.Join(cfg.Agents[0].Command, " ") != "my-agent --acp" {
+		t.Errorf("agents %+v, %v", cfg.Agents, err)
+	}
+}
