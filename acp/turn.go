@@ -126,9 +126,15 @@ func (d *document) runTurn(ctx context.Context, t *client.Turn) error {
 		st.end("stopped")
 		return ctx.Err()
 	}
+	return d.endTurn(st, p, a.r, a.err)
+}
+
+// endTurn ends a turn whose prompt was answered: by its stop reason, or by
+// the error the prompt returned.
+func (d *document) endTurn(st *turnState, p *process, r sdk.PromptResponse, err error) error {
 	// acp-go-sdk delivers every session/update that arrived before the
-	// response before it returns the response: st has them all.
-	if a.err != nil {
+	// response before it returns the response; st.end drains them.
+	if err != nil {
 		st.end("failed")
 		// A process that dies closes its stdout before its exit is seen.
 		select {
@@ -140,13 +146,13 @@ func (d *document) runTurn(ctx context.Context, t *client.Turn) error {
 			return p.exitError("during the turn; the next @chopin starts it again")
 		}
 		var re *sdk.RequestError
-		if errors.As(a.err, &re) {
+		if errors.As(err, &re) {
 			return fmt.Errorf("The agent %s failed the turn: %s", p.name, re.Message)
 		}
-		return fmt.Errorf("The agent %s failed the turn: %v", p.name, a.err)
+		return fmt.Errorf("The agent %s failed the turn: %v", p.name, err)
 	}
-	log.Info("turn ended", "stopReason", a.r.StopReason)
-	switch a.r.StopReason {
+	d.logger().Info("turn ended", "session", st.t.Session.ID, "turn", st.t.ID(), "stopReason", r.StopReason)
+	switch r.StopReason {
 	case sdk.StopReasonEndTurn:
 		st.end("finished")
 		return st.finish()
@@ -156,10 +162,10 @@ func (d *document) runTurn(ctx context.Context, t *client.Turn) error {
 		return errors.New("The agent cancelled the turn by itself.")
 	}
 	st.end("failed")
-	if words, ok := stopWords[a.r.StopReason]; ok {
+	if words, ok := stopWords[r.StopReason]; ok {
 		return errors.New(words)
 	}
-	return fmt.Errorf("The agent stopped for a reason Chopin does not know: %q.", a.r.StopReason)
+	return fmt.Errorf("The agent stopped for a reason Chopin does not know: %q.", r.StopReason)
 }
 
 // promptBlocks are the turn's instructions and prompt as text blocks, and
