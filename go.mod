@@ -6,6 +6,7 @@ require (
 	github.com/HugoSmits86/nativewebp v1.3.0
 	github.com/adrg/xdg v0.5.3
 	github.com/bmatcuk/doublestar/v4 v4.10.4
+	github.com/coder/acp-go-sdk v0.13.0
 	github.com/evanw/esbuild v0.28.2
 	github.com/google/uuid v1.6.0
 	github.com/gorilla/websocket v1.5.3

@@ -31,7 +31,7 @@ const module = "github.com/chopin-desktop/chopin"
 // layout first, then here.
 var layout = map[string][]string{
 	"":                 {"app"},
-	"app":              {"store", "room", "plannerhost", "agentconn", "agentconn/wire", "mcpserver", "planner", "assets", "fault", "picture", "checkout", "redact"},
+	"app":              {"store", "room", "plannerhost", "agentconn", "agentconn/wire", "mcpserver", "planner", "acp", "assets", "fault", "picture", "checkout", "redact"},
 	"app/apptest":      {},
 	"store":            {"fault"},
 	"room":             {"agentconn/wire", "fault", "picture"},
@@ -41,6 +41,7 @@ var layout = map[string][]string{
 	"agentconn/wire":   {},
 	"agentconn/client": {"agentconn/wire"},
 	"planner":          {"agentconn/client", "agentconn/wire", "checkout", "redact"},
+	"acp":              {"agentconn/client", "agentconn/wire", "checkout", "redact"},
 	"checkout":         {},
 	"redact":           {},
 	"picture":          {},

@@ -175,6 +175,7 @@ agent-token in the config directory, readable only by you.
 	{name: "export", usage: exportUsage, setup: setupExport, args: true},
 	{name: "import", usage: importUsage, setup: setupImport, args: true},
 	{name: "desktop-entry", usage: desktopEntryUsage, setup: setupDesktopEntry},
+	{name: acpMCPCommand, usage: "Usage: chopin acp-mcp\n\nStarted by chopin planner --acp for its agent; not for people.\n", setup: setupACPMCP},
 	{
 		name:  "version",
 		usage: "Usage: chopin version\n\nPrints the version of this chopin, the commit it was built from and when\n(also: chopin --version).\n",

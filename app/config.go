@@ -77,6 +77,15 @@ type Config struct {
 
 	// Repositories listed in the config file ([[repository]] name, path).
 	Repositories []ConfigRepository
+	// Agents are the ACP agents chopin planner --acp NAME knows besides its
+	// presets ([[acp_agent]] name, command).
+	Agents []ConfigAgent
+}
+
+// ConfigAgent is an ACP agent named in the config file.
+type ConfigAgent struct {
+	Name    string
+	Command []string // its command line: the program, then its arguments
 }
 
 // ConfigRepository is a repository registered through the config file.
@@ -132,6 +141,7 @@ func LoadConfig(flags Flags, getenv func(string) string) (Config, error) {
 		}
 	}
 	cfg.Repositories = r.repositories()
+	cfg.Agents = r.agents()
 
 	if len(r.problems) > 0 {
 		return Config{}, &ConfigError{Problems: r.problems}
@@ -145,6 +155,7 @@ type resolver struct {
 	getenv     func(string) string
 	fileValues map[string]any // chopin.toml's values by key ("port", "account.login")
 	fileRepos  []fileRepository
+	fileAgents []fileAgent
 	path       string         // the config file, for messages
 	lines      map[string]int // key path ("port", "account.login", "repository.1.name") -> line
 	ping       resolved       // envPing, once resolved
@@ -548,6 +559,40 @@ func (r *resolver) repositories() []ConfigRepository {
 	return repos
 }
 
+// agentName is what an [[acp_agent]] may be called: the name after --acp.
+var agentName = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,39}$`)
+
+func (r *resolver) agents() []ConfigAgent {
+	var agents []ConfigAgent
+	seen := map[string]bool{}
+	for i, entry := range r.fileAgents {
+		key := fmt.Sprintf("acp_agent.%d", i)
+		switch {
+		case entry.Name == nil:
+			r.problemf("%s: [[acp_agent]] has no name; give it one, such as name = \"my-agent\"", r.at(key))
+			continue
+		case !agentName.MatchString(*entry.Name) || *entry.Name == "exec":
+			r.problemf("%s: must be 1 to 40 lowercase letters, digits, hyphens or underscores, and not exec", r.fileLabel(key+".name", *entry.Name))
+			continue
+		case seen[*entry.Name]:
+			r.problemf("%s: is listed twice", r.fileLabel(key+".name", *entry.Name))
+			continue
+		case len(entry.Command) == 0 || entry.Command[0] == "":
+			r.problemf("%s: [[acp_agent]] %q needs command, its command line as a list, such as command = [\"my-agent\", \"--acp\"]", r.at(key), *entry.Name)
+			continue
+		}
+		seen[*entry.Name] = true
+		agents = append(agents, ConfigAgent{Name: *entry.Name, Command: entry.Command})
+	}
+	return agents
+}
+
+// fileAgent is one [[acp_agent]] table of chopin.toml.
+type fileAgent struct {
+	Name    *string  `toml:"name"`
+	Command []string `toml:"command"`
+}
+
 // fileRepository is one [[repository]] table of chopin.toml.
 type fileRepository struct {
 	Name *string `toml:"name"`
@@ -587,8 +632,12 @@ func (r *resolver) readFile(path string, named bool) {
 	r.fileValues = map[string]any{}
 	for _, key := range r.inFileOrder("", file) {
 		value := file[key]
-		if key == "repository" {
+		switch key {
+		case "repository":
 			r.readRepositories(value)
+			continue
+		case "acp_agent":
+			r.readAgents(value)
 			continue
 		}
 		if table, ok := value.(map[string]any); ok && isTable(key) {
@@ -661,6 +710,49 @@ func (r *resolver) readRepositories(value any) {
 	}
 }
 
+// readAgents reads the [[acp_agent]] tables; agents checks what they say.
+func (r *resolver) readAgents(value any) {
+	list, ok := value.([]any)
+	if !ok {
+		r.wrongType("acp_agent", value)
+		return
+	}
+	for i, item := range list {
+		entry, ok := item.(map[string]any)
+		if !ok {
+			r.wrongType("acp_agent", value)
+			return
+		}
+		var agent fileAgent
+		for _, k := range r.inFileOrder(fmt.Sprintf("acp_agent.%d.", i), entry) {
+			key := fmt.Sprintf("acp_agent.%d.%s", i, k)
+			switch k {
+			case "name":
+				text, isText := entry[k].(string)
+				if !isText {
+					r.problemf("%s: acp_agent name must be a string, not %s", r.at(key), tomlType(entry[k]))
+					continue
+				}
+				agent.Name = &text
+			case "command":
+				words, isList := entry[k].([]any)
+				for _, w := range words {
+					text, isText := w.(string)
+					isList = isList && isText
+					agent.Command = append(agent.Command, text)
+				}
+				if !isList {
+					r.problemf("%s: acp_agent command must be a list of strings, not %s", r.at(key), tomlType(entry[k]))
+					agent.Command = nil
+				}
+			default:
+				r.problemf("%s: unknown key %q; chopin.toml.example lists every key", r.at(key), "acp_agent."+k)
+			}
+		}
+		r.fileAgents = append(r.fileAgents, agent)
+	}
+}
+
 func (r *resolver) wrongType(key string, value any) {
 	r.problemf("%s: %s must be %s, not %s", r.at(key), key, keyKind(key), tomlType(value))
 }
@@ -724,8 +816,8 @@ func (r *resolver) inFileOrder(prefix string, m map[string]any) []string {
 
 // keyKind says what the value of a key of chopin.toml must be.
 func keyKind(key string) string {
-	if key == "repository" {
-		return "a list of tables ([[repository]])"
+	if key == "repository" || key == "acp_agent" {
+		return "a list of tables ([[" + key + "]])"
 	}
 	for _, s := range settings {
 		switch {

@@ -108,7 +108,7 @@ type plannerCLI struct {
 	stdout, stderr *apptest.Buffer
 }
 
-func runPlanner(t *testing.T, env map[string]string, args ...string) *plannerCLI {
+func runPlanner(t testing.TB, env map[string]string, args ...string) *plannerCLI {
 	t.Helper()
 	c := apptest.StartCommand(t, "chopin planner", func(ctx context.Context, stdout, stderr io.Writer) int {
 		c := &CLI{Stdout: stdout, Stderr: stderr, Getenv: func(k string) string { return env[k] }}
@@ -119,7 +119,7 @@ func runPlanner(t *testing.T, env map[string]string, args ...string) *plannerCLI
 
 func (p *plannerCLI) cancel() { p.Interrupt() }
 
-func (p *plannerCLI) wait(t *testing.T) int {
+func (p *plannerCLI) wait(t testing.TB) int {
 	t.Helper()
 	return p.Wait(t, "chopin planner")
 }

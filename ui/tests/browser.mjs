@@ -229,8 +229,18 @@ try {
     const dialog = a.getByRole("dialog", { name: "Connect a Planner" });
     await dialog.waitFor();
     const session = await a.evaluate(async () => (await fetch("/api/session")).json());
+    const docURL = origin + docPath;
     for (const text of [session.agentUrl, "chopin token", "chopin planner"]) {
       if (!(await dialog.textContent()).includes(text)) throw new Error("the dialog lacks " + text);
+    }
+    // The ACP presets, each with the exact command for this document.
+    for (const [title, name] of [
+      ["Claude Code", "claude"],
+      ["Codex", "codex"],
+      ["Gemini CLI", "gemini"],
+    ]) {
+      const command = await dialog.getByLabel(`${title} command`).textContent();
+      if (command !== `chopin planner --acp ${name} ${docURL}`) throw new Error(`${title}: ${command}`);
     }
     await shot(a, "03-connect");
     await dialog.getByRole("button", { name: "Done" }).click();

@@ -104,6 +104,13 @@ export function PlannerButton({ ctx, onClick }: { ctx: WorkspaceCtx; onClick: ()
   );
 }
 
+// The agents chopin planner --acp knows by name (package acp's presets).
+const acpPresets = [
+  { name: "claude", title: "Claude Code" },
+  { name: "codex", title: "Codex" },
+  { name: "gemini", title: "Gemini CLI" },
+];
+
 export function ConnectDialog({ ctx, onClose }: { ctx: WorkspaceCtx; onClose: () => void }) {
   const ref = useRef<HTMLDialogElement>(null);
   useEffect(() => {
@@ -139,6 +146,21 @@ export function ConnectDialog({ ctx, onClose }: { ctx: WorkspaceCtx; onClose: ()
             <p class="muted small">
               <code>chopin planner --help</code> lists the model options. Any client of <code>chopin.agent.v1</code>{" "}
               works the same way.
+            </p>
+          </li>
+          <li>
+            <p>
+              Or make a coding agent you already run the Planner, through the Agent Client Protocol. It asks before it
+              edits or runs anything, as a Decision here:
+            </p>
+            {acpPresets.map((a) => (
+              <div key={a.name} class="acp-preset">
+                <p class="small">{a.title}</p>
+                <Copyable text={`chopin planner --acp ${a.name} ${docURL}`} label={`${a.title} command`} />
+              </div>
+            ))}
+            <p class="muted small">
+              Another ACP agent: <code>chopin planner --acp exec {docURL} -- its command</code>.
             </p>
           </li>
         </ol>

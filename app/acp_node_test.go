@@ -1,0 +1,108 @@
+package app
+
+// chopin planner --acp with an agent written with the official TypeScript
+// ACP library (ui/tests/acp-agent.mjs, run by Node), end to end through the
+// real app: a person's @chopin message is its prompt, it edits the plan
+// through the MCP server it was given, its plan is a run card, its
+// permission request is a Decision whose answer reaches it, Stop cancels it.
+
+import (
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/chopin-desktop/chopin/room"
+)
+
+// nodeACPAgent is the command line of the Node test agent, or a skip (a
+// failure under CI, which installs Node and ui/node_modules).
+func nodeACPAgent(t testing.TB) []string {
+	t.Helper()
+	skip := t.Skipf
+	if os.Getenv("CI") != "" {
+		skip = t.Fatalf
+	}
+	ui, err := filepath.Abs("../ui")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(ui, "node_modules", "@agentclientprotocol", "sdk")); err != nil {
+		skip("ui/node_modules has no @agentclientprotocol/sdk (run `npm ci` in ui/); .ci/run does")
+	}
+	node, err := exec.LookPath("node")
+	if err != nil {
+		skip("no node on PATH")
+	}
+	return []string{node, filepath.Join(ui, "tests", "acp-agent.mjs")}
+}
+
+func TestACPPlannerNodeAgent(t *testing.T) {
+	agent := nodeACPAgent(t)
+	ta := startApp(t)
+	ta.addRepository("octo/plans")
+	ch := ta.createDocument("octo/plans", "Launch")
+	browser := ta.dialRoom(ch.ID)
+	cli := runPlanner(t, ta.plannerEnv(nil), append([]string{"--acp", "exec", ta.app.URL() + ch.URL, "--"}, agent...)...)
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("chopin planner --acp stdout:\n%s\nstderr:\n%s", cli.stdout, cli.stderr)
+		}
+	})
+	ta.waitAttached(browser, ch.ID)
+
+	if r := reply(browser, "m1", "@chopin add a risks section"); r["status"] != "done" || r["text"] != "I added a Risks section." {
+		t.Fatalf("reply %v", r)
+	}
+	var plan room.Plan
+	ta.do("GET", "/api/channels/"+ch.ID+"/plan", nil).json(t, &plan)
+	if plan.Source != "# Launch\n\n## Risks\n\nNone yet.\n" {
+		t.Errorf("plan %q", plan.Source)
+	}
+	var planner struct {
+		Runs []struct {
+			Status string
+			Stages []struct{ Name, Status string }
+		}
+	}
+	ta.do("GET", "/api/channels/"+ch.ID+"/planner", nil).json(t, &planner)
+	if len(planner.Runs) != 1 || len(planner.Runs[0].Stages) != 2 || planner.Runs[0].Stages[1].Status != "completed" {
+		t.Errorf("runs %+v", planner.Runs)
+	}
+
+	browser.send(map[string]any{"type": "chat:send", "id": "m2", "text": "@chopin may I"})
+	card := browser.until("decision:update")["decision"].(map[string]any)
+	if r := ta.do("POST", "/api/channels/"+ch.ID+"/decisions/"+card["id"].(string)+"/answer",
+		map[string]any{"labels": []string{"Reject"}}); r.Status != http.StatusOK {
+		t.Fatalf("answer: %d %s", r.Status, r.Body)
+	}
+	var r map[string]any
+	for r == nil || r["status"] == "streaming" {
+		if m := browser.until("chat:message")["message"].(map[string]any); m["role"] == "planner" {
+			r = m
+		}
+	}
+	if r["text"] != "Permission: no" {
+		t.Errorf("after the answer %v", r)
+	}
+
+	browser.send(map[string]any{"type": "chat:send", "id": "m3", "text": "@chopin wait"})
+	browser.until("chat:delta")
+	ta.do("POST", "/api/channels/"+ch.ID+"/planner/stop", nil)
+	for {
+		m := browser.until("chat:message")["message"].(map[string]any)
+		if m["role"] == "planner" && m["status"] != "streaming" {
+			if m["status"] != "stopped" || !strings.HasPrefix(fmt.Sprint(m["text"]), "Waiting") {
+				t.Errorf("after Stop %v", m)
+			}
+			break
+		}
+	}
+	cli.cancel()
+	if code := cli.wait(t); code != 0 {
+		t.Errorf("exit %d", code)
+	}
+}
