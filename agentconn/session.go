@@ -45,6 +45,16 @@ func (s *session) hasRun(run string) bool {
 	return ok || contains(s.active, run) || contains(s.paused, run)
 }
 
+// plannerTurn is the session's turn when it is a Planner turn, which is
+// what a person's message waits for or steers into: an isolated session's
+// turn is a background job's and never counts.
+func (s *session) plannerTurn() *turn {
+	if s.mode == wire.ModeIsolated {
+		return nil
+	}
+	return s.turn
+}
+
 // turn is one turn of a session.
 type turn struct {
 	id      string
@@ -92,14 +102,16 @@ func (l *link) startTurn(req TurnRequest) error {
 	if l.state != stateAttached {
 		return ErrNotAttached
 	}
-	for _, s := range l.sessions {
-		if s.turn != nil {
-			return &TurnRefused{Code: CodePlannerBusy, Message: wire.MsgBusy}
-		}
-	}
 	mode := req.Mode
 	if mode == "" {
 		mode = wire.ModePlanner
+	}
+	// A background job's isolated session never holds up a person's turn,
+	// nor the other way round: each mode is busy with its own turn only.
+	for _, s := range l.sessions {
+		if s.turn != nil && s.mode == mode {
+			return &TurnRefused{Code: CodePlannerBusy, Message: wire.MsgBusy}
+		}
 	}
 	sess := &session{id: newID("s-"), mode: mode, cards: map[string]*wire.RunCard{}, questions: map[string]*Question{}}
 	ctx, cancel := context.WithCancel(l.ctx)
