@@ -97,10 +97,16 @@ func (t *turn) emit(f func(TurnSink), end bool) {
 
 // startTurn opens a session and, once the client has started it, sends the turn.
 func (l *link) startTurn(req TurnRequest) error {
+	_, err := l.openTurn(req)
+	return err
+}
+
+// openTurn is startTurn, returning the turn.
+func (l *link) openTurn(req TurnRequest) (*turn, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.state != stateAttached {
-		return ErrNotAttached
+		return nil, ErrNotAttached
 	}
 	mode := req.Mode
 	if mode == "" {
@@ -110,7 +116,7 @@ func (l *link) startTurn(req TurnRequest) error {
 	// nor the other way round: each mode is busy with its own turn only.
 	for _, s := range l.sessions {
 		if s.turn != nil && s.mode == mode {
-			return &TurnRefused{Code: CodePlannerBusy, Message: wire.MsgBusy}
+			return nil, &TurnRefused{Code: CodePlannerBusy, Message: wire.MsgBusy}
 		}
 	}
 	sess := &session{id: newID("s-"), mode: mode, cards: map[string]*wire.RunCard{}, questions: map[string]*Question{}}
@@ -125,7 +131,7 @@ func (l *link) startTurn(req TurnRequest) error {
 	sess.startTimer = time.AfterFunc(l.srv.opts.AnswerTimeout, func() { l.startTimedOut(sess) })
 	l.log.Info("turn requested", "session", sess.id, "turn", t.id)
 	l.openSessionLocked(sess, t) // start or fork (fork.go)
-	return nil
+	return t, nil
 }
 
 func (l *link) started(m wire.Started) {

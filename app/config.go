@@ -60,6 +60,7 @@ type Config struct {
 	Model string // MODEL: sent as a turn's model when set
 
 	PlannerAttachGrace    time.Duration // PLANNER_ATTACH_GRACE_MS
+	DescriptionDebounce   time.Duration // DESCRIPTION_DEBOUNCE_MS
 	AgentPing             time.Duration // AGENT_CONNECTION_PING_MS
 	AgentTimeout          time.Duration // AGENT_CONNECTION_TIMEOUT_MS
 	AgentMaxSilence       time.Duration // AGENT_CONNECTION_MAX_SILENCE_MS

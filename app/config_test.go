@@ -73,6 +73,7 @@ func TestConfigDefaults(t *testing.T) {
 		Login:                  "ada",
 		DisplayName:            "Ada Lovelace",
 		PlannerAttachGrace:     2 * time.Minute,
+		DescriptionDebounce:    30 * time.Second,
 		AgentPing:              15 * time.Second,
 		AgentTimeout:           2 * time.Minute,
 		AgentMaxSilence:        15 * time.Minute,
