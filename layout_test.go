@@ -31,7 +31,8 @@ const module = "github.com/chopin-desktop/chopin"
 // layout first, then here.
 var layout = map[string][]string{
 	"":                 {"app"},
-	"app":              {"store", "room", "plannerhost", "agentconn", "agentconn/wire", "planner", "assets", "fault", "picture"},
+	"app":              {"store", "room", "plannerhost", "agentconn", "agentconn/wire", "planner", "jobs", "assets", "fault", "picture"},
+	"jobs":             {},
 	"app/apptest":      {},
 	"store":            {"fault"},
 	"room":             {"agentconn/wire", "fault", "picture"},

@@ -39,18 +39,19 @@ var Version = "dev"
 
 // App is one running Chopin: its store, its listener and its HTTP server.
 type App struct {
-	cfg      Config
-	log      *slog.Logger
-	store    *store.Store
-	instance *Instance
-	listener net.Listener
-	origin   string
-	echo     *echo.Echo
-	server   *http.Server
-	hub      *room.Hub
-	melody   *melody.Melody
-	agent    *agentconn.Server // /api/v1/agent: the document's Planner
-	planner  *plannerhost.Host // the server's side of the Planner's turns
+	cfg       Config
+	log       *slog.Logger
+	store     *store.Store
+	instance  *Instance
+	listener  net.Listener
+	origin    string
+	echo      *echo.Echo
+	server    *http.Server
+	hub       *room.Hub
+	melody    *melody.Melody
+	agent     *agentconn.Server // /api/v1/agent: the document's Planner
+	planner   *plannerhost.Host // the server's side of the Planner's turns
+	describer *describer        // background jobs: documents' descriptions
 
 	agentToken *agentToken
 	launches   launchTokens
@@ -105,11 +106,15 @@ func (a *App) open() error {
 		return err
 	}
 	a.planner = a.newPlannerHost()
-	a.hub = room.NewHub(room.Options{Persister: roomStore{a.store}, Planner: a.planner, Logger: a.log,
+	a.hub = room.NewHub(room.Options{Persister: describedStore{roomStore{a.store}, a}, Planner: a.planner, Logger: a.log,
 		Attachments: room.AttachmentLimits{MaxBytes: a.cfg.ChatAttachmentMaxBytes, MaxTotal: a.cfg.ChatAttachmentMaxTotal}})
 	a.agent = a.newAgentServer()
 	a.planner.Plug(a.hub, a.agent)
 	if err := a.agent.Restore(ctx); err != nil {
+		return err
+	}
+	a.newJobs()
+	if err := a.describer.runner.Start(ctx); err != nil {
 		return err
 	}
 	a.melody = a.newMelody()
@@ -213,6 +218,9 @@ func (a *App) Close() error {
 			}
 			cancel()
 			a.planner.Wait()
+		}
+		if a.describer != nil {
+			a.describer.close() // running attempts stay running, to resume
 		}
 		if a.melody != nil {
 			a.melody.CloseWithMsg(websocket.FormatCloseMessage(websocket.CloseGoingAway, "Chopin is shutting down."))

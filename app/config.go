@@ -68,7 +68,10 @@ type Config struct {
 	// AgentAnswerTimeout is how long the agent connection waits for stop and
 	// resume answers. Not a setting: tests shorten it; zero is agentconn's
 	// default.
-	AgentAnswerTimeout     time.Duration
+	AgentAnswerTimeout time.Duration
+	// JobBackoff is the wait before a failed job's next attempt. Not a
+	// setting: tests shorten it; zero is the jobs package's default.
+	JobBackoff             time.Duration
 	MaxStoredImageBytes    int64 // MAX_STORED_IMAGE_BYTES
 	ChatAttachmentMaxBytes int64 // CHAT_ATTACHMENT_MAX_BYTES
 	ChatAttachmentMaxTotal int64 // CHAT_ATTACHMENT_MAX_TOTAL_BYTES
