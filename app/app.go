@@ -209,6 +209,11 @@ func (a *App) Close() error {
 		} else if a.listener != nil {
 			errs = append(errs, ignoreClosed(a.listener.Close()))
 		}
+		if a.describer != nil {
+			// Background jobs stop first: an attempt under way stays
+			// running in the store and starts again at the next launch.
+			a.describer.close()
+		}
 		if a.agent != nil {
 			// Links close with 1012 first: their turns end and their replies
 			// are saved while the rooms and the store are still open.
@@ -218,9 +223,6 @@ func (a *App) Close() error {
 			}
 			cancel()
 			a.planner.Wait()
-		}
-		if a.describer != nil {
-			a.describer.close() // running attempts stay running, to resume
 		}
 		if a.melody != nil {
 			a.melody.CloseWithMsg(websocket.FormatCloseMessage(websocket.CloseGoingAway, "Chopin is shutting down."))

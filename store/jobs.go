@@ -65,7 +65,7 @@ func (s *Store) EnsureJob(ctx context.Context, j Job) (Job, bool, error) {
 		existing, err := scanJob(tx.QueryRowContext(ctx, `SELECT `+jobColumns+` FROM jobs
 			WHERE channel_id = ? AND idempotency_key = ?`, j.Target, j.Key))
 		if err == nil {
-			if string(existing.Input) != string(j.Input) {
+			if existing.Type != j.Type || string(existing.Input) != string(j.Input) {
 				return ErrJobConflict
 			}
 			out = existing
