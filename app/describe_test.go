@@ -10,6 +10,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"os"
 	"regexp"
@@ -378,4 +380,54 @@ func testLogger(t testing.TB) *slog.Logger {
 		return nil
 	}
 	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
+}
+
+// TestPlannerCommandDescribesTheDocument: chopin planner, Chopin's own
+// Planner, answers the isolated turns with its model's structured output.
+func TestPlannerCommandDescribesTheDocument(t *testing.T) {
+	ta := startAppWith(t, describeConfig(t, 0))
+	ta.addRepository("octo/plans")
+	ch := ta.createDocument("octo/plans", "Launch")
+
+	var mu sync.Mutex
+	var formats []string
+	var toolCounts []int
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /v1/models", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `{"object":"list","data":[{"id":"qwen2.5","object":"model"}]}`)
+	})
+	mux.HandleFunc("POST /v1/chat/completions", func(w http.ResponseWriter, r *http.Request) {
+		var req struct {
+			Tools          []any           `json:"tools"`
+			ResponseFormat json.RawMessage `json:"response_format"`
+		}
+		json.NewDecoder(r.Body).Decode(&req)
+		mu.Lock()
+		formats = append(formats, string(req.ResponseFormat))
+		toolCounts = append(toolCounts, len(req.Tools))
+		mu.Unlock()
+		content, _ := json.Marshal(descriptionJSON("Plan for the spring launch"))
+		w.Header().Set("Content-Type", "text/event-stream")
+		fmt.Fprintf(w, "data: %s\n\n", `{"object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":`+string(content)+`},"finish_reason":null}]}`)
+		fmt.Fprintf(w, "data: %s\n\n", `{"object":"chat.completion.chunk","choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}`)
+		fmt.Fprint(w, "data: [DONE]\n\n")
+	})
+	model := httptest.NewServer(mux)
+	t.Cleanup(model.Close)
+
+	env := ta.plannerEnv(nil)
+	env["OPENAI_BASE_URL"] = model.URL + "/v1"
+	cli := runPlanner(t, env, ta.app.URL()+ch.URL, "--model", "qwen2.5")
+	defer func() { cli.cancel(); cli.wait(t) }()
+	eventually(t, "chopin planner attached", func() bool { return ta.app.agent.Status(ch.ID).State == "attached" })
+
+	ta.putPlan(t, ch.ID, 0, "# Launch\n\nShip in April.\n")
+	eventually(t, "the description", func() bool {
+		return descriptionOf(ta.channelNow(t, ch.ID)) == "Plan for the spring launch"
+	})
+	mu.Lock()
+	defer mu.Unlock()
+	if len(formats) != 1 || !strings.Contains(formats[0], `"type":"json_schema"`) || !strings.Contains(formats[0], `"description"`) || toolCounts[0] != 0 {
+		t.Errorf("model requests: formats %v, tools %v", formats, toolCounts)
+	}
 }
