@@ -232,7 +232,7 @@ func TestDescriptionWaitsForAPlanner(t *testing.T) {
 	})
 	for { // the room's socket carries the same
 		f := rc.until("jobs:state")
-		js, _ := f["jobs"].(map[string]any)["jobs"].([]any)
+		js, _ := f["jobs"].([]any)
 		if len(js) > 0 && js[0].(map[string]any)["state"] == "paused" {
 			if js[0].(map[string]any)["reason"] != "planner-unavailable" {
 				t.Errorf("jobs:state = %v", f)

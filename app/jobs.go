@@ -288,9 +288,7 @@ func (a *App) jobsChanged(id string) {
 		a.log.Error("list jobs", "channel", id, "err", err)
 		return
 	}
-	r.ShowJobs(struct {
-		Jobs []jobView `json:"jobs"`
-	}{views})
+	r.ShowJobs(views)
 	if ch, err := a.store.Channel(ctx, id); err == nil && ch.DescriptionRevision != r.Channel().DescriptionRevision {
 		a.hub.ChannelChanged(a.roomChannel(ch))
 	}

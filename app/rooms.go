@@ -119,9 +119,7 @@ func (a *App) handleRoomConnect(s *melody.Session) {
 	s.Set("member", member)
 	member.ShowModel(a.planner.ModelState(ch.ID))
 	if views, err := a.jobViews(context.Background(), ch.ID); err == nil {
-		member.ShowJobs(struct {
-			Jobs []jobView `json:"jobs"`
-		}{views})
+		member.ShowJobs(views)
 	}
 	// A browser opening the document ensures its description is current.
 	if !ch.Archived() {
