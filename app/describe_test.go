@@ -20,6 +20,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chopin-desktop/chopin/agentconn"
 	"github.com/chopin-desktop/chopin/agentconn/client"
 	"github.com/chopin-desktop/chopin/agentconn/wire"
 )
@@ -429,5 +430,24 @@ func TestPlannerCommandDescribesTheDocument(t *testing.T) {
 	defer mu.Unlock()
 	if len(formats) != 1 || !strings.Contains(formats[0], `"type":"json_schema"`) || !strings.Contains(formats[0], `"description"`) || toolCounts[0] != 0 {
 		t.Errorf("model requests: formats %v, tools %v", formats, toolCounts)
+	}
+}
+
+// TestIsolatedTextIsBounded: an isolated turn's text is kept up to 64 KiB;
+// past that it reads as nothing, which is not the JSON asked for.
+func TestIsolatedTextIsBounded(t *testing.T) {
+	s := &textSink{done: make(chan agentconn.TurnOutcome, 1)}
+	s.Part(wire.StreamPart{Type: wire.PartTextDelta, Delta: `{"description":`})
+	s.Part(wire.StreamPart{Type: wire.PartReasoningDelta, Delta: "thinking"})
+	s.Part(wire.StreamPart{Type: wire.PartTextDelta, Delta: `"Plan"}`})
+	if got := s.text(); got != `{"description":"Plan"}` {
+		t.Errorf("text = %q", got)
+	}
+	chunk := strings.Repeat("x", 1000)
+	for range 70 {
+		s.Part(wire.StreamPart{Type: wire.PartTextDelta, Delta: chunk})
+	}
+	if got := s.text(); got != "" || s.b.Len() > maxIsolatedText {
+		t.Errorf("over the bound: %d bytes kept, text %d bytes", s.b.Len(), len(got))
 	}
 }

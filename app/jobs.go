@@ -58,10 +58,6 @@ func (p jobStore) CompleteJob(ctx context.Context, id string, artifact json.RawM
 	return p.s.CompleteJob(ctx, id, artifact, sd, now)
 }
 
-func (p jobStore) SetTargetJobs(ctx context.Context, target string, from []string, state, reason string, now int64) ([]string, error) {
-	return p.s.SetTargetJobs(ctx, target, from, state, reason, now)
-}
-
 func convertJobs(in []store.Job, err error) ([]jobs.Job, error) {
 	out := make([]jobs.Job, len(in))
 	for i, j := range in {
@@ -144,9 +140,11 @@ func (p jobPlanners) Isolated(ctx context.Context, target string, t jobs.Turn) (
 // textSink keeps an isolated turn's text, bounded by the frame size the
 // parts came in (the text is validated after, never shown as it streams).
 type textSink struct {
-	mu   sync.Mutex
-	b    strings.Builder
 	done chan agentconn.TurnOutcome
+
+	mu   sync.Mutex // guards b and over
+	b    strings.Builder
+	over bool // the text went past maxIsolatedText: never valid
 }
 
 // maxIsolatedText bounds what is kept of a turn's text: a description's
@@ -159,19 +157,24 @@ func (s *textSink) Part(p wire.StreamPart) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.b.Len()+len(p.Delta) <= maxIsolatedText {
-		s.b.WriteString(p.Delta)
-	} else {
-		s.b.WriteString("\x00") // over the bound: never valid JSON
+	if s.over || s.b.Len()+len(p.Delta) > maxIsolatedText {
+		s.over = true
+		return
 	}
+	s.b.WriteString(p.Delta)
 }
 
 func (s *textSink) ToolCall(agentconn.ToolCallEvent) {}
 func (s *textSink) End(o agentconn.TurnOutcome)      { s.done <- o }
 
+// text is the turn's text; an answer over the bound reads as "", which is
+// not the JSON asked for.
 func (s *textSink) text() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.over {
+		return ""
+	}
 	return s.b.String()
 }
 

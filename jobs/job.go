@@ -81,9 +81,6 @@ type Store interface {
 	// marks it completed, in one transaction; false when the job is no
 	// longer running (its output is dropped).
 	CompleteJob(ctx context.Context, id string, artifact json.RawMessage, d *Description, now int64) (bool, error)
-	// SetTargetJobs moves the target's jobs in one of the from states to
-	// state with reason and returns their IDs.
-	SetTargetJobs(ctx context.Context, target string, from []string, state, reason string, now int64) ([]string, error)
 }
 
 // ErrConflict is an idempotency key used again with different input.

@@ -72,18 +72,20 @@ type Options struct {
 // Runner runs jobs. Its methods are safe for concurrent use.
 type Runner struct {
 	// Set at construction.
-	opts  Options
-	defs  map[string]Definition
-	log   *slog.Logger
-	wake  chan struct{}
+	opts Options
+	defs map[string]Definition
+	log  *slog.Logger
+	wake chan struct{}
+
+	// Set by Start, before the loop runs; the timer is the loop's own.
+	ctx   context.Context
 	timer *time.Timer
 
-	// guarded by mu
-	mu      sync.Mutex
-	running map[string]*attempt // by target
-	ctx     context.Context
-	cancel  context.CancelFunc
-	wg      sync.WaitGroup
+	wg sync.WaitGroup // the loop and the attempts under way
+
+	mu      sync.Mutex          // guards running and cancel
+	running map[string]*attempt // by target: the attempt under way
+	cancel  context.CancelFunc  // ends ctx: Close
 }
 
 type attempt struct {

@@ -44,9 +44,6 @@ func (p jobStore) CompleteJob(ctx context.Context, id string, a json.RawMessage,
 	}
 	return p.s.CompleteJob(ctx, id, a, sd, now)
 }
-func (p jobStore) SetTargetJobs(ctx context.Context, target string, from []string, state, reason string, now int64) ([]string, error) {
-	return p.s.SetTargetJobs(ctx, target, from, state, reason, now)
-}
 
 func conv(in []store.Job, err error) ([]jobs.Job, error) {
 	out := make([]jobs.Job, len(in))
