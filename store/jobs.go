@@ -88,11 +88,23 @@ func (s *Store) EnsureJob(ctx context.Context, j Job) (Job, bool, error) {
 		if err != nil {
 			return fmt.Errorf("insert job: %w", err)
 		}
+		// A document keeps its latest ended jobs and the one its
+		// description came from; older ones go, with their artifacts.
+		if _, err := tx.ExecContext(ctx, `DELETE FROM jobs WHERE channel_id = ?1
+			AND state NOT IN ('pending', 'paused', 'running')
+			AND id != coalesce((SELECT description_job_id FROM channels WHERE id = ?1), '')
+			AND id NOT IN (SELECT id FROM jobs WHERE channel_id = ?1 ORDER BY created_at DESC, rowid DESC LIMIT ?2)`,
+			j.Target, KeptJobs); err != nil {
+			return fmt.Errorf("prune jobs: %w", err)
+		}
 		out, created = j, true
 		return nil
 	})
 	return out, created, err
 }
+
+// KeptJobs is how many of a document's latest jobs are kept.
+const KeptJobs = 20
 
 func (s *Store) queryJobs(ctx context.Context, query string, args ...any) ([]Job, error) {
 	rows, err := s.read.QueryContext(ctx, `SELECT `+jobColumns+` FROM jobs `+query, args...)
