@@ -124,7 +124,14 @@ func (p jobPlanners) Isolated(ctx context.Context, target string, t jobs.Turn) (
 	if err != nil {
 		return "", err
 	}
-	o := <-sink.done // the turn ends, aborted when ctx ends
+	var o agentconn.TurnOutcome
+	select {
+	case o = <-sink.done:
+	case <-ctx.Done():
+		// The turn is being aborted (StartIsolated); its end is not waited
+		// for, so a quit never waits on a client that does not answer.
+		return "", ctx.Err()
+	}
 	if o.Status != "finished" {
 		if !p.Attached(target) {
 			return "", jobs.ErrPlannerUnavailable
