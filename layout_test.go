@@ -31,7 +31,8 @@ const module = "github.com/chopin-desktop/chopin"
 // layout first, then here.
 var layout = map[string][]string{
 	"":                 {"app"},
-	"app":              {"store", "room", "plannerhost", "agentconn", "agentconn/wire", "mcpserver", "planner", "acp", "assets", "fault", "picture", "checkout", "redact"},
+	"app":              {"store", "room", "plannerhost", "agentconn", "agentconn/wire", "mcpserver", "planner", "acp", "jobs", "assets", "fault", "picture", "checkout", "redact"},
+	"jobs":             {},
 	"app/apptest":      {},
 	"store":            {"fault"},
 	"room":             {"agentconn/wire", "fault", "picture"},

@@ -26,6 +26,11 @@ func (a *App) newPlannerHost() *plannerhost.Host {
 		CheckToken:          a.agentToken.matches,
 		Catalog:             plannerCatalog{a},
 		Storage:             plannerStore{a.store},
+		PlannerAttached: func(id string) {
+			if a.describer != nil {
+				a.describer.runner.PlannerAttached(id)
+			}
+		},
 	})
 }
 

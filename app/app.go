@@ -37,19 +37,20 @@ import (
 
 // App is one running Chopin: its store, its listener and its HTTP server.
 type App struct {
-	cfg      Config
-	log      *slog.Logger
-	store    *store.Store
-	instance *Instance
-	listener net.Listener
-	origin   string
-	echo     *echo.Echo
-	server   *http.Server
-	hub      *room.Hub
-	melody   *melody.Melody
-	agent    *agentconn.Server // /api/v1/agent: the document's Planner
-	planner  *plannerhost.Host // the server's side of the Planner's turns
-	mcp      *mcpserver.Server // /mcp: the local agent MCP tools
+	cfg       Config
+	log       *slog.Logger
+	store     *store.Store
+	instance  *Instance
+	listener  net.Listener
+	origin    string
+	echo      *echo.Echo
+	server    *http.Server
+	hub       *room.Hub
+	melody    *melody.Melody
+	agent     *agentconn.Server // /api/v1/agent: the document's Planner
+	planner   *plannerhost.Host // the server's side of the Planner's turns
+	mcp       *mcpserver.Server // /mcp: the local agent MCP tools
+	describer *describer        // background jobs: documents' descriptions
 
 	agentToken *agentToken
 	launches   launchTokens
@@ -104,11 +105,15 @@ func (a *App) open() error {
 		return err
 	}
 	a.planner = a.newPlannerHost()
-	a.hub = room.NewHub(room.Options{Persister: roomStore{a.store}, Planner: a.planner, Logger: a.log,
+	a.hub = room.NewHub(room.Options{Persister: describedStore{roomStore{a.store}, a}, Planner: a.planner, Logger: a.log,
 		Attachments: room.AttachmentLimits{MaxBytes: a.cfg.ChatAttachmentMaxBytes, MaxTotal: a.cfg.ChatAttachmentMaxTotal}})
 	a.agent = a.newAgentServer()
 	a.planner.Plug(a.hub, a.agent)
 	if err := a.agent.Restore(ctx); err != nil {
+		return err
+	}
+	a.newJobs()
+	if err := a.describer.runner.Start(ctx); err != nil {
 		return err
 	}
 	a.melody = a.newMelody()
@@ -203,6 +208,11 @@ func (a *App) Close() error {
 			errs = append(errs, ignoreClosed(a.server.Close()))
 		} else if a.listener != nil {
 			errs = append(errs, ignoreClosed(a.listener.Close()))
+		}
+		if a.describer != nil {
+			// Background jobs stop first: an attempt under way stays
+			// running in the store and starts again at the next launch.
+			a.describer.close()
 		}
 		if a.agent != nil {
 			// Links close with 1012 first: their turns end and their replies

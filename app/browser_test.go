@@ -124,6 +124,22 @@ func answerBrowser(ta *testApp, bp *browserPlanner, ask, channelID, text string)
 		return map[string]string{"token": ta.token()}, nil
 	case "planner":
 		return bp.seen(), nil
+	case "describe-hold":
+		// Descriptions wait until describe-release, then read as
+		// browserDescription.
+		bp.mu.Lock()
+		bp.describeGate = make(chan struct{})
+		bp.mu.Unlock()
+		return map[string]bool{"ok": true}, nil
+	case "describe-release":
+		bp.mu.Lock()
+		bp.description = browserDescription
+		if bp.describeGate != nil {
+			close(bp.describeGate)
+			bp.describeGate = nil
+		}
+		bp.mu.Unlock()
+		return map[string]bool{"ok": true}, nil
 	case "commands":
 		// The client reports its catalog again, without the commands the
 		// script names in text.
@@ -238,6 +254,37 @@ type browserPlanner struct {
 	other    string   // the last prompt of any other turn
 	checkout string   // the local checkout it reports reading, if any
 	noGit    bool     // it reports that Git was not found
+
+	// Isolated turns (descriptions): answered with description, after
+	// describeGate closes when it is set.
+	description  string
+	describeGate chan struct{}
+}
+
+// browserDescription is the description the Planner writes once the
+// script asks for it: markup in it must show as text.
+const browserDescription = "Plan for the <b>spring</b> launch"
+
+// describe answers an isolated turn: a description, never Chat.
+func (bp *browserPlanner) describe(ctx context.Context, t *client.Turn) error {
+	bp.mu.Lock()
+	gate, text := bp.describeGate, bp.description
+	bp.mu.Unlock()
+	if gate != nil {
+		select {
+		case <-gate:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		bp.mu.Lock()
+		text = bp.description
+		bp.mu.Unlock()
+	}
+	if text == "" {
+		text = "Plan for the launch"
+	}
+	b, _ := json.Marshal(map[string]string{"description": text})
+	return t.Text(string(b))
 }
 
 // plannerCommandsReported are the commands the client reports: a skill, a
@@ -371,6 +418,9 @@ func said(prompt string) string {
 }
 
 func (bp *browserPlanner) turn(ctx context.Context, t *client.Turn) error {
+	if t.Session.Mode == wire.ModeIsolated {
+		return bp.describe(ctx, t)
+	}
 	message := said(t.Prompt())
 	bp.mu.Lock()
 	bp.model, bp.level = t.Message.Model, t.Message.ThinkingLevel

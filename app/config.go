@@ -63,6 +63,7 @@ type Config struct {
 	PlanFile string // PLAN_FILE: where a plan is saved in its checkout, with {slug}; relative, "/"-separated
 
 	PlannerAttachGrace    time.Duration // PLANNER_ATTACH_GRACE_MS
+	DescriptionDebounce   time.Duration // DESCRIPTION_DEBOUNCE_MS
 	AgentPing             time.Duration // AGENT_CONNECTION_PING_MS
 	AgentTimeout          time.Duration // AGENT_CONNECTION_TIMEOUT_MS
 	AgentMaxSilence       time.Duration // AGENT_CONNECTION_MAX_SILENCE_MS
@@ -70,7 +71,10 @@ type Config struct {
 	// AgentAnswerTimeout is how long the agent connection waits for stop and
 	// resume answers. Not a setting: tests shorten it; zero is agentconn's
 	// default.
-	AgentAnswerTimeout     time.Duration
+	AgentAnswerTimeout time.Duration
+	// JobBackoff is the wait before a failed job's next attempt. Not a
+	// setting: tests shorten it; zero is the jobs package's default.
+	JobBackoff             time.Duration
 	MaxStoredImageBytes    int64 // MAX_STORED_IMAGE_BYTES
 	ChatAttachmentMaxBytes int64 // CHAT_ATTACHMENT_MAX_BYTES
 	ChatAttachmentMaxTotal int64 // CHAT_ATTACHMENT_MAX_TOTAL_BYTES

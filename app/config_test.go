@@ -74,6 +74,7 @@ func TestConfigDefaults(t *testing.T) {
 		DisplayName:            "Ada Lovelace",
 		PlanFile:               "docs/plans/{slug}.md",
 		PlannerAttachGrace:     2 * time.Minute,
+		DescriptionDebounce:    30 * time.Second,
 		AgentPing:              15 * time.Second,
 		AgentTimeout:           2 * time.Minute,
 		AgentMaxSilence:        15 * time.Minute,

@@ -129,6 +129,11 @@ func (m mcpStore) Create(ctx context.Context, c mcpserver.Creation) (mcpserver.D
 	}
 	ch, created, err := m.a.store.CreateDocument(ctx, store.DocumentCreation{RepositoryNodeID: repo.NodeID,
 		Key: c.Key, Title: c.Title, Plan: c.Plan, Brief: c.Brief})
+	if err == nil {
+		// spec/channels.md: MCP creation or replay schedules the description
+		// at once (it waits, paused, for a Planner to attach).
+		go m.a.describer.ensure(ch.ID, 0)
+	}
 	return m.document(ch), !created, err
 }
 

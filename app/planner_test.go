@@ -55,6 +55,13 @@ func newFakeModelServer(t *testing.T) *fakeModelServer {
 		raw := new(bytes.Buffer)
 		raw.ReadFrom(r.Body)
 		json.Unmarshal(raw.Bytes(), &req)
+		if bytes.Contains(raw.Bytes(), []byte(`"response_format"`)) {
+			// The document's description (an isolated turn), apart from
+			// the Chat turns this server records.
+			w.Header().Set("Content-Type", "text/event-stream")
+			fmt.Fprint(w, "data: {\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"{\\\"description\\\":\\\"Plan for the launch\\\"}\"},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n")
+			return
+		}
 		f.mu.Lock()
 		f.auths = append(f.auths, r.Header.Get("Authorization"))
 		if f.first == nil {

@@ -50,6 +50,7 @@ func (a *App) newEcho() *echo.Echo {
 	api.POST("/repositories/:owner/:repository/imports", a.handleImport)
 
 	api.GET("/channels/:channelId", a.handleChannelGet)
+	api.GET("/channels/:channelId/jobs", a.handleChannelJobs)
 	api.PATCH("/channels/:channelId", a.handleChannelRename)
 	api.POST("/channels/:channelId/archive", a.handleChannelArchive)
 	api.POST("/channels/:channelId/restore", a.handleChannelRestore)

@@ -168,6 +168,13 @@ var settings = []setting{
 		apply: func(_ *resolver, c *Config, v resolved) { c.PlannerAttachGrace = v.millis() },
 	},
 	{
+		env: "DESCRIPTION_DEBOUNCE_MS", key: "description_debounce_ms", kind: numberSetting,
+		defNumber: 30_000, min: 0, max: 600_000,
+		noun:  wholeMilliseconds,
+		doc:   `How long, in milliseconds, Chopin waits after the last edit of a document before its Planner writes the document's description again: 0 to 600000.`,
+		apply: func(_ *resolver, c *Config, v resolved) { c.DescriptionDebounce = v.millis() },
+	},
+	{
 		env: envPing, key: "agent_connection_ping_ms", kind: numberSetting,
 		// The minimum is small for tests.
 		defNumber: wire.DefaultPing.Milliseconds(), min: 10, max: 300_000,

@@ -19,7 +19,7 @@ func (ta *testApp) attachWith(document string, features []string, h client.Handl
 	ta.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), agentWait)
 	defer cancel()
-	l, err := client.Dial(ctx, client.Config{URL: ta.agentURL(), Token: ta.token(), Document: document, Features: features, Handler: h})
+	l, err := client.Dial(ctx, client.Config{URL: ta.agentURL(), Token: ta.token(), Document: document, Features: features, Handler: describing(h)})
 	if err != nil {
 		ta.t.Fatalf("attach %s: %v", document, err)
 	}

@@ -134,7 +134,7 @@ func (ta *testApp) attachFeatures(document string, h client.Handler, features ..
 	ta.t.Helper()
 	ctx, cancel := contextWithTimeout()
 	defer cancel()
-	l, err := client.Dial(ctx, client.Config{URL: ta.agentURL(), Token: ta.token(), Document: document, Handler: h, Features: features})
+	l, err := client.Dial(ctx, client.Config{URL: ta.agentURL(), Token: ta.token(), Document: document, Handler: describing(h), Features: features})
 	if err != nil {
 		ta.t.Fatalf("attach %s: %v", document, err)
 	}

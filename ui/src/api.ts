@@ -81,7 +81,8 @@ export interface Channel {
   archivedAt: string | null;
   createdAt: string;
   updatedAt: string;
-  description?: string;
+  description?: string; // generated, untrusted: plain text only
+  descriptionRevision: number;
   parentChannelId?: string;
 }
 

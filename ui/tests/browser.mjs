@@ -737,6 +737,37 @@ try {
     await a.getByRole("tab", { name: "Edit" }).click();
   });
 
+  await step("the Planner's description shows as text in the header and the list, and search finds it", async () => {
+    await ask({ ask: "describe-hold" });
+    await ask({ ask: "append", channel, text: "\n\nThe checklist comes next." });
+    // Opening the document asks for a description of its current plan.
+    const d = await context.newPage();
+    await d.goto(origin + docPath);
+    await d.locator(".doc-description .describing", { hasText: "describing…" }).waitFor();
+    await shot(d, "20-describing");
+    await ask({ ask: "describe-release" });
+    const want = "Plan for the <b>spring</b> launch";
+    for (const p of [d, a]) {
+      await until(
+        "the description in the header",
+        async () => (await p.locator(".doc-description-text").textContent()) === want,
+      );
+    }
+    if ((await d.locator(".doc-description b").count()) !== 0) throw new Error("the description was rendered as HTML");
+    await until("describing… gone", async () => (await d.locator(".describing").count()) === 0);
+    await shot(d, "21-description");
+    await d.goto(origin + "/documents/octo/plans");
+    const row = d.locator(".doc-row", { hasText: "Launch plan" });
+    await row.locator(".description", { hasText: want }).waitFor();
+    // The server's search matches the description, not only the title.
+    await d.getByPlaceholder("Search titles and descriptions").fill("spring");
+    await until("the search hit", async () => (await d.locator(".doc-row").count()) === 1 && (await row.count()) === 1);
+    await shot(d, "22-description-search");
+    await d.getByPlaceholder("Search titles and descriptions").fill("autumn");
+    await until("no hit", async () => (await d.locator(".doc-row").count()) === 0);
+    await d.close();
+  });
+
   await step("a historical slug opens the document at its canonical address", async () => {
     const r = await a.evaluate(
       async (id) =>
