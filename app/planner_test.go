@@ -37,6 +37,20 @@ type fakeModelServer struct {
 
 var revisionLine = regexp.MustCompile(`(?m)^revision: (\d+)$`)
 
+// answerDescription answers a request for a document's description (an
+// isolated turn, the only one that asks for a response_format) as a model
+// would, and reports whether it was one. A fake model server calls it first
+// so that descriptions, which Chopin asks for whenever a Planner is
+// attached and a document opens, stay out of the turns a test scripts.
+func answerDescription(w http.ResponseWriter, body []byte) bool {
+	if !bytes.Contains(body, []byte(`"response_format"`)) {
+		return false
+	}
+	w.Header().Set("Content-Type", "text/event-stream")
+	fmt.Fprint(w, `data: {"object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":"{\"description\":\"Plan for the launch\"}"},"finish_reason":"stop"}]}`+"\n\ndata: [DONE]\n\n")
+	return true
+}
+
 func newFakeModelServer(t *testing.T) *fakeModelServer {
 	t.Helper()
 	f := &fakeModelServer{}
@@ -55,12 +69,8 @@ func newFakeModelServer(t *testing.T) *fakeModelServer {
 		raw := new(bytes.Buffer)
 		raw.ReadFrom(r.Body)
 		json.Unmarshal(raw.Bytes(), &req)
-		if bytes.Contains(raw.Bytes(), []byte(`"response_format"`)) {
-			// The document's description (an isolated turn), apart from
-			// the Chat turns this server records.
-			w.Header().Set("Content-Type", "text/event-stream")
-			fmt.Fprint(w, "data: {\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"{\\\"description\\\":\\\"Plan for the launch\\\"}\"},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n")
-			return
+		if answerDescription(w, raw.Bytes()) {
+			return // apart from the Chat turns this server records
 		}
 		f.mu.Lock()
 		f.auths = append(f.auths, r.Header.Get("Authorization"))
