@@ -104,6 +104,9 @@ func (a *App) open() error {
 	if err := a.instance.Record(a.origin); err != nil {
 		return err
 	}
+	// The job runner exists before anything can attach a Planner (Restore
+	// below already may), and starts once the links are restored.
+	a.newJobs()
 	a.planner = a.newPlannerHost()
 	a.hub = room.NewHub(room.Options{Persister: describedStore{roomStore{a.store}, a}, Planner: a.planner, Logger: a.log,
 		Attachments: room.AttachmentLimits{MaxBytes: a.cfg.ChatAttachmentMaxBytes, MaxTotal: a.cfg.ChatAttachmentMaxTotal}})
@@ -112,7 +115,6 @@ func (a *App) open() error {
 	if err := a.agent.Restore(ctx); err != nil {
 		return err
 	}
-	a.newJobs()
 	if err := a.describer.runner.Start(ctx); err != nil {
 		return err
 	}
