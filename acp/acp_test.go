@@ -1,12 +1,13 @@
 package acp
 
 // Unit tests of the bridge's pieces that need no Chopin: confined reads,
-// permission questions, merged chunks, and the pacing of a burst through
-// acp-go-sdk's real connection (its agent side writing, its client side
-// reading through pacedReader).
+// permission questions, merged chunks, the JSON line of a JSON turn, and
+// the pacing of a burst through acp-go-sdk's real connection (its agent
+// side writing, its client side reading through pacedReader).
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"os"
 	"path/filepath"
@@ -17,6 +18,7 @@ import (
 
 	sdk "github.com/coder/acp-go-sdk"
 
+	"github.com/chopin-desktop/chopin/agentconn/client"
 	"github.com/chopin-desktop/chopin/agentconn/wire"
 )
 
@@ -150,5 +152,26 @@ func TestPacedBurst(t *testing.T) {
 	}
 	if r.StopReason != sdk.StopReasonEndTurn || c.n.Load() != 5000 {
 		t.Errorf("stop %s after %d of 5000 updates", r.StopReason, c.n.Load())
+	}
+}
+
+// TestPromptBlocksAskForJSON: a turn whose responseFormat is JSON ends its
+// prompt with a line asking for only JSON of the schema; a text turn has no
+// such line.
+func TestPromptBlocksAskForJSON(t *testing.T) {
+	turn := &client.Turn{Message: wire.Turn{Instructions: "Describe.", Prompt: "<material>\nx\n</material>",
+		ResponseFormat: &wire.ResponseFormat{Type: "json", Schema: json.RawMessage("{\n \"type\": \"object\",\n \"required\": [\"description\"]\n}")}}}
+	blocks := promptBlocks(turn, false)
+	if len(blocks) != 3 || blocks[0].Text.Text != "Describe." || blocks[1].Text.Text != turn.Message.Prompt {
+		t.Fatalf("blocks %+v", blocks)
+	}
+	want := "Your answer must be only JSON: no other text before or after it, no Markdown, no code fence. It must match this JSON Schema:\n" +
+		`{"type":"object","required":["description"]}`
+	if got := blocks[2].Text.Text; got != want {
+		t.Errorf("JSON line %q", got)
+	}
+	turn.Message.ResponseFormat = &wire.ResponseFormat{Type: "text"}
+	if blocks := promptBlocks(turn, false); len(blocks) != 2 {
+		t.Errorf("a text turn has %d blocks", len(blocks))
 	}
 }

@@ -223,10 +223,13 @@ type document struct {
 	tools                 []wire.Tool   // the latest turn's host tools
 	mcp                   *mcpEndpoint
 	catalog               catalogState
+	// isolated are the ACP sessions of Chopin's isolated sessions, by
+	// Chopin's session id (isolated.go); never the document's session.
+	isolated map[string]*isolatedSession
 }
 
 func (d *document) handler() client.Handler {
-	return client.Handler{Turn: d.runTurn}
+	return client.Handler{Turn: d.runTurn, Destroyed: d.destroyed}
 }
 
 // attached records a new link and starts the agent when none runs, so a
@@ -288,6 +291,11 @@ func (d *document) forgetProcess(p *process) {
 	defer d.mu.Unlock()
 	if d.proc == p {
 		d.proc, d.session, d.model, d.modelByConfig = nil, "", "", ""
+	}
+	for id, is := range d.isolated {
+		if is.proc == p {
+			delete(d.isolated, id)
+		}
 	}
 }
 

@@ -1,8 +1,10 @@
 package acp
 
-// What the agent asks of the bridge (acp-go-sdk's Client): session updates,
-// permission requests as Decisions, and file reads confined to the
-// session's working directory. Writing and terminals are not offered.
+// What the agent asks of the bridge (acp-go-sdk's Client): session updates
+// (routed to the document's turn or an isolated session's), permission
+// requests as Decisions, and file reads confined to the session's working
+// directory. Writing and terminals are not offered; an isolated session
+// gets no Decisions and reads no files.
 
 import (
 	"context"
@@ -36,18 +38,32 @@ func (c *agentClient) SessionUpdate(ctx context.Context, n sdk.SessionNotificati
 	defer c.pace.done()
 	d := c.d
 	u := n.Update
-	if u.AvailableCommandsUpdate != nil {
-		d.mu.Lock()
-		d.catalog.setCommands(u.AvailableCommandsUpdate.AvailableCommands)
-		d.mu.Unlock()
-		d.reportCatalog()
-		return nil
-	}
 	d.mu.Lock()
 	st := d.turn
 	ours := n.SessionId == d.session
+	var isolated *turnState
+	iso := d.isolatedByACP(n.SessionId)
+	if iso != nil {
+		isolated = iso.turn
+	}
 	d.mu.Unlock()
-	if st != nil && ours {
+	switch {
+	case u.AvailableCommandsUpdate != nil:
+		// The catalog is the document's session's: an isolated session's
+		// commands are not the person's. (An update that comes before
+		// session/new has answered cannot be told apart; it is the same
+		// agent's list.)
+		if iso == nil {
+			d.mu.Lock()
+			d.catalog.setCommands(u.AvailableCommandsUpdate.AvailableCommands)
+			d.mu.Unlock()
+			d.reportCatalog()
+		}
+	case iso != nil:
+		if isolated != nil {
+			isolated.enqueue(u)
+		}
+	case st != nil && ours:
 		st.enqueue(u)
 	}
 	return nil
@@ -69,8 +85,15 @@ func (c *agentClient) RequestPermission(ctx context.Context, p sdk.RequestPermis
 	d := c.d
 	d.mu.Lock()
 	st := d.turn
+	ours := p.SessionId == d.session
+	isolated := d.isolatedByACP(p.SessionId) != nil
 	d.mu.Unlock()
-	if st == nil || len(p.Options) == 0 {
+	if isolated {
+		// An isolated session gets no Decisions (spec/agent-connection.md).
+		d.logger().Info("permission request in an isolated session is cancelled")
+		return cancelledOutcome, nil
+	}
+	if st == nil || !ours || len(p.Options) == 0 {
 		d.logger().Warn("permission request outside a turn is cancelled")
 		return cancelledOutcome, nil
 	}
@@ -147,7 +170,14 @@ func errRefused(what string) error {
 func (c *agentClient) ReadTextFile(ctx context.Context, p sdk.ReadTextFileRequest) (sdk.ReadTextFileResponse, error) {
 	c.d.mu.Lock()
 	cwd := c.d.cwd
+	isolated := c.d.isolatedByACP(p.SessionId) != nil
 	c.d.mu.Unlock()
+	if isolated {
+		// A background job's session works on the material in its prompt
+		// alone; a prompt made of a document's text must not lead the
+		// agent to read the checkout into what Chopin publishes.
+		return sdk.ReadTextFileResponse{}, sdk.NewInvalidParams(map[string]any{"path": p.Path, "error": "an isolated session reads no files"})
+	}
 	text, err := readConfined(cwd, p.Path)
 	if err != nil {
 		return sdk.ReadTextFileResponse{}, sdk.NewInvalidParams(map[string]any{"path": p.Path, "error": err.Error()})

@@ -74,13 +74,7 @@ func (d *document) ensureSession(ctx context.Context, p *process) (sdk.SessionId
 		d.session = id
 	}
 	d.catalog.setModels(models, options, p.init.AgentCapabilities.PromptCapabilities.Image)
-	if models != nil {
-		d.model = string(models.CurrentModelId)
-	}
-	if opt := modelOption(options); opt != nil {
-		d.modelByConfig = string(opt.Id)
-		d.model = string(opt.CurrentValue)
-	}
+	d.model, d.modelByConfig = sessionModel(models, options)
 	d.mu.Unlock()
 	d.reportCatalog()
 	return id, nil
@@ -154,6 +148,18 @@ func (d *document) setModel(ctx context.Context, p *process, session sdk.Session
 	if model == "" || model == current {
 		return nil
 	}
+	if err := switchModel(ctx, p, session, option, model); err != nil {
+		return err
+	}
+	d.mu.Lock()
+	d.model = model
+	d.mu.Unlock()
+	return nil
+}
+
+// switchModel sets session's model: with session/set_config_option when
+// the agent has a model option (its id), else with session/set_model.
+func switchModel(ctx context.Context, p *process, session sdk.SessionId, option, model string) error {
 	var err error
 	if option != "" {
 		_, err = p.conn.SetSessionConfigOption(ctx, sdk.SetSessionConfigOptionRequest{
@@ -164,10 +170,19 @@ func (d *document) setModel(ctx context.Context, p *process, session sdk.Session
 	if err != nil {
 		return fmt.Errorf("The agent %s did not switch to the model %s: %v", p.name, model, err)
 	}
-	d.mu.Lock()
-	d.model = model
-	d.mu.Unlock()
 	return nil
+}
+
+// sessionModel is a new or loaded session's current model, and the id of
+// the config option that chooses it when the agent has one.
+func sessionModel(models *sdk.SessionModelState, options []sdk.SessionConfigOption) (model, option string) {
+	if models != nil {
+		model = string(models.CurrentModelId)
+	}
+	if opt := modelOption(options); opt != nil {
+		model, option = string(opt.CurrentValue), string(opt.Id)
+	}
+	return model, option
 }
 
 // catalogState is what the capability catalog is made of.

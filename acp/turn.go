@@ -1,13 +1,16 @@
 package acp
 
-// A turn: the turn's instructions, prompt and images become session/prompt;
+// A turn: the turn's instructions, prompt and images (and, for JSON, a line
+// asking for only JSON of the schema) become session/prompt;
 // the agent's session updates stream as parts while it runs (updates.go);
 // its stop reason ends the turn, and an abort or a Stop sends
 // session/cancel.
 
 import (
+	"bytes"
 	"context"
 	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -49,8 +52,13 @@ var stopWords = map[sdk.StopReason]string{
 	sdk.StopReasonMaxTurnRequests: "The agent stopped: it reached its limit of model requests for one turn.",
 }
 
-// runTurn runs one Chopin turn as one ACP prompt.
+// runTurn runs one Chopin turn as one ACP prompt: a Planner turn in the
+// document's ACP session, an isolated session's turn in its own
+// (isolated.go).
 func (d *document) runTurn(ctx context.Context, t *client.Turn) error {
+	if t.Session.Mode == wire.ModeIsolated {
+		return d.runIsolated(ctx, t)
+	}
 	log := d.logger().With("session", t.Session.ID, "turn", t.ID())
 	d.setTools(t.Message.Tools)
 	p, err := d.ensureProcess(ctx)
@@ -78,8 +86,9 @@ func (d *document) runTurn(ctx context.Context, t *client.Turn) error {
 	d.mu.Lock()
 	model := d.model
 	d.mu.Unlock()
-	st := newTurnState(ctx, d, t)
+	st := newTurnState(ctx, d, t, false)
 	if err := st.send(wire.StreamPart{Type: wire.PartStreamStart, ModelID: model}); err != nil {
+		st.end("failed")
 		return err
 	}
 	d.mu.Lock()
@@ -93,14 +102,21 @@ func (d *document) runTurn(ctx context.Context, t *client.Turn) error {
 		d.mu.Unlock()
 	}()
 	log.Info("prompt sent")
+	return d.prompt(ctx, st, p, sid, promptBlocks(t, p.init.AgentCapabilities.PromptCapabilities.Image))
+}
 
+// prompt sends blocks as session/prompt in sid and ends st's turn by the
+// answer. When ctx ends first (Stop or abort) it sends session/cancel and
+// gives the agent cancelGrace to answer.
+func (d *document) prompt(ctx context.Context, st *turnState, p *process, sid sdk.SessionId, blocks []sdk.ContentBlock) error {
+	log := d.logger().With("session", st.t.Session.ID, "turn", st.t.ID())
 	type answer struct {
 		r   sdk.PromptResponse
 		err error
 	}
 	got := make(chan answer, 1)
 	go func() {
-		r, err := p.conn.Prompt(context.WithoutCancel(ctx), sdk.PromptRequest{SessionId: sid, Prompt: promptBlocks(t, p.init.AgentCapabilities.PromptCapabilities.Image)})
+		r, err := p.conn.Prompt(context.WithoutCancel(ctx), sdk.PromptRequest{SessionId: sid, Prompt: blocks})
 		got <- answer{r, err}
 	}()
 	var a answer
@@ -169,7 +185,9 @@ func (d *document) endTurn(st *turnState, p *process, r sdk.PromptResponse, err 
 }
 
 // promptBlocks are the turn's instructions and prompt as text blocks, and
-// its images as image blocks when the agent takes images.
+// its images as image blocks when the agent takes images. A turn whose
+// responseFormat asks for JSON ends with a line saying so, with the schema:
+// ACP has no structured output of its own.
 func promptBlocks(t *client.Turn, images bool) []sdk.ContentBlock {
 	var blocks []sdk.ContentBlock
 	if t.Message.Instructions != "" {
@@ -189,5 +207,27 @@ func promptBlocks(t *client.Turn, images bool) []sdk.ContentBlock {
 			}
 		}
 	}
+	if rf := t.Message.ResponseFormat; rf != nil && rf.Type == "json" {
+		blocks = append(blocks, sdk.TextBlock(jsonAnswerLine(rf)))
+	}
 	return blocks
+}
+
+// jsonAnswerLine tells the agent that its answer must be only JSON, of the
+// schema when one is given.
+func jsonAnswerLine(rf *wire.ResponseFormat) string {
+	const only = "Your answer must be only JSON: no other text before or after it, no Markdown, no code fence."
+	if len(rf.Schema) == 0 {
+		return only
+	}
+	schema := string(rf.Schema)
+	var b bytes.Buffer
+	if json.Compact(&b, rf.Schema) == nil {
+		schema = b.String()
+	}
+	line := only + " It must match this JSON Schema"
+	if rf.Description != "" {
+		line += " (" + rf.Description + ")"
+	}
+	return line + ":\n" + schema
 }

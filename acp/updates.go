@@ -5,7 +5,8 @@ package acp
 // own tool_call and tool_call_update the bridge's own tool parts (one
 // generic own tool per ACP tool kind, the ACP title shown with the input),
 // except the calls of the bridge's own MCP server, whose host tool rows
-// Chopin already shows.
+// Chopin already shows. An isolated session's turn streams only text and
+// reasoning: it may declare no own tools, and its plan is no run card.
 
 import (
 	"context"
@@ -40,9 +41,10 @@ const maxMergedChunk = 64 << 10
 // ends from runTurn, after the queue is drained: mu guards the stream, qmu
 // the queue.
 type turnState struct {
-	d   *document
-	t   *client.Turn
-	ctx context.Context // ends with the turn
+	d        *document
+	t        *client.Turn
+	ctx      context.Context // ends with the turn
+	isolated bool            // an isolated session's turn: text and reasoning only
 
 	qmu     sync.Mutex
 	qcond   *sync.Cond // signalled when the queue shrinks
@@ -67,8 +69,8 @@ type ownCall struct {
 	done     bool
 }
 
-func newTurnState(ctx context.Context, d *document, t *client.Turn) *turnState {
-	s := &turnState{ctx: ctx, d: d, t: t, calls: map[sdk.ToolCallId]*ownCall{},
+func newTurnState(ctx context.Context, d *document, t *client.Turn, isolated bool) *turnState {
+	s := &turnState{ctx: ctx, d: d, t: t, isolated: isolated, calls: map[sdk.ToolCallId]*ownCall{},
 		wake: make(chan struct{}, 1), drained: make(chan struct{})}
 	s.qcond = sync.NewCond(&s.qmu)
 	go s.drain()
@@ -180,6 +182,9 @@ func (s *turnState) update(u sdk.SessionUpdate) {
 		s.chunk("text", u.AgentMessageChunk.Content)
 	case u.AgentThoughtChunk != nil:
 		s.chunk("reasoning", u.AgentThoughtChunk.Content)
+	case s.isolated:
+		// An isolated session declares no own tools (a tool-call part
+		// would fail the turn) and reports no runs; nobody sees its rows.
 	case u.ToolCall != nil:
 		c := u.ToolCall
 		s.toolCall(c.ToolCallId, c.Kind, c.Title, c.RawInput, c.Locations)

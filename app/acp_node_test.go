@@ -4,7 +4,8 @@ package app
 // ACP library (ui/tests/acp-agent.mjs, run by Node), end to end through the
 // real app: a person's @chopin message is its prompt, it edits the plan
 // through the MCP server it was given, its plan is a run card, its
-// permission request is a Decision whose answer reaches it, Stop cancels it.
+// permission request is a Decision whose answer reaches it, Stop cancels it,
+// and it writes the document's description in an isolated session.
 
 import (
 	"fmt"
@@ -101,6 +102,9 @@ func TestACPPlannerNodeAgent(t *testing.T) {
 			break
 		}
 	}
+	// The description the document got at attach came from an isolated
+	// session of the agent's (the agent answers it only there).
+	eventually(t, "the description", func() bool { return descriptionOf(ta.channelNow(t, ch.ID)) == "Plan for Launch" })
 	cli.cancel()
 	if code := cli.wait(t); code != 0 {
 		t.Errorf("exit %d", code)

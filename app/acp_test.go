@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -28,6 +29,11 @@ import (
 // fakeACPAgentEnv makes this test binary a fake ACP agent: "script" answers
 // prompts by what they say, "silent" never answers initialize.
 const fakeACPAgentEnv = "CHOPIN_TEST_FAKE_ACP_AGENT"
+
+// fakeACPEventsEnv names a file the fake agent appends its sessions'
+// events to: "new SESSION mcpServers=N", "prompt SESSION description=B
+// schema=B", "close SESSION".
+const fakeACPEventsEnv = "CHOPIN_TEST_FAKE_ACP_EVENTS"
 
 // The stdio MCP entry of the planners these tests run is this test binary
 // (TestFakeACPMCPStdio), which runs the hidden acp-mcp command.
@@ -68,10 +74,11 @@ type fakeAgent struct {
 
 	mu       sync.Mutex
 	mcp      *mcp.ClientSession
-	cancel   chan struct{}
-	sessions int
-	model    string // the model the bridge set
-	cwd      string // the session's working directory
+	cancel   map[sdk.SessionId]chan struct{} // a waiting prompt's, by session
+	sessions int                             // sessions opened with the MCP server
+	isolated int                             // sessions opened without MCP servers
+	model    string                          // the model the bridge set
+	cwd      string                          // the session's working directory
 }
 
 func (a *fakeAgent) Authenticate(context.Context, sdk.AuthenticateRequest) (sdk.AuthenticateResponse, error) {
@@ -80,23 +87,41 @@ func (a *fakeAgent) Authenticate(context.Context, sdk.AuthenticateRequest) (sdk.
 
 func (a *fakeAgent) Initialize(context.Context, sdk.InitializeRequest) (sdk.InitializeResponse, error) {
 	return sdk.InitializeResponse{ProtocolVersion: sdk.ProtocolVersionNumber, AgentCapabilities: sdk.AgentCapabilities{
-		LoadSession:        a.load,
-		McpCapabilities:    sdk.McpCapabilities{Http: !a.stdio},
-		PromptCapabilities: sdk.PromptCapabilities{Image: true},
+		LoadSession:         a.load,
+		McpCapabilities:     sdk.McpCapabilities{Http: !a.stdio},
+		PromptCapabilities:  sdk.PromptCapabilities{Image: true},
+		SessionCapabilities: sdk.SessionCapabilities{Close: &sdk.SessionCloseCapabilities{}},
 	}}, nil
 }
 
-func (a *fakeAgent) Cancel(context.Context, sdk.CancelNotification) error {
+// event appends a line to the events file, when the test named one.
+func (a *fakeAgent) event(format string, args ...any) {
+	name := os.Getenv(fakeACPEventsEnv)
+	if name == "" {
+		return
+	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if a.cancel != nil {
-		close(a.cancel)
-		a.cancel = nil
+	f, err := os.OpenFile(name, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
+	if err != nil {
+		return
+	}
+	fmt.Fprintf(f, format+"\n", args...)
+	f.Close()
+}
+
+func (a *fakeAgent) Cancel(_ context.Context, p sdk.CancelNotification) error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if ch := a.cancel[p.SessionId]; ch != nil {
+		close(ch)
+		delete(a.cancel, p.SessionId)
 	}
 	return nil
 }
 
-func (a *fakeAgent) CloseSession(context.Context, sdk.CloseSessionRequest) (sdk.CloseSessionResponse, error) {
+func (a *fakeAgent) CloseSession(_ context.Context, p sdk.CloseSessionRequest) (sdk.CloseSessionResponse, error) {
+	a.event("close %s", p.SessionId)
 	return sdk.CloseSessionResponse{}, nil
 }
 
@@ -172,8 +197,18 @@ func (a *fakeAgent) LoadSession(_ context.Context, p sdk.LoadSessionRequest) (sd
 	return sdk.LoadSessionResponse{}, a.connect(p.McpServers)
 }
 
-// NewSession connects to the MCP server the bridge offers.
+// NewSession connects to the MCP server the bridge offers. A session
+// offered none (an isolated one) is numbered apart, so "sessions" counts
+// only the others.
 func (a *fakeAgent) NewSession(ctx context.Context, p sdk.NewSessionRequest) (sdk.NewSessionResponse, error) {
+	if len(p.McpServers) == 0 {
+		a.mu.Lock()
+		a.isolated++
+		sid := sdk.SessionId(fmt.Sprintf("acp-isolated-%d", a.isolated))
+		a.mu.Unlock()
+		a.event("new %s mcpServers=0", sid)
+		return sdk.NewSessionResponse{SessionId: sid}, nil
+	}
 	if err := a.connect(p.McpServers); err != nil {
 		return sdk.NewSessionResponse{}, err
 	}
@@ -183,6 +218,7 @@ func (a *fakeAgent) NewSession(ctx context.Context, p sdk.NewSessionRequest) (sd
 	n := a.sessions
 	a.mu.Unlock()
 	sid := sdk.SessionId(fmt.Sprintf("acp-session-%d", n))
+	a.event("new %s mcpServers=%d", sid, len(p.McpServers))
 	go func() {
 		time.Sleep(50 * time.Millisecond)
 		a.say(context.Background(), sid, sdk.SessionUpdate{AvailableCommandsUpdate: &sdk.SessionAvailableCommandsUpdate{
@@ -215,10 +251,60 @@ func (a *fakeAgent) callTool(ctx context.Context, name string, args any) (string
 	return r.Content[0].(*mcp.TextContent).Text, r.IsError
 }
 
-// Prompt acts on the last words of the prompt.
+// descriptionMaterialRE finds the material of a description prompt.
+var descriptionMaterialRE = regexp.MustCompile(`(?s)<material>\n(.*)\n</material>`)
+
+// describe answers a description prompt: {"description": "Plan for <the
+// material's first line>"} when the prompt's last block asks for only JSON
+// of the description schema, else that phrase as plain text (which Chopin
+// refuses). On the way it shows a tool call and a plan, which an isolated
+// session must not forward as rows (they would fail its turn).
+func (a *fakeAgent) describe(ctx context.Context, p sdk.PromptRequest, material string) (sdk.PromptResponse, error) {
+	last := p.Prompt[len(p.Prompt)-1].Text.Text
+	schema := strings.Contains(last, "only JSON") && strings.Contains(last, `"required":["description"]`)
+	a.event("prompt %s description=true schema=%t", p.SessionId, schema)
+	a.say(ctx, p.SessionId, sdk.UpdatePlan(sdk.PlanEntry{Content: "Describe", Status: sdk.PlanEntryStatusInProgress}))
+	a.say(ctx, p.SessionId, sdk.StartToolCall("look-1", "Look around", sdk.WithStartKind(sdk.ToolKindRead)))
+	a.say(ctx, p.SessionId, sdk.UpdateToolCall("look-1", sdk.WithUpdateStatus(sdk.ToolCallStatusCompleted)))
+	first, _, _ := strings.Cut(material, "\n")
+	if strings.HasPrefix(first, "# Wait") {
+		// Waits for session/cancel in this session.
+		ch := make(chan struct{})
+		a.mu.Lock()
+		if a.cancel == nil {
+			a.cancel = map[sdk.SessionId]chan struct{}{}
+		}
+		a.cancel[p.SessionId] = ch
+		a.mu.Unlock()
+		a.event("waiting %s", p.SessionId)
+		<-ch
+		a.event("cancelled %s", p.SessionId)
+		return sdk.PromptResponse{StopReason: sdk.StopReasonCancelled}, nil
+	}
+	phrase := "Plan for " + strings.TrimPrefix(first, "# ")
+	if schema {
+		phrase = descriptionJSON(phrase)
+	}
+	half := len(phrase) / 2
+	a.say(ctx, p.SessionId, sdk.UpdateAgentMessageText(phrase[:half]))
+	a.say(ctx, p.SessionId, sdk.UpdateAgentMessageText(phrase[half:]))
+	return sdk.PromptResponse{StopReason: sdk.StopReasonEndTurn}, nil
+}
+
+// Prompt acts on the last words of the prompt; a description prompt (one
+// with material) is answered by describe, in whatever session it comes.
 func (a *fakeAgent) Prompt(ctx context.Context, p sdk.PromptRequest) (sdk.PromptResponse, error) {
+	for _, b := range p.Prompt {
+		if b.Text == nil {
+			continue
+		}
+		if m := descriptionMaterialRE.FindStringSubmatch(b.Text.Text); m != nil {
+			return a.describe(ctx, p, m[1])
+		}
+	}
 	text := p.Prompt[len(p.Prompt)-1].Text.Text
 	sid := p.SessionId
+	a.event("prompt %s description=false", sid)
 	end := sdk.PromptResponse{StopReason: sdk.StopReasonEndTurn}
 	switch {
 	case strings.HasSuffix(text, "add a risks section"):
@@ -258,7 +344,10 @@ func (a *fakeAgent) Prompt(ctx context.Context, p sdk.PromptRequest) (sdk.Prompt
 	case strings.HasSuffix(text, "wait"):
 		ch := make(chan struct{})
 		a.mu.Lock()
-		a.cancel = ch
+		if a.cancel == nil {
+			a.cancel = map[sdk.SessionId]chan struct{}{}
+		}
+		a.cancel[sid] = ch
 		a.mu.Unlock()
 		a.say(ctx, sid, sdk.UpdateAgentMessageText("Waiting"))
 		<-ch
@@ -418,6 +507,115 @@ func TestACPPlannerAnswersInChat(t *testing.T) {
 	if code := cli.wait(t); code != 0 {
 		t.Errorf("exit %d; stderr:\n%s", code, cli.stderr)
 	}
+}
+
+// TestACPPlannerWritesDescriptions: a generated description goes through an
+// ACP agent end to end. Each isolated session is an ACP session of its own,
+// opened without MCP servers and closed when Chopin destroys it; its prompt
+// asks for only JSON of the schema; the agent's tool call and plan there are
+// not forwarded; a job stopped by a newer edit cancels its prompt with
+// session/cancel in that session; and the document's Planner session never
+// sees a description prompt, before or after a Chat turn.
+func TestACPPlannerWritesDescriptions(t *testing.T) {
+	events := filepath.Join(t.TempDir(), "events")
+	t.Setenv(fakeACPEventsEnv, events)
+	ta := startAppWith(t, describeConfig(t, 50*time.Millisecond))
+	ta.addRepository("octo/plans")
+	ch := ta.createDocument("octo/plans", "Launch")
+	browser := ta.dialRoom(ch.ID)
+	cli := ta.runACPPlanner(t, "script", ta.app.URL()+ch.URL)
+	ta.waitAttached(browser, ch.ID)
+
+	if r := reply(browser, "m1", "@chopin sessions"); !strings.HasPrefix(fmt.Sprint(r["text"]), "acp-session-1, session 1, pid ") {
+		t.Errorf("Chat turn %v", r)
+	}
+	rev := ta.putPlan(t, ch.ID, 0, "# Moving storage to SQLite\n\nOne file, WAL mode.\n")
+	eventually(t, "the description", func() bool {
+		return descriptionOf(ta.channelNow(t, ch.ID)) == "Plan for Moving storage to SQLite"
+	})
+	if hits := ta.list(t, "sqlite"); len(hits) != 1 || descriptionOf(hits[0]) != "Plan for Moving storage to SQLite" {
+		t.Errorf("listing: %+v", hits)
+	}
+	// The Planner session is the same one after the description.
+	if r := reply(browser, "m2", "@chopin sessions"); !strings.HasPrefix(fmt.Sprint(r["text"]), "acp-session-1, session 1, pid ") {
+		t.Errorf("Chat turn after the description %v", r)
+	}
+	// A description under way is stopped by the next edit's job: its
+	// session gets session/cancel.
+	rev = ta.putPlan(t, ch.ID, rev, "# Wait for it\n")
+	var waiting string
+	eventually(t, "the agent waiting in a description prompt", func() bool {
+		b, _ := os.ReadFile(events)
+		if i := strings.Index(string(b), "waiting "); i >= 0 {
+			waiting, _, _ = strings.Cut(string(b[i+len("waiting "):]), "\n")
+			return true
+		}
+		return false
+	})
+	ta.putPlan(t, ch.ID, rev, "# Replicating to Postgres\n\nLater.\n")
+	eventually(t, "the second description", func() bool {
+		return descriptionOf(ta.channelNow(t, ch.ID)) == "Plan for Replicating to Postgres"
+	})
+
+	// Read the agent's events once every session that was prompted for a
+	// description was closed.
+	var lines []string
+	eventually(t, "the isolated sessions closed", func() bool {
+		b, _ := os.ReadFile(events)
+		lines = strings.Split(strings.TrimSpace(string(b)), "\n")
+		prompted, closed := map[string]bool{}, map[string]bool{}
+		for _, l := range lines {
+			f := strings.Fields(l)
+			switch {
+			case len(f) > 2 && f[0] == "prompt" && f[2] == "description=true":
+				prompted[f[1]] = true
+			case len(f) == 2 && f[0] == "close":
+				closed[f[1]] = true
+			}
+		}
+		for s := range prompted {
+			if !closed[s] {
+				return false
+			}
+		}
+		return len(prompted) >= 3
+	})
+	if !slices.Contains(lines, "cancelled "+waiting) || waiting == "acp-session-1" {
+		t.Errorf("the waiting description prompt in %s was not cancelled", waiting)
+	}
+	servers := map[string]string{}
+	for _, l := range lines {
+		f := strings.Fields(l)
+		if len(f) < 3 {
+			continue
+		}
+		switch f[0] {
+		case "new":
+			servers[f[1]] = f[2]
+		case "prompt":
+			if f[2] != "description=true" {
+				continue
+			}
+			if f[1] == "acp-session-1" || servers[f[1]] != "mcpServers=0" {
+				t.Errorf("a description prompt went to %s (%s)", f[1], servers[f[1]])
+			}
+			if len(f) != 4 || f[3] != "schema=true" {
+				t.Errorf("a description prompt without the JSON line: %s", l)
+			}
+		case "close":
+			if f[1] == "acp-session-1" {
+				t.Errorf("the Planner session was closed")
+			}
+		}
+	}
+	if servers["acp-session-1"] != "mcpServers=1" {
+		t.Errorf("the Planner session: %s", servers["acp-session-1"])
+	}
+	if t.Failed() {
+		t.Logf("agent events:\n%s", strings.Join(lines, "\n"))
+	}
+	cli.cancel()
+	cli.wait(t)
 }
 
 // TestACPPlannerPermissionStopCrash: a permission request is a Decision

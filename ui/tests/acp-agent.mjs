@@ -8,12 +8,16 @@
 //   "may I"                asks permission and says which option was chosen
 //   "wait"                 streams "Waiting" and honours session/cancel
 //   "bench N"              streams N message chunks (the benchmark)
+//
+// A description prompt (Chopin's isolated session: a session/new without MCP
+// servers, a prompt with <material>) is answered with
+// {"description": "Plan for <the material's first line>"} there, and only there.
 import { Readable, Writable } from "node:stream";
 import * as acp from "@agentclientprotocol/sdk";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 
-/** @type {Map<string, { mcp: Client, cancel: (() => void) | null }>} */
+/** @type {Map<string, { mcp: Client | null, cancel: (() => void) | null }>} */
 const sessions = new Map();
 let next = 0;
 
@@ -25,6 +29,12 @@ const app = acp
     authMethods: [],
   }))
   .onRequest("session/new", async ({ params }) => {
+    if (params.mcpServers.length === 0) {
+      // An isolated session: no host tools.
+      const sessionId = `node-isolated-${++next}`;
+      sessions.set(sessionId, { mcp: null, cancel: null });
+      return { sessionId };
+    }
     const entry = params.mcpServers[0];
     if (!entry || !("url" in entry)) throw new Error("no HTTP MCP server was offered");
     const headers = Object.fromEntries(entry.headers.map((h) => [h.name, h.value]));
@@ -45,6 +55,7 @@ const app = acp
     const say = (update) => client.notify("session/update", { sessionId: params.sessionId, update });
     const chunk = (t) => say({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: t } });
     const tool = async (name, args) => {
+      if (!s.mcp) throw new Error("this session has no MCP server");
       const r = await s.mcp.callTool({ name, arguments: args });
       const content = /** @type {{ type: string, text?: string }[]} */ (r.content);
       if (r.isError) throw new Error(`${name}: ${content[0]?.text}`);
@@ -59,8 +70,14 @@ const app = acp
         ],
       });
 
+    const material = params.prompt
+      .map((b) => (b.type === "text" ? /<material>\n([^\n]*)/.exec(b.text) : null))
+      .find((m) => m);
     const bench = /bench (\d+)$/.exec(text);
-    if (bench) {
+    if (material && !s.mcp) {
+      const description = "Plan for " + material[1].replace(/^# /, "");
+      await chunk(text.includes("only JSON") ? JSON.stringify({ description }) : description);
+    } else if (bench) {
       for (let i = 0; i < Number(bench[1]); i++) await chunk("x");
     } else if (text.endsWith("add a risks section")) {
       await plan("in_progress");
