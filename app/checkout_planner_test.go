@@ -48,7 +48,6 @@ func newCheckoutModel(t *testing.T) *checkoutModel {
 			Tools    []struct {
 				Function struct{ Name string } `json:"function"`
 			} `json:"tools"`
-			ResponseFormat json.RawMessage `json:"response_format"`
 		}
 		raw := new(bytes.Buffer)
 		raw.ReadFrom(r.Body)
@@ -56,14 +55,6 @@ func newCheckoutModel(t *testing.T) *checkoutModel {
 			return
 		}
 		json.Unmarshal(raw.Bytes(), &req)
-		if len(req.ResponseFormat) > 0 {
-			// A generated description's isolated turn, not the Chat turn
-			// this model is scripted for.
-			content, _ := json.Marshal(descriptionJSON("Plan for the engine"))
-			w.Header().Set("Content-Type", "text/event-stream")
-			fmt.Fprintf(w, "data: %s\n\ndata: [DONE]\n\n", `{"choices":[{"index":0,"delta":{"content":`+string(content)+`},"finish_reason":"stop"}]}`)
-			return
-		}
 		var results []string
 		var names []string
 		for _, tool := range req.Tools {
