@@ -133,7 +133,9 @@ func TestToolImagesKeepMemoryBounded(t *testing.T) {
 	before := srv.peakRSS(t)
 	var wg sync.WaitGroup
 	for _, id := range docs {
-		wg.Go(func() { h.api(srv.origin, "POST", "/api/channels/"+id+"/messages", map[string]string{"text": "@chopin draw"}, nil) })
+		wg.Go(func() {
+			h.api(srv.origin, "POST", "/api/channels/"+id+"/messages", map[string]string{"text": "@chopin draw"}, nil)
+		})
 	}
 	wg.Wait()
 	for _, id := range docs {
