@@ -58,6 +58,7 @@ type link struct {
 	rs           resumable            // resumable-sessions: what a drop keeps (hold.go, resume.go)
 	catalog      *wire.Catalog        // capability-catalog: the last report; nil before one
 	forks        map[string]forkPoint // session-forks: each thread's fork point (fork.go)
+	hostCalls    int                  // host tool calls running, at most maxHostCallsAtOnce
 }
 
 func newLink(s *Server, conn *websocket.Conn, account Account, bearer [32]byte, features []string) *link {

@@ -417,6 +417,7 @@ func (l *link) runHostTool(t *turn, call ToolCall, input json.RawMessage) {
 		}
 	}
 	l.mu.Lock()
+	l.hostCalls--
 	live := !t.ended && !t.aborted && l.state == stateAttached
 	if live {
 		l.send(res)
@@ -478,6 +479,11 @@ func (l *link) hostToolCall(m wire.HostToolCall) {
 		fail(&wire.ToolError{Code: "invalid-input", Message: wire.MsgBadToolInput(m.ToolName)})
 		return
 	}
+	if l.hostCalls >= maxHostCallsAtOnce {
+		fail(&wire.ToolError{Code: "too-many-calls", Message: wire.MsgTooManyHostCalls(m.ToolName, maxHostCallsAtOnce)})
+		return
+	}
+	l.hostCalls++
 	call.Input = json.RawMessage(m.Input)
 	ev := ToolCallEvent{ToolCallID: m.ToolCallID, Name: m.ToolName, Host: true, Status: ToolRunning, Input: input}
 	fx.add(func() {

@@ -32,6 +32,7 @@ func (h *Hub) Join(ctx context.Context, ch Channel, who Identity, conn Conn) (*M
 		release()
 		return nil, err
 	}
+	msgs = newestWithin(msgs, maxChatSnapshotBytes)
 	m := &Member{room: r, conn: conn, who: who, release: release}
 	r.mu.Lock()
 	defer r.mu.Unlock()
