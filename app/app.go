@@ -105,7 +105,7 @@ func (a *App) open() error {
 		return err
 	}
 	a.planner = a.newPlannerHost()
-	a.hub = room.NewHub(room.Options{Persister: roomStore{a.store}, Planner: a.planner, Logger: a.log,
+	a.hub = room.NewHub(room.Options{Persister: roomStore{a.store}, Channels: roomCatalog{a}, Planner: a.planner, Logger: a.log,
 		Attachments: room.AttachmentLimits{MaxBytes: a.cfg.ChatAttachmentMaxBytes, MaxTotal: a.cfg.ChatAttachmentMaxTotal}})
 	a.agent = a.newAgentServer()
 	a.planner.Plug(a.hub, a.agent)

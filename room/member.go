@@ -12,6 +12,10 @@ import (
 // few times over.
 const MaxFrameBytes = 2 << 20
 
+// ErrDeleted is Join's answer for a document deleted before the socket
+// joined: the socket was sent session:deleted and closed with 4404.
+var ErrDeleted = errors.New("the document was deleted")
+
 // Member is one browser socket in a room.
 type Member struct {
 	room    *Room
@@ -25,6 +29,11 @@ type Member struct {
 func (h *Hub) Join(ctx context.Context, ch Channel, who Identity, conn Conn) (*Member, error) {
 	r, release, err := h.Acquire(ctx, ch)
 	if err != nil {
+		if h.channels != nil && h.channels.IsNotFound(err) {
+			conn.Send(encode(msgDeleted{Type: "session:deleted", Channel: ch.ID}))
+			conn.Close(CloseDeleted, "This document was deleted.")
+			return nil, ErrDeleted
+		}
 		return nil, err
 	}
 	msgs, err := r.Messages(ctx, chatSnapshotSize)
@@ -36,6 +45,14 @@ func (h *Hub) Join(ctx context.Context, ch Channel, who Identity, conn Conn) (*M
 	m := &Member{room: r, conn: conn, who: who, release: release}
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if r.gone {
+		// Deleted after the room opened: the socket hears it as the
+		// members did.
+		m.sendLocked(r, msgDeleted{Type: "session:deleted", Channel: r.channelID})
+		conn.Close(CloseDeleted, "This document was deleted.")
+		release()
+		return nil, ErrDeleted
+	}
 	r.members[m] = struct{}{}
 	m.sendLocked(r, msgHello{Type: "session:hello", Identity: m.identityLocked(r), Channel: r.channel})
 	if msgs == nil {
@@ -102,17 +119,22 @@ func (m *Member) dispatch(ctx context.Context, env inEnvelope, frame []byte) (an
 	switch env.Type {
 	case "plan:open":
 		return decoded(frame, func(in inPlanOpen) (any, error) {
+			// The answer is queued before the lock is let go: a broadcast
+			// of the next change must not reach the socket before the
+			// answer that does not hold it.
 			r.mu.Lock()
 			defer r.mu.Unlock()
 			switch reply := r.plan.openLocked(in.Epoch, in.Version).(type) {
 			case msgPlanSnapshot:
 				reply.ID = in.ID
-				return reply, nil
+				m.sendLocked(r, reply)
 			case msgPlanUpdates:
 				reply.ID = in.ID
-				return reply, nil
+				m.sendLocked(r, reply)
+			default:
+				panic("plan:open answers with a snapshot or updates")
 			}
-			panic("plan:open answers with a snapshot or updates")
+			return nil, nil
 		})
 	case "plan:push":
 		return editing(m, frame, func(in inPlanPush) (any, error) {

@@ -6,7 +6,8 @@
 //   - one plan:push at a time of sendableUpdates, and not again until the
 //     server has confirmed (plan:updates with our clientID) or refused it;
 //   - plan:updates go through receiveUpdates, which rebases the outbox;
-//   - a stale push waits for the updates that made it stale, then pushes again;
+//   - a stale push pushes again once it has the updates that made it stale,
+//     which come before the refusal; a tab that missed one re-opens;
 //   - a snapshot of another history resets the editor, re-applying the
 //     outbox when the text it was based on is unchanged, else keeping the
 //     local text aside for the person to copy.
@@ -304,9 +305,12 @@ export class PlanSync {
           this.inFlight = "";
           this.pushed = 0;
           if (f.code === "stale-version") {
-            // Nothing was taken. The updates that made it stale come first.
+            // Nothing was taken. The updates that made it stale come before
+            // the refusal; if they did not (this tab missed one), ask for
+            // them rather than wait for a broadcast that is not coming.
             this.waitFor = f.version ?? 0;
-            this.push();
+            if (this.waitFor > getSyncedVersion(this.view.state)) this.open();
+            else this.push();
           } else {
             // The server will never take these: go back to its text.
             this.notice = f.message;
