@@ -16,9 +16,9 @@ import (
 type Hub struct {
 	persist  Persister
 	channels ChannelSource // nil: a room keeps the entry it was opened with
-	planner Planner
-	log     *slog.Logger
-	now     func() time.Time
+	planner  Planner
+	log      *slog.Logger
+	now      func() time.Time
 	// attachments bound the files of a person's message (attachments.go).
 	attachments AttachmentLimits
 	// unawaited hears of answers nobody waited on (await.go).
@@ -56,10 +56,10 @@ func NewHub(o Options) *Hub {
 		persist:  o.Persister,
 		channels: o.Channels,
 		planner:  o.Planner,
-		log:     o.Logger,
-		now:     o.Clock,
-		rooms:   map[string]*Room{},
-		closing: map[string]chan struct{}{},
+		log:      o.Logger,
+		now:      o.Clock,
+		rooms:    map[string]*Room{},
+		closing:  map[string]chan struct{}{},
 	}
 	h.attachments = o.Attachments
 	if h.log == nil {
