@@ -15,6 +15,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"net"
 	"net/http"
@@ -70,9 +71,20 @@ func New(cfg Config, logger *slog.Logger) (*App, error) {
 	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
 		return nil, fmt.Errorf("create data directory: %w", err)
 	}
+	// A folder Chopin ran in before has its lock file; its database must
+	// be there (checked once the lock is held, so no other process is
+	// creating it).
+	_, lockErr := os.Stat(filepath.Join(cfg.DataDir, instanceLockFile))
+	usedBefore := lockErr == nil
 	inst, err := AcquireInstance(cfg.DataDir)
 	if err != nil {
 		return nil, err
+	}
+	if usedBefore {
+		if err := databaseStillThere(cfg.DataDir); err != nil {
+			inst.Release()
+			return nil, err
+		}
 	}
 	a := &App{cfg: cfg, log: logger, instance: inst}
 	if err := a.open(); err != nil {
@@ -82,10 +94,41 @@ func New(cfg Config, logger *slog.Logger) (*App, error) {
 	return a, nil
 }
 
+// databaseStillThere refuses to start in a folder Chopin ran in before
+// whose database is gone or empty: starting would make a new, empty one
+// and the plans would look lost.
+func databaseStillThere(dataDir string) error {
+	fi, err := os.Stat(filepath.Join(dataDir, databaseFile))
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return &store.StartupError{Message: fmt.Sprintf("Chopin ran in %s before, but its database %s is missing. "+
+			"Starting would begin an empty one, and your plans would look lost. Restore %s from a backup of the folder "+
+			"and start Chopin again; to start afresh on purpose, move the folder aside (or set CHOPIN_DATA_DIR to a new one).",
+			dataDir, databaseFile, databaseFile)}
+	case err != nil:
+		return fmt.Errorf("check the database: %w", err)
+	case fi.Size() == 0 && !fileHasData(filepath.Join(dataDir, databaseFile+"-wal")):
+		// (Beside a log that holds data, store.Open says so itself.)
+		return &store.StartupError{Message: fmt.Sprintf("Chopin ran in %s before, but its database %s is empty (0 bytes). "+
+			"Starting would begin an empty one, and your plans would look lost. Chopin has not changed it. Restore %s from a backup "+
+			"of the folder and start Chopin again; to start afresh on purpose, move the folder aside (or set CHOPIN_DATA_DIR to a new one).",
+			dataDir, databaseFile, databaseFile)}
+	}
+	return nil
+}
+
+func fileHasData(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.Size() > 0
+}
+
+// databaseFile is the database's name in the data folder.
+const databaseFile = "chopin.db"
+
 func (a *App) open() error {
 	ctx := context.Background()
 	var err error
-	a.store, err = store.Open(ctx, filepath.Join(a.cfg.DataDir, "chopin.db"))
+	a.store, err = store.Open(ctx, filepath.Join(a.cfg.DataDir, databaseFile))
 	if err != nil {
 		return err
 	}

@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+
+	"github.com/chopin-desktop/chopin/fault"
 )
 
 // MaxFrameBytes bounds one frame from a browser. A push carries at most a
@@ -220,6 +222,10 @@ func errorReply(id string, err error) msgError {
 	var re *Error
 	if errors.As(err, &re) {
 		return msgError{Type: "error", ID: id, Code: re.Code, Message: re.Message}
+	}
+	var fe *fault.Error
+	if errors.As(err, &fe) && (fe.Kind == fault.StorageFull || fe.Kind == fault.StorageUnavailable) {
+		return msgError{Type: "error", ID: id, Code: fe.Code, Message: fe.Message}
 	}
 	return msgError{Type: "error", ID: id, Code: CodeInternal, Message: "Chopin could not do this because of an internal error; the log has the details."}
 }

@@ -1,0 +1,108 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// A damaged or missing database stops start-up with what to do, and
+// Chopin changes nothing: it never starts afresh over plans that existed.
+
+// seed starts Chopin, adds a repository and some documents, and stops it
+// as chosen (kill -9 leaves the write-ahead log as a crash does).
+func seed(t *testing.T, crash bool) *home {
+	h := newHome(t)
+	srv := h.start("serve")
+	h.api(srv.origin, "POST", "/api/repositories", map[string]string{"name": "octo/plans"}, nil)
+	for i := range 30 {
+		h.api(srv.origin, "POST", "/api/repositories/octo/plans/channels", map[string]string{"title": "Plan " + strings.Repeat("x", i)}, nil)
+	}
+	if crash {
+		srv.kill9(t)
+	} else {
+		srv.cmd.Process.Signal(os.Interrupt)
+		<-srv.done
+	}
+	return h
+}
+
+// refusesToStart runs chopin serve, which must exit 1 saying want.
+func (h *home) refusesToStart(t *testing.T, want string) {
+	t.Helper()
+	before := snapshotFiles(t, h.dataDir)
+	_, stderr, code := h.run("serve")
+	if code != 1 || !strings.Contains(stderr, want) {
+		t.Fatalf("chopin serve exited %d saying:\n%s\nwant exit 1 saying %q", code, stderr, want)
+	}
+	if after := snapshotFiles(t, h.dataDir); after != before {
+		t.Errorf("the database files changed:\n%s\nthen\n%s", before, after)
+	}
+}
+
+// snapshotFiles lists the database's files with their sizes and modes.
+func snapshotFiles(t *testing.T, dir string) string {
+	var b strings.Builder
+	for _, name := range []string{"chopin.db", "chopin.db-wal"} {
+		fi, err := os.Stat(filepath.Join(dir, name))
+		if err == nil {
+			fmt.Fprintf(&b, "%s %v %d bytes, modified %v\n", name, fi.Mode(), fi.Size(), fi.ModTime().UnixNano())
+		}
+	}
+	return b.String()
+}
+
+func TestStartRefusesAnEmptyDatabaseBesideItsLog(t *testing.T) {
+	h := seed(t, true)
+	db := filepath.Join(h.dataDir, "chopin.db")
+	if fi, err := os.Stat(db + "-wal"); err != nil || fi.Size() == 0 {
+		t.Fatalf("no write-ahead log after the crash: %v", err)
+	}
+	if err := os.Truncate(db, 0); err != nil {
+		t.Fatal(err)
+	}
+	h.refusesToStart(t, "chopin.db in "+h.dataDir+" is empty (0 bytes) but its write-ahead log chopin.db-wal holds")
+}
+
+func TestStartRefusesAFolderWhoseDatabaseIsGone(t *testing.T) {
+	h := seed(t, false)
+	for _, name := range []string{"chopin.db", "chopin.db-wal", "chopin.db-shm"} {
+		os.Remove(filepath.Join(h.dataDir, name))
+	}
+	h.refusesToStart(t, "Chopin ran in "+h.dataDir+" before, but its database chopin.db is missing.")
+	if err := os.WriteFile(filepath.Join(h.dataDir, "chopin.db"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	h.refusesToStart(t, "its database chopin.db is empty (0 bytes)")
+}
+
+func TestStartRefusesADamagedDatabase(t *testing.T) {
+	h := seed(t, false)
+	db := filepath.Join(h.dataDir, "chopin.db")
+	f, err := os.OpenFile(db, os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fi, _ := f.Stat()
+	if fi.Size() < 5*4096 {
+		t.Fatalf("the database is only %d bytes", fi.Size())
+	}
+	// Scribble over the fourth page, a table's B-tree page.
+	if _, err := f.WriteAt([]byte(strings.Repeat("\xff\x00scribble", 200)), 3*4096); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	h.refusesToStart(t, "chopin.db in "+h.dataDir+" is damaged (SQLite's check found:")
+}
+
+func TestStartRefusesADatabaseItCannotWrite(t *testing.T) {
+	h := seed(t, false)
+	db := filepath.Join(h.dataDir, "chopin.db")
+	if err := os.Chmod(db, 0o444); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.Chmod(db, 0o600) })
+	h.refusesToStart(t, "chopin.db in "+h.dataDir+" cannot be written (it is read-only)")
+}
