@@ -45,6 +45,7 @@ type App struct {
 	store    *store.Store
 	instance *Instance
 	listener net.Listener
+	maxConns int // the connections the listener holds at once
 	origin   string
 	echo     *echo.Echo
 	server   *http.Server
@@ -159,7 +160,9 @@ func (a *App) open() error {
 	a.echo = a.newEcho()
 	a.server = &http.Server{
 		Handler:           a.echo,
-		ReadHeaderTimeout: 10 * time.Second,
+		ReadHeaderTimeout: serverTimeouts.readHeader,
+		ReadTimeout:       serverTimeouts.read,
+		IdleTimeout:       serverTimeouts.idle,
 		ErrorLog:          slog.NewLogLogger(a.log.Handler(), slog.LevelWarn),
 	}
 	return nil
@@ -181,7 +184,7 @@ func (a *App) listen() error {
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", addr, err)
 	}
-	a.listener = l
+	a.listener, a.maxConns = capListener(l)
 	a.origin = a.cfg.AppOrigin
 	if a.origin == "" {
 		host := a.cfg.ServerHost

@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"crypto/subtle"
 	"encoding/base64"
+	"github.com/gorilla/websocket"
 	"net/http"
 	"strings"
 	"sync"
@@ -217,9 +218,20 @@ func (a *App) checkOrigin(r *http.Request, originOptional bool) error {
 func isStateChanging(r *http.Request) bool {
 	switch r.Method {
 	case http.MethodGet, http.MethodHead, http.MethodOptions:
-		return strings.EqualFold(r.Header.Get("Upgrade"), "websocket")
+		// Any request to upgrade, however its Upgrade header is spelled
+		// ("websocket, x" included, which a WebSocket library accepts),
+		// is held to the Origin rule.
+		return len(r.Header.Values("Upgrade")) > 0
 	}
 	return true
+}
+
+// isBrowserUpgrade reports a WebSocket upgrade as browsers send it: one
+// Upgrade header that is exactly "websocket" (in any letter case), with
+// Connection: Upgrade and the WebSocket version and key.
+func isBrowserUpgrade(r *http.Request) bool {
+	up := r.Header.Values("Upgrade")
+	return len(up) == 1 && strings.EqualFold(strings.TrimSpace(up[0]), "websocket") && websocket.IsWebSocketUpgrade(r)
 }
 
 // handleLaunch redeems a one-time launch link: it starts a browser session

@@ -90,7 +90,7 @@ func (a *App) handleRoomSocket(c echo.Context) error {
 	if err := a.checkOrigin(r, false); err != nil {
 		return err
 	}
-	if !websocket.IsWebSocketUpgrade(r) {
+	if !isBrowserUpgrade(r) {
 		return badRequest("websocket-required", "This address takes a WebSocket upgrade.")
 	}
 	id := c.QueryParam("channel")
