@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"github.com/gorilla/websocket"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync"
 	"time"
@@ -254,11 +255,34 @@ func (a *App) handleLaunch(c echo.Context) error {
 		Secure:   strings.HasPrefix(a.origin, "https://"),
 		SameSite: http.SameSiteStrictMode,
 	})
-	next := c.QueryParam("next")
-	if !strings.HasPrefix(next, "/") || strings.HasPrefix(next, "//") {
-		next = "/"
+	return c.Redirect(http.StatusSeeOther, a.sameOriginPath(c.QueryParam("next")))
+}
+
+// sameOriginPath is next when it is a path on Chopin's own origin, else
+// "/". A browser reads a backslash as a slash and drops tabs and line
+// breaks, so "/\\evil.example/" would leave the origin: next is refused
+// with any of them, written or percent-encoded, and must resolve against
+// the origin to the origin.
+func (a *App) sameOriginPath(next string) string {
+	bad := func(s string) bool {
+		return strings.ContainsAny(s, "\\") || strings.IndexFunc(s, func(r rune) bool { return r < 0x20 || r == 0x7f }) >= 0
 	}
-	return c.Redirect(http.StatusSeeOther, next)
+	decoded, err := url.PathUnescape(next)
+	if !strings.HasPrefix(next, "/") || err != nil || bad(next) || bad(decoded) {
+		return "/"
+	}
+	u, err := url.Parse(next)
+	if err != nil || u.Scheme != "" || u.Host != "" || u.User != nil || u.Opaque != "" {
+		return "/"
+	}
+	base, err := url.Parse(a.origin)
+	if err != nil {
+		return "/"
+	}
+	if r := base.ResolveReference(u); r.Scheme != base.Scheme || r.Host != base.Host {
+		return "/"
+	}
+	return u.String()
 }
 
 // handleLaunchLinkCreate gives a fresh launch link to a process that holds

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"unicode/utf8"
 
 	"github.com/chopin-desktop/chopin/fault"
 )
@@ -141,7 +142,7 @@ func (m *Member) dispatch(ctx context.Context, env inEnvelope, frame []byte) (an
 	case "plan:push":
 		return editing(m, frame, func(in inPlanPush) (any, error) {
 			for _, u := range in.Updates {
-				if u.ClientID == "" || len(u.ClientID) > 128 || u.ClientID == serverClientID {
+				if u.ClientID == "" || utf8.RuneCountInString(u.ClientID) > 128 || u.ClientID == serverClientID {
 					return nil, errorf(CodeMalformed, "Every update needs a clientID of 1 to 128 characters other than %q.", serverClientID)
 				}
 			}
