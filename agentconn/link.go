@@ -59,6 +59,7 @@ type link struct {
 	catalog      *wire.Catalog        // capability-catalog: the last report; nil before one
 	forks        map[string]forkPoint // session-forks: each thread's fork point (fork.go)
 	hostCalls    int                  // host tool calls running, at most maxHostCallsAtOnce
+	ending       int                  // turns ended whose sink has not yet taken End: still busy
 }
 
 func newLink(s *Server, conn *websocket.Conn, account Account, bearer [32]byte, features []string) *link {

@@ -92,6 +92,9 @@ func (l *link) startTurn(req TurnRequest) error {
 	if l.state != stateAttached {
 		return ErrNotAttached
 	}
+	if l.ending > 0 {
+		return &TurnRefused{Code: CodePlannerBusy, Message: wire.MsgBusy}
+	}
 	for _, s := range l.sessions {
 		if s.turn != nil {
 			return &TurnRefused{Code: CodePlannerBusy, Message: wire.MsgBusy}
@@ -322,7 +325,23 @@ func (l *link) endTurnLocked(t *turn, o TurnOutcome, fx *effects) {
 	}
 	l.log.Info("turn ended", "session", t.sess.id, "turn", t.id, "status", o.Status)
 	l.recordForkLocked(t, o)
-	fx.add(func() { t.emit(func(s TurnSink) { s.End(o) }, true) })
+	// The Planner counts as busy until the sink has taken End (Chat's reply
+	// is saved as it ended): until then nobody reads the document as idle,
+	// and no new turn starts beside a reply that is not final.
+	// End runs on a goroutine of its own, so the sink may finish the reply
+	// (its images included) before it returns.
+	l.ending++
+	fx.add(func() {
+		go func() {
+			t.emit(func(s TurnSink) { s.End(o) }, true)
+			l.mu.Lock()
+			l.ending--
+			l.mu.Unlock()
+			if s, ok := t.req.Sink.(IdleSink); ok {
+				s.Idle()
+			}
+		}()
+	})
 	l.settleLocked(t.sess, fx)
 }
 
