@@ -168,7 +168,7 @@ func (l *link) read() {
 			l.protocolError(wire.CodeTooLarge, wire.MsgTooLarge)
 			continue
 		}
-		msg, err := wire.DecodeClientFrame(buf.Bytes())
+		msg, err := wire.DecodeGrantedClientFrame(buf.Bytes(), l.has)
 		var unoffered *wire.UnofferedError
 		switch {
 		case errors.As(err, &unoffered):
