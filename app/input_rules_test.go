@@ -3,6 +3,8 @@ package app
 import (
 	"strings"
 	"testing"
+
+	"github.com/chopin-desktop/chopin/room"
 )
 
 // The small rules of what Chopin takes: each refusal in its documented code.
@@ -54,5 +56,35 @@ func TestClientIDCountsCharacters(t *testing.T) {
 	length += 2
 	if m := push("p2", strings.Repeat("é", 129), int(snap["version"].(float64))+1); m["code"] != "malformed-message" {
 		t.Fatalf("129 characters: %v", m)
+	}
+}
+
+// A push holds at most room.MaxPushUpdates updates.
+func TestPushUpdatesAreBounded(t *testing.T) {
+	ta := startApp(t)
+	ta.addRepository("octo/plans")
+	ch := ta.createDocument("octo/plans", "Pushes")
+	rc := ta.dialRoom(ch.ID)
+	rc.send(map[string]any{"type": "plan:open", "id": "o", "epoch": "", "version": 0})
+	snap := rc.until("plan:snapshot")
+	length := len([]rune(snap["source"].(string)))
+	version := int(snap["version"].(float64))
+	push := func(id string, n int) map[string]any {
+		updates := make([]any, n)
+		for i := range updates {
+			updates[i] = map[string]any{"clientID": "c", "changes": []any{length}}
+		}
+		rc.send(map[string]any{"type": "plan:push", "id": id, "version": version, "updates": updates})
+		for {
+			if m := rc.next(); m["id"] == id && (m["type"] == "plan:ack" || m["type"] == "error") {
+				return m
+			}
+		}
+	}
+	if m := push("over", room.MaxPushUpdates+1); m["code"] != "invalid-changes" {
+		t.Fatalf("%d updates: %v", room.MaxPushUpdates+1, m)
+	}
+	if m := push("at", room.MaxPushUpdates); m["type"] != "plan:ack" {
+		t.Fatalf("%d updates: %v", room.MaxPushUpdates, m)
 	}
 }

@@ -10,6 +10,12 @@ import (
 	"github.com/chopin-desktop/chopin/fault"
 )
 
+// MaxPushUpdates bounds the updates of one plan:push: each is checked and
+// applied under the room's lock, so a frame of tens of thousands of empty
+// updates would hold the document for seconds. A browser pushes its outbox
+// this many at a time.
+const MaxPushUpdates = 500
+
 // MaxFrameBytes bounds one frame from a browser. A push carries at most a
 // whole plan (256 KiB of source), which JSON escaping can at most inflate a
 // few times over.
@@ -100,7 +106,9 @@ func (m *Member) identityLocked(r *Room) Identity {
 func (m *Member) Receive(ctx context.Context, frame []byte) {
 	var env inEnvelope
 	if err := json.Unmarshal(frame, &env); err != nil || env.Type == "" {
-		m.reply(msgError{Type: "error", Code: CodeMalformed, Message: "Each frame must be a JSON object with a string type."})
+		// A request's id is echoed whenever the frame has one, so the
+		// sender can tell which of its requests failed.
+		m.reply(msgError{Type: "error", ID: env.ID, Code: CodeMalformed, Message: "Each frame must be a JSON object with a string type."})
 		return
 	}
 	reply, err := m.dispatch(ctx, env, frame)
@@ -141,6 +149,10 @@ func (m *Member) dispatch(ctx context.Context, env inEnvelope, frame []byte) (an
 		})
 	case "plan:push":
 		return editing(m, frame, func(in inPlanPush) (any, error) {
+			if len(in.Updates) > MaxPushUpdates {
+				return nil, errorf(CodeInvalidChanges, "A push holds at most %d updates; this one has %d. Push the first %d, and the rest once they are acknowledged.",
+					MaxPushUpdates, len(in.Updates), MaxPushUpdates)
+			}
 			for _, u := range in.Updates {
 				if u.ClientID == "" || utf8.RuneCountInString(u.ClientID) > 128 || u.ClientID == serverClientID {
 					return nil, errorf(CodeMalformed, "Every update needs a clientID of 1 to 128 characters other than %q.", serverClientID)

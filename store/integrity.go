@@ -35,7 +35,7 @@ func (e *StartupError) Error() string { return e.Message }
 func checkFile(path string) error {
 	fi, err := os.Stat(path)
 	if errors.Is(err, os.ErrNotExist) {
-		return nil
+		return createPrivate(path)
 	}
 	if err != nil {
 		return fmt.Errorf("check %s: %w", path, err)
@@ -51,6 +51,20 @@ func checkFile(path string) error {
 		return unwritable(path, "it is read-only")
 	}
 	return nil
+}
+
+// createPrivate makes the new database file readable by its owner alone
+// (0600) whatever the umask or the folder: SQLite would create it 0644, and
+// gives its -wal and -shm files the database file's mode.
+func createPrivate(path string) error {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+	if errors.Is(err, os.ErrExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("create %s: %w", path, err)
+	}
+	return f.Close()
 }
 
 func unwritable(path, why string) error {

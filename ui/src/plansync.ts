@@ -52,6 +52,10 @@ export interface SyncStatus {
   stranded?: string; // local text that could not be re-applied
 }
 
+// maxPushUpdates is the most updates the server takes in one plan:push
+// (room.MaxPushUpdates, docs/room-protocol.md).
+const maxPushUpdates = 500;
+
 interface StoredOutbox {
   clientID: string;
   epoch: string;
@@ -402,16 +406,19 @@ export class PlanSync {
     const unsent = sendableUpdates(state);
     if (!this.ready || !this.canEdit || this.openID || this.inFlight || this.pushed > 0) return;
     if (getSyncedVersion(state) < this.waitFor || unsent.length === 0) return;
+    // The server takes at most maxPushUpdates a push; the rest follow once
+    // these are confirmed.
+    const batch = unsent.slice(0, maxPushUpdates);
     const id = this.socket.nextID("push");
     const ok = this.socket.send({
       type: "plan:push",
       id,
       version: getSyncedVersion(state),
-      updates: unsent.map((u) => ({ clientID: u.clientID, changes: u.changes.toJSON() })),
+      updates: batch.map((u) => ({ clientID: u.clientID, changes: u.changes.toJSON() })),
     });
     if (ok) {
       this.inFlight = id;
-      this.pushed = unsent.length;
+      this.pushed = batch.length;
     }
   }
 
