@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -105,4 +106,37 @@ func TestStartRefusesADatabaseItCannotWrite(t *testing.T) {
 	}
 	t.Cleanup(func() { os.Chmod(db, 0o600) })
 	h.refusesToStart(t, "chopin.db in "+h.dataDir+" cannot be written (it is read-only)")
+}
+
+// Once `chopin token --rotate` returns, the running Chopin refuses the old
+// token and takes the new one: there is no second in between.
+func TestTokenRotationTakesEffectAtOnce(t *testing.T) {
+	h := newHome(t)
+	srv := h.start("serve")
+	old, _ := os.ReadFile(filepath.Join(h.configDir, "agent-token"))
+	if code := h.api(srv.origin, "GET", "/api/repositories", nil, nil); code != 200 {
+		t.Fatalf("with the token: %d", code)
+	}
+	for range 5 {
+		stdout, _, code := h.run("token", "--rotate")
+		if code != 0 {
+			t.Fatalf("chopin token --rotate exited %d", code)
+		}
+		for _, tc := range []struct {
+			token string
+			want  int
+		}{{strings.TrimSpace(string(old)), 401}, {strings.TrimSpace(stdout), 200}} {
+			req, _ := http.NewRequest("GET", srv.origin+"/api/repositories", nil)
+			req.Header.Set("Authorization", "Bearer "+tc.token)
+			res, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res.Body.Close()
+			if res.StatusCode != tc.want {
+				t.Fatalf("right after the rotation, the %s token: %d, want %d", map[int]string{401: "old", 200: "new"}[tc.want], res.StatusCode, tc.want)
+			}
+		}
+		old = []byte(stdout)
+	}
 }

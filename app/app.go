@@ -142,6 +142,10 @@ func (a *App) open() error {
 	if err != nil {
 		return err
 	}
+	a.agentToken.onRotate = func(old string) {
+		a.log.Info("agent token rotated")
+		a.agentTokenRotated(old)
+	}
 	if err := a.listen(); err != nil {
 		return err
 	}

@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"github.com/gorilla/websocket"
 	"net/http"
+	"os"
 	"net/url"
 	"strings"
 	"sync"
@@ -68,11 +69,17 @@ func (a *App) NewLaunchURL() string {
 }
 
 // agentToken is the local agent token, re-read from its file so that
-// `chopin token --rotate` in another process takes effect here.
+// `chopin token --rotate` in another process takes effect here: before a
+// bearer is compared, the file is looked at (a stat), and read again when it
+// changed, so the old token is refused as soon as the rotation has written
+// the new one.
 type agentToken struct {
-	dir   string
+	dir      string
+	onRotate func(old string) // set at start: links of the old token close
+
 	mu    sync.RWMutex
 	value string
+	file  os.FileInfo // the file the value was read from
 }
 
 func loadAgentToken(dir string) (*agentToken, error) {
@@ -80,18 +87,39 @@ func loadAgentToken(dir string) (*agentToken, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &agentToken{dir: dir, value: v}, nil
+	fi, _ := os.Stat(AgentTokenPath(dir))
+	return &agentToken{dir: dir, value: v, file: fi}, nil
 }
 
 func (t *agentToken) matches(bearer string) bool {
+	t.refresh()
 	t.mu.RLock()
 	defer t.mu.RUnlock()
 	return subtle.ConstantTimeCompare([]byte(bearer), []byte(t.value)) == 1
 }
 
+// refresh reads the token again when its file is another one, or changed,
+// since it was read.
+func (t *agentToken) refresh() {
+	fi, err := os.Stat(AgentTokenPath(t.dir))
+	if err != nil {
+		return
+	}
+	t.mu.RLock()
+	same := t.file != nil && os.SameFile(fi, t.file) && fi.ModTime().Equal(t.file.ModTime()) && fi.Size() == t.file.Size()
+	t.mu.RUnlock()
+	if same {
+		return
+	}
+	if old, changed, err := t.reload(); err == nil && changed && t.onRotate != nil {
+		t.onRotate(old)
+	}
+}
+
 // reload re-reads the file and reports whether the token changed, and the
 // value it replaced: links attached with that one must close.
 func (t *agentToken) reload() (old string, changed bool, err error) {
+	fi, _ := os.Stat(AgentTokenPath(t.dir))
 	v, err := LoadOrCreateAgentToken(t.dir)
 	if err != nil {
 		return "", false, err
@@ -99,7 +127,7 @@ func (t *agentToken) reload() (old string, changed bool, err error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	old, changed = t.value, v != t.value
-	t.value = v
+	t.value, t.file = v, fi
 	return old, changed, nil
 }
 

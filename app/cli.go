@@ -155,7 +155,8 @@ present to Chopin, creating it if there is none yet. It is kept in the file
 agent-token in the config directory, readable only by you.
 
   --rotate         replace the token with a new one and print it; a running
-                   Chopin closes the agent links attached with the old one
+                   Chopin refuses the old one from then on and closes the agent
+                   links attached with it
 `,
 		setup: func(fs *flag.FlagSet) func(context.Context, *CLI, Flags) int {
 			rotate := fs.Bool("rotate", false, "")
