@@ -3,6 +3,8 @@ package main
 import (
 	"fmt"
 	"net/http"
+	"net/http/cookiejar"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -139,4 +141,58 @@ func TestTokenRotationTakesEffectAtOnce(t *testing.T) {
 		}
 		old = []byte(stdout)
 	}
+}
+
+// chopin open --sign-out-everywhere signs every browser out, through the
+// running Chopin or, when none runs, in its database.
+func TestSignOutEverywhere(t *testing.T) {
+	h := newHome(t)
+	srv := h.start("serve")
+	jar := signedInBrowser(t, h, srv.origin)
+	stdout, stderr, code := h.run("open", "--sign-out-everywhere")
+	if code != 0 || !strings.HasPrefix(stdout, "Signed out 1 browser sessions.") {
+		t.Fatalf("exit %d: %s %s", code, stdout, stderr)
+	}
+	if status := sessionStatus(t, jar, srv.origin); status != 401 {
+		t.Fatalf("after signing out, the browser's /api/session: %d", status)
+	}
+	jar = signedInBrowser(t, h, srv.origin)
+	srv.cmd.Process.Signal(os.Interrupt)
+	<-srv.done
+	if stdout, stderr, code = h.run("open", "--sign-out-everywhere"); code != 0 || !strings.HasPrefix(stdout, "Signed out 1 browser sessions.") {
+		t.Fatalf("not running: exit %d: %s %s", code, stdout, stderr)
+	}
+	srv = h.start("serve")
+	if status := sessionStatus(t, jar, srv.origin); status != 401 {
+		t.Fatalf("signed out while Chopin was stopped, the browser's /api/session: %d", status)
+	}
+}
+
+func signedInBrowser(t *testing.T, h *home, origin string) http.CookieJar {
+	var link struct{ URL string }
+	h.api(origin, "POST", "/api/launch-links", nil, &link)
+	jar, _ := cookiejar.New(nil)
+	res, err := (&http.Client{Jar: jar}).Get(link.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if status := sessionStatus(t, jar, origin); status != 200 {
+		t.Fatalf("signed in, /api/session: %d", status)
+	}
+	return jar
+}
+
+func sessionStatus(t *testing.T, jar http.CookieJar, origin string) int {
+	u, _ := url.Parse(origin)
+	req, _ := http.NewRequest("GET", origin+"/api/session", nil)
+	for _, c := range jar.Cookies(u) {
+		req.AddCookie(c)
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	return res.StatusCode
 }

@@ -133,6 +133,12 @@ func (a *App) open() error {
 	if err != nil {
 		return err
 	}
+	// Sessions unused for 30 days are over; they go at every start.
+	if n, err := a.store.PruneBrowserSessions(ctx); err != nil {
+		return err
+	} else if n > 0 {
+		a.log.Info("pruned browser sessions unused for 30 days", "sessions", n)
+	}
 	for _, r := range a.cfg.Repositories {
 		if _, err := a.store.EnsureRepository(ctx, r.Name, r.Path); err != nil {
 			return fmt.Errorf("repository %s from the config: %w", r.Name, err)

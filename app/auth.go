@@ -197,7 +197,7 @@ func (a *App) callerOf(c echo.Context) caller {
 	if err != nil || ck.Value == "" {
 		return anonymous
 	}
-	if _, ok := a.sessions.Load(ck.Value); ok {
+	if v, ok := a.sessions.Load(ck.Value); ok && time.Since(v.(time.Time)) < sessionTouchEvery {
 		return browser
 	}
 	ok, err := a.store.BrowserSession(r.Context(), ck.Value)
@@ -205,11 +205,33 @@ func (a *App) callerOf(c echo.Context) caller {
 		a.log.Error("read browser session", "err", err)
 		return anonymous
 	}
-	if ok {
-		a.sessions.Store(ck.Value, struct{}{})
-		return browser
+	if !ok { // unknown, signed out, or unused for too long
+		a.sessions.Delete(ck.Value)
+		return anonymous
 	}
-	return anonymous
+	if err := a.store.TouchBrowserSession(r.Context(), ck.Value); err != nil {
+		a.log.Warn("record a browser session's use", "err", err)
+	}
+	a.sessions.Store(ck.Value, time.Now())
+	return browser
+}
+
+// sessionTouchEvery is how often a browser session's use is written down:
+// it lasts store.BrowserSessionIdle unused, so an hour's precision is
+// plenty and a request does not write the database.
+const sessionTouchEvery = time.Hour
+
+// handleSignOutEverywhere ends every browser session, this one included:
+// each browser must open a new launch link (chopin open) to come back.
+func (a *App) handleSignOutEverywhere(c echo.Context) error {
+	n, err := a.store.SignOutEverywhere(c.Request().Context())
+	if err != nil {
+		return err
+	}
+	a.sessions.Clear()
+	a.log.Info("signed out every browser", "sessions", n)
+	c.SetCookie(&http.Cookie{Name: sessionCookie, Value: "", Path: "/", MaxAge: -1, HttpOnly: true, SameSite: http.SameSiteStrictMode})
+	return c.JSON(http.StatusOK, map[string]int64{"signedOut": n})
 }
 
 // requireAPIAccess admits the browser session or the agent token. A browser
@@ -273,7 +295,7 @@ func (a *App) handleLaunch(c echo.Context) error {
 	if err := a.store.AddBrowserSession(c.Request().Context(), token); err != nil {
 		return err
 	}
-	a.sessions.Store(token, struct{}{})
+	a.sessions.Store(token, time.Now())
 	c.SetCookie(&http.Cookie{
 		Name:     sessionCookie,
 		Value:    token,

@@ -49,6 +49,7 @@ func (a *App) newEcho() *echo.Echo {
 
 	api := e.Group("/api", a.requireAPIAccess)
 	api.GET("/session", a.handleSession)
+	api.POST("/session/sign-out-everywhere", a.handleSignOutEverywhere)
 
 	api.GET("/repositories", a.handleRepositoryList)
 	api.POST("/repositories", a.handleRepositoryCreate)

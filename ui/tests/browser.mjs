@@ -788,6 +788,16 @@ try {
     await c.close();
   });
 
+  await step("sign out everywhere ends this browser's sign-in too", async () => {
+    await a.goto(origin + "/");
+    const browsers = a.getByRole("region", { name: "Browsers" });
+    await browsers.getByRole("button", { name: "Sign out everywhere" }).click();
+    await browsers.getByRole("button", { name: "Yes, sign out every browser" }).click();
+    await a.getByText("This browser is not signed in to Chopin.").waitFor();
+    const status = await a.evaluate(async () => (await fetch("/api/session")).status);
+    if (status !== 401) throw new Error("after signing out, /api/session answered " + status);
+  });
+
   if (offsite.length) {
     failed = true;
     say({ step: "no request left the origin", ok: false, error: offsite.join("\n") });
