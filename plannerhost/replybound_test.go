@@ -54,3 +54,27 @@ func TestReplyKeepsItsBound(t *testing.T) {
 		t.Errorf("a tab that joins sees a different reply")
 	}
 }
+
+// An ask whose agent vanished while it waited for an answer does not stay
+// running in Work details: the reply ends with the call failed.
+func TestVanishedAgentsAskEndsFailed(t *testing.T) {
+	ta, ch, turn, browser, link := startTurnWith(t, "# Plan\n\nWe store data.\n")
+	go turn.CallTool(turn.ctx, "ask", map[string]any{
+		"questions": []any{map[string]any{"question": "Which store?", "header": "Store",
+			"options": []any{map[string]any{"label": "SQLite", "description": "one file"}, map[string]any{"label": "Postgres", "description": "a server"}}}},
+	})
+	if card := browser.until("decision:update")["decision"].(map[string]any); card["status"] != "open" {
+		t.Fatalf("card %v", card)
+	}
+	link.Close() // the agent vanishes
+	m := ta.finishedReply(ch.ID)
+	var ask *room.ToolRow
+	for _, row := range detailsOf(t, m).Tools {
+		if row.Name == "ask" {
+			ask = &row
+		}
+	}
+	if ask == nil || ask.Status != "failed" || ask.Error == nil || ask.Error.Code != "call-unfinished" {
+		t.Fatalf("the ask row after its agent vanished: %+v (reply %s)", ask, m.Status)
+	}
+}

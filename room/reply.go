@@ -59,6 +59,9 @@ const (
 	MaxReplyBytes = MaxReplyText + MaxReplyDetails + MaxReplyToolRows*512
 )
 
+// unfinishedCall is the failure of a call still running when its turn ended.
+const unfinishedCall = "This call had not finished when the turn ended, so it has no result."
+
 // The lines that say where a reply was cut: the first where its text
 // stopped, the others at its end.
 const (
@@ -282,6 +285,15 @@ func (p *PlannerReply) Finish(ctx context.Context, status, failure string) error
 		return nil
 	}
 	p.flushLocked()
+	// A call still running when its turn ends (its agent vanished, or it
+	// never reported a result) will not finish: Work details says so.
+	for i, row := range p.details.Tools {
+		if row.Status == "running" {
+			row.Status = "failed"
+			row.Error = &ToolRowError{Code: "call-unfinished", Message: unfinishedCall}
+			p.details.Tools[i] = row
+		}
+	}
 	if p.detailsCut {
 		p.lineLocked(fmt.Sprintf(detailsCutLine, p.fullRows))
 	}
