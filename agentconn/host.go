@@ -65,8 +65,17 @@ type TurnSink interface {
 	// ToolCall is a row of "Work details": a host tool the server ran or
 	// one of the client's own tools, when it starts and when it finishes.
 	ToolCall(e ToolCallEvent)
-	// End ends the turn.
+	// End ends the turn. When the turn ended normally it is called on a
+	// goroutine of its own and may take its time: the Planner counts as
+	// busy until it returns.
 	End(o TurnOutcome)
+}
+
+// IdleSink is a TurnSink that hears when the turn's Planner stops counting
+// as busy, once its End has returned: the moment to start the next turn.
+type IdleSink interface {
+	TurnSink
+	Idle()
 }
 
 // Account is who a bearer authenticates as.

@@ -58,6 +58,8 @@ type link struct {
 	rs           resumable            // resumable-sessions: what a drop keeps (hold.go, resume.go)
 	catalog      *wire.Catalog        // capability-catalog: the last report; nil before one
 	forks        map[string]forkPoint // session-forks: each thread's fork point (fork.go)
+	hostCalls    int                  // host tool calls running, at most maxHostCallsAtOnce
+	ending       int                  // turns ended whose sink has not yet taken End: still busy
 }
 
 func newLink(s *Server, conn *websocket.Conn, account Account, bearer [32]byte, features []string) *link {
@@ -166,7 +168,7 @@ func (l *link) read() {
 			l.protocolError(wire.CodeTooLarge, wire.MsgTooLarge)
 			continue
 		}
-		msg, err := wire.DecodeClientFrame(buf.Bytes())
+		msg, err := wire.DecodeGrantedClientFrame(buf.Bytes(), l.has)
 		var unoffered *wire.UnofferedError
 		switch {
 		case errors.As(err, &unoffered):

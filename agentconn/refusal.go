@@ -14,7 +14,7 @@ import (
 func (s *Server) Refusal(ctx context.Context, documentID string) *TurnRefused {
 	if l := s.attached(documentID); l != nil {
 		l.mu.Lock()
-		attached, busy := l.state == stateAttached, false
+		attached, busy := l.state == stateAttached, l.ending > 0
 		for _, sess := range l.sessions {
 			busy = busy || sess.plannerTurn() != nil
 		}

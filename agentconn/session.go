@@ -112,6 +112,9 @@ func (l *link) openTurn(req TurnRequest) (*turn, error) {
 	if mode == "" {
 		mode = wire.ModePlanner
 	}
+	if mode == wire.ModePlanner && l.ending > 0 {
+		return nil, &TurnRefused{Code: CodePlannerBusy, Message: wire.MsgBusy}
+	}
 	// A background job's isolated session never holds up a person's turn,
 	// nor the other way round: each mode is busy with its own turn only.
 	for _, s := range l.sessions {
@@ -340,7 +343,30 @@ func (l *link) endTurnLocked(t *turn, o TurnOutcome, fx *effects) {
 	}
 	l.log.Info("turn ended", "session", t.sess.id, "turn", t.id, "status", o.Status)
 	l.recordForkLocked(t, o)
-	fx.add(func() { t.emit(func(s TurnSink) { s.End(o) }, true) })
+	// The Planner counts as busy until the sink has taken End (Chat's reply
+	// is saved as it ended): until then nobody reads the document as idle,
+	// and no new turn starts beside a reply that is not final.
+	// End runs on a goroutine of its own, so the sink may finish the reply
+	// (its images included) before it returns.
+	// An isolated session's job is not the Planner's reply: it never makes
+	// the Planner busy.
+	counted := t.sess.mode != wire.ModeIsolated
+	if counted {
+		l.ending++
+	}
+	fx.add(func() {
+		go func() {
+			t.emit(func(s TurnSink) { s.End(o) }, true)
+			if counted {
+				l.mu.Lock()
+				l.ending--
+				l.mu.Unlock()
+			}
+			if s, ok := t.req.Sink.(IdleSink); ok {
+				s.Idle()
+			}
+		}()
+	})
 	l.settleLocked(t.sess, fx)
 }
 
@@ -435,6 +461,7 @@ func (l *link) runHostTool(t *turn, call ToolCall, input json.RawMessage) {
 		}
 	}
 	l.mu.Lock()
+	l.hostCalls--
 	live := !t.ended && !t.aborted && l.state == stateAttached
 	if live {
 		l.send(res)
@@ -496,6 +523,11 @@ func (l *link) hostToolCall(m wire.HostToolCall) {
 		fail(&wire.ToolError{Code: "invalid-input", Message: wire.MsgBadToolInput(m.ToolName)})
 		return
 	}
+	if l.hostCalls >= maxHostCallsAtOnce {
+		fail(&wire.ToolError{Code: "too-many-calls", Message: wire.MsgTooManyHostCalls(m.ToolName, maxHostCallsAtOnce)})
+		return
+	}
+	l.hostCalls++
 	call.Input = json.RawMessage(m.Input)
 	ev := ToolCallEvent{ToolCallID: m.ToolCallID, Name: m.ToolName, Host: true, Status: ToolRunning, Input: input}
 	fx.add(func() {

@@ -86,6 +86,9 @@ func (s *Server) Busy(documentID string) bool {
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if l.ending > 0 {
+		return true
+	}
 	for _, sess := range l.sessions {
 		if sess.plannerTurn() != nil {
 			return true

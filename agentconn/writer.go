@@ -1,6 +1,7 @@
 package agentconn
 
 import (
+	"bytes"
 	"errors"
 	"sync"
 	"sync/atomic"
@@ -51,6 +52,11 @@ func (w *writer) send(frame []byte) error {
 	}
 	if w.queued+len(frame) > w.max {
 		return errQueueFull
+	}
+	if cap(frame)-len(frame) > len(frame)/8 {
+		// An encoder's buffer can be twice the frame it holds: queue the
+		// frame alone, so the queue's bound is the memory it holds.
+		frame = bytes.Clone(frame)
 	}
 	w.queue = append(w.queue, frame)
 	w.queued += len(frame)

@@ -15,6 +15,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"net"
 	"net/http"
@@ -42,6 +43,7 @@ type App struct {
 	store     *store.Store
 	instance  *Instance
 	listener  net.Listener
+	maxConns  int // the connections the listener holds at once
 	origin    string
 	echo      *echo.Echo
 	server    *http.Server
@@ -70,9 +72,20 @@ func New(cfg Config, logger *slog.Logger) (*App, error) {
 	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
 		return nil, fmt.Errorf("create data directory: %w", err)
 	}
+	// A folder Chopin ran in before has its lock file; its database must
+	// be there (checked once the lock is held, so no other process is
+	// creating it).
+	_, lockErr := os.Stat(filepath.Join(cfg.DataDir, instanceLockFile))
+	usedBefore := lockErr == nil
 	inst, err := AcquireInstance(cfg.DataDir)
 	if err != nil {
 		return nil, err
+	}
+	if usedBefore {
+		if err := databaseStillThere(cfg.DataDir); err != nil {
+			inst.Release()
+			return nil, err
+		}
 	}
 	a := &App{cfg: cfg, log: logger, instance: inst}
 	if err := a.open(); err != nil {
@@ -82,12 +95,49 @@ func New(cfg Config, logger *slog.Logger) (*App, error) {
 	return a, nil
 }
 
+// databaseStillThere refuses to start in a folder Chopin ran in before
+// whose database is gone or empty: starting would make a new, empty one
+// and the plans would look lost.
+func databaseStillThere(dataDir string) error {
+	fi, err := os.Stat(filepath.Join(dataDir, databaseFile))
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return &store.StartupError{Message: fmt.Sprintf("Chopin ran in %s before, but its database %s is missing. "+
+			"Starting would begin an empty one, and your plans would look lost. Restore %s from a backup of the folder "+
+			"and start Chopin again; to start afresh on purpose, move the folder aside (or set CHOPIN_DATA_DIR to a new one).",
+			dataDir, databaseFile, databaseFile)}
+	case err != nil:
+		return fmt.Errorf("check the database: %w", err)
+	case fi.Size() == 0 && !fileHasData(filepath.Join(dataDir, databaseFile+"-wal")):
+		// (Beside a log that holds data, store.Open says so itself.)
+		return &store.StartupError{Message: fmt.Sprintf("Chopin ran in %s before, but its database %s is empty (0 bytes). "+
+			"Starting would begin an empty one, and your plans would look lost. Chopin has not changed it. Restore %s from a backup "+
+			"of the folder and start Chopin again; to start afresh on purpose, move the folder aside (or set CHOPIN_DATA_DIR to a new one).",
+			dataDir, databaseFile, databaseFile)}
+	}
+	return nil
+}
+
+func fileHasData(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.Size() > 0
+}
+
+// databaseFile is the database's name in the data folder.
+const databaseFile = "chopin.db"
+
 func (a *App) open() error {
 	ctx := context.Background()
 	var err error
-	a.store, err = store.Open(ctx, filepath.Join(a.cfg.DataDir, "chopin.db"))
+	a.store, err = store.Open(ctx, filepath.Join(a.cfg.DataDir, databaseFile))
 	if err != nil {
 		return err
+	}
+	// Sessions unused for 30 days are over; they go at every start.
+	if n, err := a.store.PruneBrowserSessions(ctx); err != nil {
+		return err
+	} else if n > 0 {
+		a.log.Info("pruned browser sessions unused for 30 days", "sessions", n)
 	}
 	for _, r := range a.cfg.Repositories {
 		if _, err := a.store.EnsureRepository(ctx, r.Name, r.Path); err != nil {
@@ -97,6 +147,10 @@ func (a *App) open() error {
 	a.agentToken, err = loadAgentToken(a.cfg.ConfigDir)
 	if err != nil {
 		return err
+	}
+	a.agentToken.onRotate = func(old string) {
+		a.log.Info("agent token rotated")
+		a.agentTokenRotated(old)
 	}
 	if err := a.listen(); err != nil {
 		return err
@@ -108,7 +162,7 @@ func (a *App) open() error {
 	// below already may), and starts once the links are restored.
 	a.newJobs()
 	a.planner = a.newPlannerHost()
-	a.hub = room.NewHub(room.Options{Persister: describedStore{roomStore{a.store}, a}, Planner: a.planner, Logger: a.log,
+	a.hub = room.NewHub(room.Options{Persister: describedStore{roomStore{a.store}, a}, Channels: roomCatalog{a}, Planner: a.planner, Logger: a.log,
 		Attachments: room.AttachmentLimits{MaxBytes: a.cfg.ChatAttachmentMaxBytes, MaxTotal: a.cfg.ChatAttachmentMaxTotal}})
 	a.agent = a.newAgentServer()
 	a.planner.Plug(a.hub, a.agent)
@@ -123,7 +177,9 @@ func (a *App) open() error {
 	a.echo = a.newEcho()
 	a.server = &http.Server{
 		Handler:           a.echo,
-		ReadHeaderTimeout: 10 * time.Second,
+		ReadHeaderTimeout: serverTimeouts.readHeader,
+		ReadTimeout:       serverTimeouts.read,
+		IdleTimeout:       serverTimeouts.idle,
 		ErrorLog:          slog.NewLogLogger(a.log.Handler(), slog.LevelWarn),
 	}
 	return nil
@@ -145,7 +201,7 @@ func (a *App) listen() error {
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", addr, err)
 	}
-	a.listener = l
+	a.listener, a.maxConns = capListener(l)
 	a.origin = a.cfg.AppOrigin
 	if a.origin == "" {
 		host := a.cfg.ServerHost

@@ -5,10 +5,13 @@ import (
 	"crypto/subtle"
 	"encoding/base64"
 	"net/http"
+	"net/url"
+	"os"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/gorilla/websocket"
 	"github.com/labstack/echo/v4"
 )
 
@@ -66,11 +69,17 @@ func (a *App) NewLaunchURL() string {
 }
 
 // agentToken is the local agent token, re-read from its file so that
-// `chopin token --rotate` in another process takes effect here.
+// `chopin token --rotate` in another process takes effect here: before a
+// bearer is compared, the file is looked at (a stat), and read again when it
+// changed, so the old token is refused as soon as the rotation has written
+// the new one.
 type agentToken struct {
-	dir   string
+	dir      string
+	onRotate func(old string) // set at start: links of the old token close
+
 	mu    sync.RWMutex
 	value string
+	file  os.FileInfo // the file the value was read from
 }
 
 func loadAgentToken(dir string) (*agentToken, error) {
@@ -78,18 +87,39 @@ func loadAgentToken(dir string) (*agentToken, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &agentToken{dir: dir, value: v}, nil
+	fi, _ := os.Stat(AgentTokenPath(dir))
+	return &agentToken{dir: dir, value: v, file: fi}, nil
 }
 
 func (t *agentToken) matches(bearer string) bool {
+	t.refresh()
 	t.mu.RLock()
 	defer t.mu.RUnlock()
 	return subtle.ConstantTimeCompare([]byte(bearer), []byte(t.value)) == 1
 }
 
+// refresh reads the token again when its file is another one, or changed,
+// since it was read.
+func (t *agentToken) refresh() {
+	fi, err := os.Stat(AgentTokenPath(t.dir))
+	if err != nil {
+		return
+	}
+	t.mu.RLock()
+	same := t.file != nil && os.SameFile(fi, t.file) && fi.ModTime().Equal(t.file.ModTime()) && fi.Size() == t.file.Size()
+	t.mu.RUnlock()
+	if same {
+		return
+	}
+	if old, changed, err := t.reload(); err == nil && changed && t.onRotate != nil {
+		t.onRotate(old)
+	}
+}
+
 // reload re-reads the file and reports whether the token changed, and the
 // value it replaced: links attached with that one must close.
 func (t *agentToken) reload() (old string, changed bool, err error) {
+	fi, _ := os.Stat(AgentTokenPath(t.dir))
 	v, err := LoadOrCreateAgentToken(t.dir)
 	if err != nil {
 		return "", false, err
@@ -97,7 +127,7 @@ func (t *agentToken) reload() (old string, changed bool, err error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	old, changed = t.value, v != t.value
-	t.value = v
+	t.value, t.file = v, fi
 	return old, changed, nil
 }
 
@@ -173,7 +203,7 @@ func (a *App) callerOf(c echo.Context) caller {
 	if err != nil || ck.Value == "" {
 		return anonymous
 	}
-	if _, ok := a.sessions.Load(ck.Value); ok {
+	if v, ok := a.sessions.Load(ck.Value); ok && time.Since(v.(time.Time)) < sessionTouchEvery {
 		return browser
 	}
 	ok, err := a.store.BrowserSession(r.Context(), ck.Value)
@@ -181,11 +211,33 @@ func (a *App) callerOf(c echo.Context) caller {
 		a.log.Error("read browser session", "err", err)
 		return anonymous
 	}
-	if ok {
-		a.sessions.Store(ck.Value, struct{}{})
-		return browser
+	if !ok { // unknown, signed out, or unused for too long
+		a.sessions.Delete(ck.Value)
+		return anonymous
 	}
-	return anonymous
+	if err := a.store.TouchBrowserSession(r.Context(), ck.Value); err != nil {
+		a.log.Warn("record a browser session's use", "err", err)
+	}
+	a.sessions.Store(ck.Value, time.Now())
+	return browser
+}
+
+// sessionTouchEvery is how often a browser session's use is written down:
+// it lasts store.BrowserSessionIdle unused, so an hour's precision is
+// plenty and a request does not write the database.
+const sessionTouchEvery = time.Hour
+
+// handleSignOutEverywhere ends every browser session, this one included:
+// each browser must open a new launch link (chopin open) to come back.
+func (a *App) handleSignOutEverywhere(c echo.Context) error {
+	n, err := a.store.SignOutEverywhere(c.Request().Context())
+	if err != nil {
+		return err
+	}
+	a.sessions.Clear()
+	a.log.Info("signed out every browser", "sessions", n)
+	c.SetCookie(&http.Cookie{Name: sessionCookie, Value: "", Path: "/", MaxAge: -1, HttpOnly: true, SameSite: http.SameSiteStrictMode})
+	return c.JSON(http.StatusOK, map[string]int64{"signedOut": n})
 }
 
 // requireAPIAccess admits the browser session or the agent token. A browser
@@ -223,9 +275,20 @@ func (a *App) checkOrigin(r *http.Request, originOptional bool) error {
 func isStateChanging(r *http.Request) bool {
 	switch r.Method {
 	case http.MethodGet, http.MethodHead, http.MethodOptions:
-		return strings.EqualFold(r.Header.Get("Upgrade"), "websocket")
+		// Any request to upgrade, however its Upgrade header is spelled
+		// ("websocket, x" included, which a WebSocket library accepts),
+		// is held to the Origin rule.
+		return len(r.Header.Values("Upgrade")) > 0
 	}
 	return true
+}
+
+// isBrowserUpgrade reports a WebSocket upgrade as browsers send it: one
+// Upgrade header that is exactly "websocket" (in any letter case), with
+// Connection: Upgrade and the WebSocket version and key.
+func isBrowserUpgrade(r *http.Request) bool {
+	up := r.Header.Values("Upgrade")
+	return len(up) == 1 && strings.EqualFold(strings.TrimSpace(up[0]), "websocket") && websocket.IsWebSocketUpgrade(r)
 }
 
 // handleLaunch redeems a one-time launch link: it starts a browser session
@@ -238,7 +301,7 @@ func (a *App) handleLaunch(c echo.Context) error {
 	if err := a.store.AddBrowserSession(c.Request().Context(), token); err != nil {
 		return err
 	}
-	a.sessions.Store(token, struct{}{})
+	a.sessions.Store(token, time.Now())
 	c.SetCookie(&http.Cookie{
 		Name:     sessionCookie,
 		Value:    token,
@@ -248,11 +311,34 @@ func (a *App) handleLaunch(c echo.Context) error {
 		Secure:   strings.HasPrefix(a.origin, "https://"),
 		SameSite: http.SameSiteStrictMode,
 	})
-	next := c.QueryParam("next")
-	if !strings.HasPrefix(next, "/") || strings.HasPrefix(next, "//") {
-		next = "/"
+	return c.Redirect(http.StatusSeeOther, a.sameOriginPath(c.QueryParam("next")))
+}
+
+// sameOriginPath is next when it is a path on Chopin's own origin, else
+// "/". A browser reads a backslash as a slash and drops tabs and line
+// breaks, so "/\\evil.example/" would leave the origin: next is refused
+// with any of them, written or percent-encoded, and must resolve against
+// the origin to the origin.
+func (a *App) sameOriginPath(next string) string {
+	bad := func(s string) bool {
+		return strings.ContainsAny(s, "\\") || strings.IndexFunc(s, func(r rune) bool { return r < 0x20 || r == 0x7f }) >= 0
 	}
-	return c.Redirect(http.StatusSeeOther, next)
+	decoded, err := url.PathUnescape(next)
+	if !strings.HasPrefix(next, "/") || err != nil || bad(next) || bad(decoded) {
+		return "/"
+	}
+	u, err := url.Parse(next)
+	if err != nil || u.Scheme != "" || u.Host != "" || u.User != nil || u.Opaque != "" {
+		return "/"
+	}
+	base, err := url.Parse(a.origin)
+	if err != nil {
+		return "/"
+	}
+	if r := base.ResolveReference(u); r.Scheme != base.Scheme || r.Host != base.Host {
+		return "/"
+	}
+	return u.String()
 }
 
 // handleLaunchLinkCreate gives a fresh launch link to a process that holds

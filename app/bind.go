@@ -1,9 +1,11 @@
 package app
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"io"
+	"unicode/utf8"
 
 	"github.com/labstack/echo/v4"
 )
@@ -11,7 +13,15 @@ import (
 // bindStrict decodes a JSON request body into v, refusing unknown fields and
 // trailing data. An empty body decodes as {}.
 func bindStrict(c echo.Context, v any) error {
-	dec := json.NewDecoder(c.Request().Body)
+	raw, err := io.ReadAll(c.Request().Body)
+	if err != nil {
+		return err
+	}
+	if !utf8.Valid(raw) {
+		// Decoding would replace the bad bytes and keep text nobody sent.
+		return badRequest("invalid-json", "The request body is not valid UTF-8; send JSON text in UTF-8.")
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
 		if errors.Is(err, io.EOF) {

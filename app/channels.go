@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -84,7 +85,15 @@ func (a *App) handleChannelList(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	q := c.QueryParams()
+	q, err := url.ParseQuery(c.Request().URL.RawQuery)
+	if err != nil {
+		// A query that does not parse would lose its cursor and quietly
+		// start again from the first page.
+		if strings.Contains(c.Request().URL.RawQuery, "cursor=") {
+			return badRequest("invalid-cursor", "the cursor is not one this server gave out")
+		}
+		return badRequest("invalid-argument", "The query string is not well-formed: "+err.Error())
+	}
 	opt := store.ListOptions{Query: q.Get("query"), Cursor: q.Get("cursor")}
 	if s := q.Get("limit"); s != "" {
 		if opt.Limit, err = strconv.Atoi(s); err != nil || opt.Limit < 1 {

@@ -11,9 +11,12 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/chopin-desktop/chopin/store"
 )
 
 // The chopin command line. main hands it the arguments; everything a command
@@ -133,20 +136,26 @@ data directory, says where and exits 1.
 	},
 	{
 		name: "open",
-		usage: `Usage: chopin open [--print-url] [flags]
+		usage: `Usage: chopin open [--print-url] [--sign-out-everywhere] [flags]
 
 Opens the running Chopin in the browser through a fresh sign-in link, and
 prints the link. The link works once, within 2 minutes. Exits 1 if Chopin
 is not running.
 
-  --print-url      print the link without opening a browser
+  --print-url             print the link without opening a browser
+  --sign-out-everywhere   sign every browser out instead (whether Chopin runs
+                          or not); each needs a new link to come back
 `,
 		setup: func(fs *flag.FlagSet) func(context.Context, *CLI, Flags) int {
 			printOnly := fs.Bool("print-url", false, "")
+			signOut := fs.Bool("sign-out-everywhere", false, "")
 			return func(ctx context.Context, c *CLI, flags Flags) int {
 				cfg, ok := c.loadConfig(flags)
 				if !ok {
 					return exitError
+				}
+				if *signOut {
+					return c.signOutEverywhere(ctx, cfg)
 				}
 				return c.openRunning(ctx, cfg, *printOnly)
 			}
@@ -161,7 +170,8 @@ present to Chopin, creating it if there is none yet. It is kept in the file
 agent-token in the config directory, readable only by you.
 
   --rotate         replace the token with a new one and print it; a running
-                   Chopin closes the agent links attached with the old one
+                   Chopin refuses the old one from then on and closes the agent
+                   links attached with it
 `,
 		setup: func(fs *flag.FlagSet) func(context.Context, *CLI, Flags) int {
 			rotate := fs.Bool("rotate", false, "")
@@ -401,6 +411,72 @@ func waitForOrigin(ctx context.Context, dataDir string) (InstanceRecord, error) 
 
 // requestLaunchURL asks the running instance for a one-time sign-in link,
 // presenting the agent token of configDir.
+// signOutEverywhere ends every browser session: through the running
+// Chopin when there is one, else in its database directly.
+func (c *CLI) signOutEverywhere(ctx context.Context, cfg Config) int {
+	n, err := signOutEverywhere(ctx, cfg)
+	if err != nil {
+		fmt.Fprintf(c.Stderr, "chopin: %v\n", err)
+		return exitError
+	}
+	fmt.Fprintf(c.Stdout, "Signed out %d browser sessions. Run \"chopin open\" to sign this browser in again.\n", n)
+	return 0
+}
+
+func signOutEverywhere(ctx context.Context, cfg Config) (int64, error) {
+	inst, err := AcquireInstance(cfg.DataDir)
+	if err == nil { // not running: the database is ours for a moment
+		defer inst.Release()
+		if err := databaseStillThere(cfg.DataDir); err != nil {
+			return 0, err
+		}
+		st, err := store.Open(ctx, filepath.Join(cfg.DataDir, databaseFile))
+		if err != nil {
+			return 0, err
+		}
+		defer st.Close()
+		return st.SignOutEverywhere(ctx)
+	}
+	if !errors.Is(err, ErrAlreadyRunning) {
+		return 0, err
+	}
+	rec, err := waitForOrigin(ctx, cfg.DataDir)
+	if err != nil {
+		return 0, err
+	}
+	var out struct {
+		SignedOut int64 `json:"signedOut"`
+	}
+	if err := callRunning(ctx, rec, cfg.ConfigDir, http.MethodPost, "/api/session/sign-out-everywhere", &out); err != nil {
+		return 0, err
+	}
+	return out.SignedOut, nil
+}
+
+// callRunning calls the running Chopin's API with the agent token.
+func callRunning(ctx context.Context, rec InstanceRecord, configDir, method, path string, out any) error {
+	origin, err := url.Parse(rec.Origin)
+	if err != nil || (origin.Scheme != "http" && origin.Scheme != "https") || !isLoopbackName(origin.Hostname()) {
+		return fmt.Errorf("the running Chopin (process %d) recorded %q, which is not a loopback address; quit it and start Chopin again", rec.PID, rec.Origin)
+	}
+	token, err := ReadAgentToken(configDir)
+	if err != nil {
+		return err
+	}
+	client := &http.Client{Transport: &http.Transport{Proxy: nil}, Timeout: answerTimeout}
+	req, _ := http.NewRequestWithContext(ctx, method, rec.Origin+path, nil)
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := client.Do(req)
+	if err != nil {
+		return fmt.Errorf("Chopin is running (process %d) but does not answer at %s: %v", rec.PID, rec.Origin, err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("Chopin at %s answered %s", rec.Origin, resp.Status)
+	}
+	return json.NewDecoder(io.LimitReader(resp.Body, 64<<10)).Decode(out)
+}
+
 func requestLaunchURL(ctx context.Context, rec InstanceRecord, configDir string) (string, error) {
 	origin, err := url.Parse(rec.Origin)
 	if err != nil || (origin.Scheme != "http" && origin.Scheme != "https") || !isLoopbackName(origin.Hostname()) {

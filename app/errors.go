@@ -13,6 +13,7 @@ import (
 
 	"github.com/chopin-desktop/chopin/fault"
 	"github.com/chopin-desktop/chopin/room"
+	"github.com/chopin-desktop/chopin/store"
 )
 
 // HTTPError is an error with the status, code and message a client sees,
@@ -71,11 +72,19 @@ func (a *App) translate(err error, c echo.Context) *HTTPError {
 	}
 	var fe *fault.Error
 	if errors.As(err, &fe) {
+		if fe.Kind == fault.StorageFull || fe.Kind == fault.StorageUnavailable {
+			a.log.Error("storage failed", "method", c.Request().Method, "path", c.Request().URL.Path, "err", err)
+		}
 		return a.refusal(fe.Kind, fe.Code, fe.Message, err, c)
 	}
 	var re *room.Error
 	if errors.As(err, &re) {
 		return a.refusal(re.Kind(), re.Code, re.Message, err, c)
+	}
+	if sf := store.StorageFault(err); sf != nil {
+		a.log.Error("storage failed", "method", c.Request().Method, "path", c.Request().URL.Path, "err", err)
+		errors.As(sf, &fe)
+		return a.refusal(fe.Kind, fe.Code, fe.Message, sf, c)
 	}
 	var ee *echo.HTTPError
 	if errors.As(err, &ee) {
@@ -103,6 +112,9 @@ var kindStatus = map[fault.Kind]int{
 	fault.Conflict:  http.StatusConflict,
 	fault.TooLarge:  http.StatusRequestEntityTooLarge,
 	fault.Forbidden: http.StatusForbidden,
+	// A full or failing disk is no fault of the request; it says so.
+	fault.StorageFull:        http.StatusInsufficientStorage,
+	fault.StorageUnavailable: http.StatusServiceUnavailable,
 }
 
 // refusal is a domain error as the client sees it: the status its kind has,

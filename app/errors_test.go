@@ -4,10 +4,13 @@ package app
 // documents for store and room codes.
 
 import (
+	"database/sql"
 	"fmt"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/labstack/echo/v4"
@@ -55,6 +58,31 @@ func TestRefusalStatus(t *testing.T) {
 		}
 		if he.Status == 500 && (he.Code != "internal" || he.Message == "detail") {
 			t.Errorf("%#v: a 500 says %s %q; its detail belongs in the log", tc.err, he.Code, he.Message)
+		}
+	}
+}
+
+// A full disk and a failing one, as SQLite reports them at run time, answer
+// 507 storage-full and 503 storage-unavailable with their plain messages.
+func TestStorageFailureStatus(t *testing.T) {
+	db, err := sql.Open("sqlite", "file:"+filepath.Join(t.TempDir(), "full.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	db.SetMaxOpenConns(1)
+	db.Exec(`CREATE TABLE t (x BLOB)`)
+	db.Exec(`PRAGMA max_page_count = 3`)
+	_, full := db.Exec(`INSERT INTO t VALUES (zeroblob(100000))`)
+	if full == nil {
+		t.Fatal("the insert fit")
+	}
+	a := &App{log: slog.New(slog.DiscardHandler)}
+	c := echo.New().NewContext(httptest.NewRequest(http.MethodPost, "/api/x", nil), httptest.NewRecorder())
+	for _, err := range []error{fmt.Errorf("save: %w", full), storageErr(fmt.Errorf("save: %w", full))} {
+		he := a.translate(err, c)
+		if he.Status != 507 || he.Code != "storage-full" || !strings.HasPrefix(he.Message, "The disk Chopin keeps its data on is full") {
+			t.Errorf("%v: %d %s %q", err, he.Status, he.Code, he.Message)
 		}
 	}
 }

@@ -15,6 +15,15 @@ import (
 // interfaces of its own, in its own types, and these adapters only convert
 // between those types and the store's, which mirror them.
 
+// storageErr is err as a storage refusal when the disk failed it (full, an
+// I/O error), so a room answers its sockets in those words; else err.
+func storageErr(err error) error {
+	if sf := store.StorageFault(err); sf != nil {
+		return sf
+	}
+	return err
+}
+
 // roomStore is the store as a room's Persister: it only converts between
 // the two packages' types, which mirror each other.
 type roomStore struct{ s *store.Store }
@@ -34,11 +43,11 @@ func (p roomStore) LoadPlan(ctx context.Context, channelID string) (room.PlanRec
 }
 
 func (p roomStore) CommitPlan(ctx context.Context, channelID string, updates []room.Update) error {
-	return p.s.CommitPlan(ctx, channelID, storeUpdates(updates))
+	return storageErr(p.s.CommitPlan(ctx, channelID, storeUpdates(updates)))
 }
 
 func (p roomStore) CheckpointPlan(ctx context.Context, channelID string, cp room.Checkpoint) error {
-	return p.s.CheckpointPlan(ctx, channelID, store.PlanCheckpoint(cp))
+	return storageErr(p.s.CheckpointPlan(ctx, channelID, store.PlanCheckpoint(cp)))
 }
 
 func (p roomStore) Messages(ctx context.Context, channelID string, limit int) ([]room.Message, error) {
@@ -54,7 +63,7 @@ func (p roomStore) Messages(ctx context.Context, channelID string, limit int) ([
 }
 
 func (p roomStore) SaveMessage(ctx context.Context, m room.Message) error {
-	return p.s.SaveMessage(ctx, store.Message(m))
+	return storageErr(p.s.SaveMessage(ctx, store.Message(m)))
 }
 
 func (p roomStore) Decisions(ctx context.Context, channelID string) ([]room.Decision, error) {
@@ -85,7 +94,7 @@ func (p roomStore) SaveDecisions(ctx context.Context, channelID string, cards []
 			out[i].Answer, _ = json.Marshal(d.Answer) // a struct of strings always encodes
 		}
 	}
-	return p.s.SaveDecisions(ctx, channelID, out, storeUpdates(placement))
+	return storageErr(p.s.SaveDecisions(ctx, channelID, out, storeUpdates(placement)))
 }
 
 func storeUpdates(us []room.Update) []store.PlanUpdate {

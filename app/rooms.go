@@ -90,7 +90,7 @@ func (a *App) handleRoomSocket(c echo.Context) error {
 	if err := a.checkOrigin(r, false); err != nil {
 		return err
 	}
-	if !websocket.IsWebSocketUpgrade(r) {
+	if !isBrowserUpgrade(r) {
 		return badRequest("websocket-required", "This address takes a WebSocket upgrade.")
 	}
 	id := c.QueryParam("channel")
@@ -111,6 +111,9 @@ func (a *App) handleRoomConnect(s *melody.Session) {
 	sock.s = s
 	ch := s.MustGet("channel").(store.Channel)
 	member, err := a.hub.Join(context.Background(), a.roomChannel(ch), a.identity(), sock)
+	if errors.Is(err, room.ErrDeleted) {
+		return // deleted before it joined: told so and closed with 4404
+	}
 	if err != nil {
 		a.log.Error("join room", "channel", ch.ID, "err", err)
 		sock.Close(websocket.CloseInternalServerErr, "Chopin could not open this document.")
@@ -140,6 +143,20 @@ func memberOf(s *melody.Session) (*room.Member, bool) {
 func (a *App) identity() room.Identity {
 	return room.Identity{Login: a.cfg.Login, Name: a.cfg.DisplayName, CanEdit: true, CanManage: true}
 }
+
+// roomCatalog is the catalog as rooms read it: a room reads its entry when
+// it opens and after every change, never a copy read before the change.
+type roomCatalog struct{ a *App }
+
+func (c roomCatalog) Channel(ctx context.Context, id string) (room.Channel, error) {
+	ch, err := c.a.store.Channel(ctx, id)
+	if err != nil {
+		return room.Channel{}, err
+	}
+	return c.a.roomChannel(ch), nil
+}
+
+func (roomCatalog) IsNotFound(err error) bool { return errors.Is(err, store.ErrNotFound) }
 
 // roomChannel is a catalog entry as a room knows it.
 func (a *App) roomChannel(ch store.Channel) room.Channel {

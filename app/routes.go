@@ -9,6 +9,25 @@ import (
 	"github.com/chopin-desktop/chopin/assets"
 )
 
+// pageCSP is every response's content security policy: the UI loads its
+// scripts, styles, fonts and data from Chopin alone, shows images only from
+// Chopin (and the data: and blob: URLs it makes itself), and no page may
+// frame it. Styles may be inline: CodeMirror and Mermaid write their own.
+// A document's image overrides it with a stricter sandbox (images.go).
+const pageCSP = "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; " +
+	"font-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+
+// securityHeaders puts the policy on every response, errors included.
+func securityHeaders(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		h := c.Response().Header()
+		h.Set("Content-Security-Policy", pageCSP)
+		h.Set("X-Frame-Options", "DENY")
+		h.Set("Referrer-Policy", "no-referrer")
+		return next(c)
+	}
+}
+
 // newEcho declares every route of the server in one place.
 func (a *App) newEcho() *echo.Echo {
 	e := echo.New()
@@ -16,6 +35,7 @@ func (a *App) newEcho() *echo.Echo {
 	e.HidePort = true
 	e.HTTPErrorHandler = a.handleError
 	e.Pre(headAsGet)
+	e.Use(securityHeaders)
 	e.Use(a.checkHost)
 	e.Use(middleware.BodyLimit("4M"))
 
@@ -39,6 +59,7 @@ func (a *App) newEcho() *echo.Echo {
 	api.GET("/session", a.handleSession)
 	api.GET("/agent-token", a.handleAgentToken)
 	api.GET("/backup", a.handleBackup)
+	api.POST("/session/sign-out-everywhere", a.handleSignOutEverywhere)
 
 	api.GET("/repositories", a.handleRepositoryList)
 	api.POST("/repositories", a.handleRepositoryCreate)

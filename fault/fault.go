@@ -27,6 +27,10 @@ const (
 	Forbidden Kind = "forbidden"
 	// Internal is Chopin's own failure, not the caller's.
 	Internal Kind = "internal"
+	// StorageFull is a change not saved because the disk is full.
+	StorageFull Kind = "storage full"
+	// StorageUnavailable is a read or write the disk failed.
+	StorageUnavailable Kind = "storage unavailable"
 )
 
 func (k Kind) Error() string { return string(k) }

@@ -8,5 +8,7 @@
 // storing, serving and addressing images (their paths, the widths a route
 // offers) are its callers' business. It must never accept a type a browser
 // would not draw as a raster (no SVG, no HTML), and it bounds the pixels it
-// decodes (MaxPixels), since the bytes come from anyone.
+// decodes (MaxPixels, read from the header before decoding) and the pixels
+// decoded at once in the whole process (its budget), since the bytes come
+// from anyone.
 package picture

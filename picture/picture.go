@@ -13,11 +13,11 @@ import (
 	"image/png"
 	"io"
 	"math"
+	"runtime/debug"
 	"strings"
 
 	"github.com/HugoSmits86/nativewebp"
 	"golang.org/x/image/bmp"
-	xdraw "golang.org/x/image/draw"
 	"golang.org/x/image/webp"
 )
 
@@ -44,8 +44,14 @@ const (
 	// is; a larger one is kept as a smaller copy.
 	MaxSide = 4096
 	// MaxPixels bounds the images decoded to make a smaller copy or a
-	// thumbnail (about 200 MB of memory as RGBA).
+	// thumbnail (about 200 MB of memory as RGBA); a larger one is refused
+	// from its header, before any of it is decoded.
 	MaxPixels = 50_000_000
+	// MaxWebPPixels bounds a smaller copy made as a WebP: the pure-Go
+	// lossless encoder holds about 50 bytes a pixel while it works, so a
+	// 4096×4096 copy would need 800 MB. 4 megapixels (2048×2048) keeps it
+	// near 200 MB.
+	MaxWebPPixels = 4 << 20
 	// jpegQuality is the quality of a JPEG's smaller copy and thumbnails.
 	jpegQuality = 85
 )
@@ -213,22 +219,34 @@ var errCutShort = errors.New("cut short")
 
 // Fit makes the Image to store from bytes of type t and size w×h:
 // the bytes themselves when they fit maxBytes and MaxSide, else a
-// smaller copy (at most MaxSide on its longest side, then narrower
-// until it fits): a JPEG stays a JPEG, anything else becomes a WebP, which
-// keeps transparency.
+// smaller copy (at most MaxSide on its longest side and, as a WebP, at
+// most MaxWebPPixels, then narrower until it fits): a JPEG stays a JPEG,
+// anything else becomes a WebP, which keeps transparency. Making a copy
+// waits for its share of the process's decoding budget.
 func Fit(t *Type, data []byte, w, h int, maxBytes int64) (Image, error) {
 	if int64(len(data)) <= maxBytes && max(w, h) <= MaxSide {
 		return newImage(t, data, w, h), nil
 	}
-	src, err := decode(t, data, w, h)
-	if err != nil {
-		return Image{}, err
+	if t.decode == nil || int64(w)*int64(h) > MaxPixels {
+		return Image{}, &TooManyPixelsError{w, h}
 	}
+	var img Image
+	err := withBudget(w, h, func() (err error) {
+		img, err = smallerCopy(t, data, w, h, maxBytes)
+		return err
+	})
+	return img, err
+}
+
+func smallerCopy(t *Type, data []byte, w, h int, maxBytes int64) (Image, error) {
 	out := WebP
 	if t == JPEG {
 		out = JPEG
 	}
 	factor := min(1, float64(MaxSide)/float64(max(w, h)))
+	if out == WebP {
+		factor = min(factor, math.Sqrt(MaxWebPPixels/(float64(w)*float64(h))))
+	}
 	if t == PNG || t == WebP || t == GIF {
 		// Already compressed without loss: a lossless WebP of the same
 		// pixels is about as large, so aim under the limit at once rather
@@ -236,9 +254,19 @@ func Fit(t *Type, data []byte, w, h int, maxBytes int64) (Image, error) {
 		// large picture costs seconds).
 		factor = min(factor, math.Sqrt(float64(maxBytes)/float64(len(data)))*0.95)
 	}
+	size := func(f float64) (int, int) {
+		return max(1, int(math.Round(float64(w)*f))), max(1, int(math.Round(float64(h)*f)))
+	}
+	// The source is let go as soon as its first copy is made; any smaller
+	// copy after that is made from the first.
+	fw, fh := size(factor)
+	first, err := shrunk(t, data, w, h, fw, fh)
+	if err != nil {
+		return Image{}, err
+	}
 	for range 12 {
-		tw, th := max(1, int(math.Round(float64(w)*factor))), max(1, int(math.Round(float64(h)*factor)))
-		enc, err := encode(out, resize(src, tw, th))
+		tw, th := size(factor)
+		enc, err := encode(out, resize(first, tw, th))
 		if err != nil {
 			return Image{}, err
 		}
@@ -254,6 +282,21 @@ func Fit(t *Type, data []byte, w, h int, maxBytes int64) (Image, error) {
 	return Image{}, errors.New("no smaller copy fits")
 }
 
+// shrunk decodes data and makes it tw×th; nothing of the decoded source
+// outlives it, and the memory of a large one is given back.
+func shrunk(t *Type, data []byte, w, h, tw, th int) (image.Image, error) {
+	src, err := decode(t, data, w, h)
+	if err != nil {
+		return nil, err
+	}
+	small := resize(src, tw, th)
+	if small != src && int64(w)*int64(h) >= giveBackPixels {
+		src = nil
+		debug.FreeOSMemory()
+	}
+	return small, nil
+}
+
 func newImage(t *Type, data []byte, w, h int) Image {
 	sum := sha256.Sum256(data)
 	return Image{SHA256: hex.EncodeToString(sum[:]), Ext: t.ext, MimeType: t.mime, Width: w, Height: h, Data: data}
@@ -262,7 +305,7 @@ func newImage(t *Type, data []byte, w, h int) Image {
 // decode decodes bytes Measure accepted, as a browser shows them
 // (a JPEG's EXIF rotation applied). w and h are that size.
 func decode(t *Type, data []byte, w, h int) (image.Image, error) {
-	if t.decode == nil || int64(w)*int64(h) > MaxPixels {
+	if t.decode == nil || int64(w)*int64(h) > MaxPixels { // checked again: decoding is what costs
 		return nil, &TooManyPixelsError{w, h}
 	}
 	img, err := t.decode(bytes.NewReader(data))
@@ -273,18 +316,6 @@ func decode(t *Type, data []byte, w, h int) (image.Image, error) {
 		img = orient(img, jpegOrientation(data))
 	}
 	return img, nil
-}
-
-// resize scales src to w×h with Catmull-Rom, which averages the pixels it
-// drops rather than skipping them.
-func resize(src image.Image, w, h int) image.Image {
-	b := src.Bounds()
-	if b.Dx() == w && b.Dy() == h {
-		return src
-	}
-	dst := image.NewRGBA(image.Rect(0, 0, w, h))
-	xdraw.CatmullRom.Scale(dst, dst.Bounds(), src, b, xdraw.Src, nil)
-	return dst
 }
 
 func encode(t *Type, img image.Image) ([]byte, error) {
@@ -314,24 +345,27 @@ func Thumbnail(img Image, width int) (thumb Image, ok bool, err error) {
 	if t == nil || width <= 0 || width >= img.Width || t.decode == nil || animated(t, img.Data) {
 		return Image{}, false, nil
 	}
-	src, err := decode(t, img.Data, img.Width, img.Height)
-	var tmp *TooManyPixelsError
-	if errors.As(err, &tmp) {
+	if int64(img.Width)*int64(img.Height) > MaxPixels {
 		return Image{}, false, nil
-	}
-	if err != nil {
-		return Image{}, false, err
 	}
 	h := max(1, int(math.Round(float64(img.Height)*float64(width)/float64(img.Width))))
 	out := WebP
 	if t == JPEG {
 		out = JPEG
 	}
-	enc, err := encode(out, resize(src, width, h))
+	err = withBudget(img.Width, img.Height, func() error {
+		small, err := shrunk(t, img.Data, img.Width, img.Height, width, h)
+		if err != nil {
+			return err
+		}
+		enc, err := encode(out, small)
+		thumb = newImage(out, enc, width, h)
+		return err
+	})
 	if err != nil {
 		return Image{}, false, err
 	}
-	return newImage(out, enc, width, h), true, nil
+	return thumb, true, nil
 }
 
 // animated reports whether the image moves; its first frame alone would

@@ -127,12 +127,16 @@ func (s *replySink) ToolCall(e agentconn.ToolCallEvent) {
 
 func (s *replySink) End(o agentconn.TurnOutcome) {
 	if work := s.work; work != nil {
-		// The images still being stored go on the message first.
-		go func() { <-work; s.end(o) }()
-		return
+		// The images still being stored go on the message first, and the
+		// Planner counts as busy until they have (see agentconn.TurnSink).
+		<-work
 	}
 	s.end(o)
 }
+
+// Idle is told once the Planner no longer counts as busy with this turn:
+// an answer nobody waited on can go now.
+func (s *replySink) Idle() { go s.h.flushAnswers(s.document) }
 
 func (s *replySink) end(o agentconn.TurnOutcome) {
 	defer s.h.replies.Done()

@@ -14,6 +14,25 @@ const MaxMessageText = 64 * 1024
 // chatSnapshotSize is how many of the newest messages a joining member gets.
 const chatSnapshotSize = 200
 
+// maxChatSnapshotBytes bounds the chat:snapshot frame: a joining member gets
+// the newest messages that fit in it (a reply holds at most MaxReplyBytes,
+// so always a few), and reads older ones page by page over HTTP.
+const maxChatSnapshotBytes = 8 << 20
+
+// newestWithin is the newest of msgs (oldest first) whose JSON fits in
+// budget bytes together.
+func newestWithin(msgs []Message, budget int) []Message {
+	used := 0
+	for i := len(msgs) - 1; i >= 0; i-- {
+		raw, _ := json.Marshal(msgs[i])
+		if used+len(raw)+1 > budget {
+			return msgs[i+1:]
+		}
+		used += len(raw) + 1
+	}
+	return msgs
+}
+
 // Message roles.
 const (
 	RolePerson  = "person"

@@ -14,10 +14,11 @@ import (
 // serialised against reopening: an open that arrives while the same
 // document is closing waits for the close, so it loads every change.
 type Hub struct {
-	persist Persister
-	planner Planner
-	log     *slog.Logger
-	now     func() time.Time
+	persist  Persister
+	channels ChannelSource // nil: a room keeps the entry it was opened with
+	planner  Planner
+	log      *slog.Logger
+	now      func() time.Time
 	// attachments bound the files of a person's message (attachments.go).
 	attachments AttachmentLimits
 	// unawaited hears of answers nobody waited on (await.go).
@@ -36,17 +37,29 @@ type Options struct {
 	Clock     func() time.Time
 	// Attachments bound the files a person sends with a message.
 	Attachments AttachmentLimits
+	// Channels is the catalog: a room reads its document's entry there when
+	// it opens and whenever the entry changes, so it never keeps a copy
+	// read before a rename, archive, restore or delete.
+	Channels ChannelSource
+}
+
+// ChannelSource reads a document's catalog entry as it is now. A deleted
+// document is an error for which IsNotFound is true.
+type ChannelSource interface {
+	Channel(ctx context.Context, id string) (Channel, error)
+	IsNotFound(err error) bool
 }
 
 // NewHub returns a hub with no open rooms.
 func NewHub(o Options) *Hub {
 	h := &Hub{
-		persist: o.Persister,
-		planner: o.Planner,
-		log:     o.Logger,
-		now:     o.Clock,
-		rooms:   map[string]*Room{},
-		closing: map[string]chan struct{}{},
+		persist:  o.Persister,
+		channels: o.Channels,
+		planner:  o.Planner,
+		log:      o.Logger,
+		now:      o.Clock,
+		rooms:    map[string]*Room{},
+		closing:  map[string]chan struct{}{},
 	}
 	h.attachments = o.Attachments
 	if h.log == nil {
@@ -134,7 +147,10 @@ func (h *Hub) Do(ctx context.Context, ch Channel, fn func(*Room) error) error {
 	return fn(r)
 }
 
-// ChannelChanged tells an open room about a rename, archive or restore.
+// ChannelChanged tells an open room about a rename, archive or restore
+// that has committed. With a ChannelSource the room reads its entry again,
+// so whichever of several changes is told last, the room ends as the
+// catalog is; a room still opening reads it after this change anyway.
 func (h *Hub) ChannelChanged(ch Channel) {
 	if r, ok := h.Room(ch.ID); ok {
 		r.setChannel(ch)

@@ -5,12 +5,25 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"unicode/utf8"
+
+	"github.com/chopin-desktop/chopin/fault"
 )
+
+// MaxPushUpdates bounds the updates of one plan:push: each is checked and
+// applied under the room's lock, so a frame of tens of thousands of empty
+// updates would hold the document for seconds. A browser pushes its outbox
+// this many at a time.
+const MaxPushUpdates = 500
 
 // MaxFrameBytes bounds one frame from a browser. A push carries at most a
 // whole plan (256 KiB of source), which JSON escaping can at most inflate a
 // few times over.
 const MaxFrameBytes = 2 << 20
+
+// ErrDeleted is Join's answer for a document deleted before the socket
+// joined: the socket was sent session:deleted and closed with 4404.
+var ErrDeleted = errors.New("the document was deleted")
 
 // Member is one browser socket in a room.
 type Member struct {
@@ -25,6 +38,11 @@ type Member struct {
 func (h *Hub) Join(ctx context.Context, ch Channel, who Identity, conn Conn) (*Member, error) {
 	r, release, err := h.Acquire(ctx, ch)
 	if err != nil {
+		if h.channels != nil && h.channels.IsNotFound(err) {
+			conn.Send(encode(msgDeleted{Type: "session:deleted", Channel: ch.ID}))
+			conn.Close(CloseDeleted, "This document was deleted.")
+			return nil, ErrDeleted
+		}
 		return nil, err
 	}
 	msgs, err := r.Messages(ctx, chatSnapshotSize)
@@ -32,9 +50,18 @@ func (h *Hub) Join(ctx context.Context, ch Channel, who Identity, conn Conn) (*M
 		release()
 		return nil, err
 	}
+	msgs = newestWithin(msgs, maxChatSnapshotBytes)
 	m := &Member{room: r, conn: conn, who: who, release: release}
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if r.gone {
+		// Deleted after the room opened: the socket hears it as the
+		// members did.
+		m.sendLocked(r, msgDeleted{Type: "session:deleted", Channel: r.channelID})
+		conn.Close(CloseDeleted, "This document was deleted.")
+		release()
+		return nil, ErrDeleted
+	}
 	r.members[m] = struct{}{}
 	m.sendLocked(r, msgHello{Type: "session:hello", Identity: m.identityLocked(r), Channel: r.channel})
 	if msgs == nil {
@@ -79,7 +106,9 @@ func (m *Member) identityLocked(r *Room) Identity {
 func (m *Member) Receive(ctx context.Context, frame []byte) {
 	var env inEnvelope
 	if err := json.Unmarshal(frame, &env); err != nil || env.Type == "" {
-		m.reply(msgError{Type: "error", Code: CodeMalformed, Message: "Each frame must be a JSON object with a string type."})
+		// A request's id is echoed whenever the frame has one, so the
+		// sender can tell which of its requests failed.
+		m.reply(msgError{Type: "error", ID: env.ID, Code: CodeMalformed, Message: "Each frame must be a JSON object with a string type."})
 		return
 	}
 	reply, err := m.dispatch(ctx, env, frame)
@@ -101,22 +130,31 @@ func (m *Member) dispatch(ctx context.Context, env inEnvelope, frame []byte) (an
 	switch env.Type {
 	case "plan:open":
 		return decoded(frame, func(in inPlanOpen) (any, error) {
+			// The answer is queued before the lock is let go: a broadcast
+			// of the next change must not reach the socket before the
+			// answer that does not hold it.
 			r.mu.Lock()
 			defer r.mu.Unlock()
 			switch reply := r.plan.openLocked(in.Epoch, in.Version).(type) {
 			case msgPlanSnapshot:
 				reply.ID = in.ID
-				return reply, nil
+				m.sendLocked(r, reply)
 			case msgPlanUpdates:
 				reply.ID = in.ID
-				return reply, nil
+				m.sendLocked(r, reply)
+			default:
+				panic("plan:open answers with a snapshot or updates")
 			}
-			panic("plan:open answers with a snapshot or updates")
+			return nil, nil
 		})
 	case "plan:push":
 		return editing(m, frame, func(in inPlanPush) (any, error) {
+			if len(in.Updates) > MaxPushUpdates {
+				return nil, errorf(CodeInvalidChanges, "A push holds at most %d updates; this one has %d. Push the first %d, and the rest once they are acknowledged.",
+					MaxPushUpdates, len(in.Updates), MaxPushUpdates)
+			}
 			for _, u := range in.Updates {
-				if u.ClientID == "" || len(u.ClientID) > 128 || u.ClientID == serverClientID {
+				if u.ClientID == "" || utf8.RuneCountInString(u.ClientID) > 128 || u.ClientID == serverClientID {
 					return nil, errorf(CodeMalformed, "Every update needs a clientID of 1 to 128 characters other than %q.", serverClientID)
 				}
 			}
@@ -197,6 +235,10 @@ func errorReply(id string, err error) msgError {
 	var re *Error
 	if errors.As(err, &re) {
 		return msgError{Type: "error", ID: id, Code: re.Code, Message: re.Message}
+	}
+	var fe *fault.Error
+	if errors.As(err, &fe) && (fe.Kind == fault.StorageFull || fe.Kind == fault.StorageUnavailable) {
+		return msgError{Type: "error", ID: id, Code: fe.Code, Message: fe.Message}
 	}
 	return msgError{Type: "error", ID: id, Code: CodeInternal, Message: "Chopin could not do this because of an internal error; the log has the details."}
 }

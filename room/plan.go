@@ -219,6 +219,10 @@ func (r *Room) ReplaceText(ctx context.Context, revision int64, text string) (in
 	if text == r.plan.text {
 		return r.plan.version, nil
 	}
+	if !hasContent(Blocks(text)) {
+		// The rule edit_plan follows: a plan is never emptied.
+		return r.plan.version, errorf(CodeEmptyDocument, "A plan cannot be emptied: send the whole new plan with at least one block.")
+	}
 	if err := CheckReserved(r.plan.text, text); err != nil {
 		return r.plan.version, err
 	}

@@ -3,6 +3,7 @@ package room
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"sync"
 	"time"
@@ -39,6 +40,38 @@ const deltaEvery = time.Millisecond
 // maxToolRowJSON bounds a tool row's stored input and result: Work details
 // shows what a call did, not every byte of a large page or plan.
 const maxToolRowJSON = 32 << 10
+
+// What one reply keeps, whatever the Planner sends: a turn may stream text
+// or call tools for as long as it likes, but its message is stored, sent to
+// every tab and kept in the database, so it is bounded. Past a bound the
+// turn goes on and ends as it would; what it said or did after is not kept,
+// and a line in the reply says where it was cut.
+const (
+	// MaxReplyText bounds a reply's text and reasoning together, in bytes.
+	MaxReplyText = 1 << 20
+	// MaxReplyDetails bounds the tool rows' inputs and results and the
+	// images' words of a reply together, in bytes. Past it a row shows
+	// only the call and how it ended.
+	MaxReplyDetails = 1 << 20
+	// MaxReplyToolRows bounds the rows of a reply's Work details.
+	MaxReplyToolRows = 500
+	// MaxReplyBytes is the most a reply's text and details hold together.
+	MaxReplyBytes = MaxReplyText + MaxReplyDetails + MaxReplyToolRows*512
+)
+
+// unfinishedCall is the failure of a call still running when its turn ended.
+const unfinishedCall = "This call had not finished when the turn ended, so it has no result."
+
+// The lines that say where a reply was cut: the first where its text
+// stopped, the others at its end.
+const (
+	textCutLine = "\n\n*Chopin kept no more of this reply's text: it reached 1 MiB, the most one reply keeps. " +
+		"The Planner's turn went on; what it wrote after this point is not shown.*"
+	rowsCutLine    = "\n\n*%d more tool calls are not listed in Work details: one reply lists at most 500.*"
+	detailsCutLine = "\n\n*Work details shows the inputs and results of the first %d tool calls only: " +
+		"one reply keeps at most 1 MiB of them.*"
+	imagesCutLine = "\n\n*%d more images are not shown: one reply keeps at most 1 MiB of Work details and images.*"
+)
 
 // ReplyDetails is a Planner reply's details: what Chat shows folded under it.
 type ReplyDetails struct {
@@ -92,7 +125,20 @@ type PlannerReply struct {
 	pending     []msgChatDelta // deltas not yet sent, at most one per field
 	flushQueued bool
 	flushedAt   time.Time
+
+	textKept      int             // bytes of text and reasoning, against MaxReplyText
+	textCut       bool            // the text reached MaxReplyText: no more is kept
+	detailsKept   int             // bytes of rows' JSON and images' words, against MaxReplyDetails
+	fullRows      int             // rows kept with their input and result, once detailsCut
+	detailsCut    bool            // the details reached MaxReplyDetails: rows are kept bare
+	droppedImages int             // images past MaxReplyDetails, not shown
+	droppedRows   int             // calls past MaxReplyToolRows, not listed
+	dropped       map[string]bool // their IDs, so a call's later events count once (at most maxDroppedIDs)
 }
+
+// maxDroppedIDs bounds the IDs of unlisted calls a reply remembers; past it
+// only their first (running) events are counted.
+const maxDroppedIDs = 10_000
 
 // StartReply posts the Planner's message for a turn, empty and streaming,
 // authored by the Planner's owner.
@@ -129,9 +175,14 @@ func (p *PlannerReply) append(b *strings.Builder, units *int, field, delta strin
 	r := p.room
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if p.done {
+	if p.done || p.textCut {
 		return
 	}
+	if p.textKept+len(delta) > MaxReplyText {
+		p.cutTextLocked()
+		return
+	}
+	p.textKept += len(delta)
 	at := *units
 	b.WriteString(delta)
 	*units += utf16Len(delta)
@@ -195,6 +246,26 @@ func (p *PlannerReply) Tool(row ToolRow) {
 	for i < len(p.details.Tools) && p.details.Tools[i].ID != row.ID {
 		i++
 	}
+	old := 0
+	if i < len(p.details.Tools) {
+		old = rowBytes(p.details.Tools[i])
+	}
+	switch {
+	case i == len(p.details.Tools) && len(p.details.Tools) >= MaxReplyToolRows:
+		p.dropRowLocked(row)
+		return
+	case p.detailsKept-old+rowBytes(row) > MaxReplyDetails:
+		// The row still shows the call and how it ended; its input and
+		// result are what no longer fit.
+		row.Input, row.Result = nil, nil
+		if i < len(p.details.Tools) {
+			row.Input = p.details.Tools[i].Input
+		}
+		if !p.detailsCut {
+			p.detailsCut, p.fullRows = true, i
+		}
+	}
+	p.detailsKept += rowBytes(row) - old
 	if i == len(p.details.Tools) {
 		p.details.Tools = append(p.details.Tools, row)
 	} else {
@@ -214,6 +285,24 @@ func (p *PlannerReply) Finish(ctx context.Context, status, failure string) error
 		return nil
 	}
 	p.flushLocked()
+	// A call still running when its turn ends (its agent vanished, or it
+	// never reported a result) will not finish: Work details says so.
+	for i, row := range p.details.Tools {
+		if row.Status == "running" {
+			row.Status = "failed"
+			row.Error = &ToolRowError{Code: "call-unfinished", Message: unfinishedCall}
+			p.details.Tools[i] = row
+		}
+	}
+	if p.detailsCut {
+		p.lineLocked(fmt.Sprintf(detailsCutLine, p.fullRows))
+	}
+	if p.droppedRows > 0 {
+		p.lineLocked(fmt.Sprintf(rowsCutLine, p.droppedRows))
+	}
+	if p.droppedImages > 0 {
+		p.lineLocked(fmt.Sprintf(imagesCutLine, p.droppedImages))
+	}
 	p.done = true
 	p.msg.Status = status
 	p.details.Error = failure
@@ -232,6 +321,41 @@ func (p *PlannerReply) Finish(ctx context.Context, status, failure string) error
 	r.mu.Unlock()
 	return err
 }
+
+// cutTextLocked ends the text the reply keeps, with a line where it was cut.
+func (p *PlannerReply) cutTextLocked() {
+	p.textCut = true
+	p.flushLocked()
+	p.lineLocked(textCutLine)
+	p.changedLocked()
+}
+
+// lineLocked adds one of Chopin's own lines to the reply's text, whatever
+// its bound: the lines are few and short.
+func (p *PlannerReply) lineLocked(line string) {
+	at := p.textUnits
+	p.text.WriteString(line)
+	p.textUnits += utf16Len(line)
+	p.room.broadcastLocked(msgChatDelta{Type: "chat:delta", Message: p.msg.ID, Field: "text", At: at, Delta: line})
+}
+
+// dropRowLocked counts a call that is not listed, once.
+func (p *PlannerReply) dropRowLocked(row ToolRow) {
+	if p.dropped == nil {
+		p.dropped = map[string]bool{}
+	}
+	switch {
+	case p.dropped[row.ID]:
+	case len(p.dropped) < maxDroppedIDs:
+		p.dropped[row.ID] = true
+		p.droppedRows++
+	case row.Status == "running":
+		p.droppedRows++
+	}
+}
+
+// rowBytes is what a tool row counts against MaxReplyDetails.
+func rowBytes(row ToolRow) int { return len(row.Input) + len(row.Result) + len(row.Name) + len(row.ID) }
 
 // changedLocked schedules a save within replySaveEvery of the last one.
 func (p *PlannerReply) changedLocked() {

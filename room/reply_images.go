@@ -33,6 +33,18 @@ func (p *PlannerReply) AddImages(images []ToolImage) {
 		return
 	}
 	shown, refused := PlaceImages(images, len(p.details.Images))
+	size := 0
+	for _, ti := range shown {
+		size += imageBytes(ti)
+	}
+	for _, ri := range refused {
+		size += len(ri.Reason) + 16
+	}
+	if p.detailsKept+size > MaxReplyDetails {
+		p.droppedImages += len(shown)
+		return
+	}
+	p.detailsKept += size
 	for _, ti := range shown {
 		p.details.Images = append(p.details.Images, ReplyImage{Path: ImagePath(ti.Image), MimeType: ti.Image.MimeType,
 			Width: ti.Image.Width, Height: ti.Image.Height, Alt: ti.Alt, Caption: ti.Caption})
@@ -43,6 +55,18 @@ func (p *PlannerReply) AddImages(images []ToolImage) {
 		Images: append([]ReplyImage{}, p.details.Images...), RefusedImages: append([]RefusedImage{}, p.details.RefusedImages...)}
 	r.broadcastLocked(m)
 	p.changedLocked()
+}
+
+// imageBytes is what an image on the reply counts against MaxReplyDetails.
+func imageBytes(ti ToolImage) int {
+	n := 128 + len(ti.Image.SHA256) + len(ti.Image.MimeType)
+	if ti.Alt != nil {
+		n += len(*ti.Alt)
+	}
+	if ti.Caption != nil {
+		n += len(*ti.Caption)
+	}
+	return n
 }
 
 // msgChatImages is the reply's images and refusedImages as they are now;

@@ -86,6 +86,16 @@ func (r *Room) load(ctx context.Context) error {
 }
 
 func (r *Room) loadLocked(ctx context.Context) error {
+	// The entry is read under the room's lock, after the room is listed in
+	// the hub: a catalog change that commits before this read is in it, and
+	// one that commits after finds the room and updates it once this is done.
+	if src := r.hub.channels; src != nil {
+		ch, err := src.Channel(ctx, r.channelID)
+		if err != nil {
+			return err
+		}
+		r.channel = ch
+	}
 	if err := r.plan.load(ctx, r); err != nil {
 		return fmt.Errorf("load plan: %w", err)
 	}
@@ -123,6 +133,16 @@ func (r *Room) Channel() Channel {
 func (r *Room) setChannel(ch Channel) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if r.gone {
+		return
+	}
+	if src := r.hub.channels; src != nil {
+		now, err := src.Channel(context.Background(), r.channelID)
+		if err != nil {
+			return // deleted meanwhile: ChannelDeleted follows
+		}
+		ch = now
+	}
 	r.channel = ch
 	for m := range r.members {
 		m.sendLocked(r, msgChannel{Type: "session:channel", Channel: ch, CanEdit: m.canEditLocked(r)})

@@ -40,8 +40,15 @@ type Store struct {
 // up to date. A database written by a newer Chopin is refused rather than
 // guessed at.
 func Open(ctx context.Context, path string) (*Store, error) {
+	if err := checkFile(path); err != nil {
+		return nil, err
+	}
 	write, err := openDB(path, "_txlock=immediate", 1)
 	if err != nil {
+		return nil, openFailure(path, errors.Unwrap(err))
+	}
+	if err := checkDatabase(ctx, write, path); err != nil {
+		write.Close()
 		return nil, err
 	}
 	if err := migrate(ctx, write, path); err != nil {

@@ -51,14 +51,22 @@ type limitError struct{ err error }
 
 func (e *limitError) Error() string { return firstLine(e.err) }
 
-// DecodeClientFrame decodes and validates one text frame a client sent.
+// DecodeClientFrame decodes and validates one text frame a client sent to
+// a server that granted it every feature.
 func DecodeClientFrame(data []byte) (Message, error) {
-	return decodeFrame(data, messageTypes().client, true)
+	return decodeFrame(data, messageTypes().client, nil)
+}
+
+// DecodeGrantedClientFrame decodes one text frame a client sent, refusing
+// with an UnofferedError a message of a feature granted does not hold, before
+// its fields are read.
+func DecodeGrantedClientFrame(data []byte, granted func(feature string) bool) (Message, error) {
+	return decodeFrame(data, messageTypes().client, granted)
 }
 
 // DecodeServerFrame decodes and validates one text frame a server sent.
 func DecodeServerFrame(data []byte) (Message, error) {
-	return decodeFrame(data, messageTypes().server, false)
+	return decodeFrame(data, messageTypes().server, nil)
 }
 
 // UnofferedError is returned for a message of a feature this server does
@@ -73,7 +81,7 @@ func (e *UnofferedError) Error() string {
 // decodes the whole frame into that message's type in one pass (strict.go).
 // Whatever else is wrong with a frame that is not JSON, it is refused as not
 // JSON: the check for that runs only once decoding has failed.
-func decodeFrame(data []byte, types map[string]messageCodec, fromClient bool) (Message, error) {
+func decodeFrame(data []byte, types map[string]messageCodec, granted func(string) bool) (Message, error) {
 	if len(data) > MaxFrameBytes {
 		return nil, errFrameTooLarge
 	}
@@ -105,13 +113,17 @@ func decodeFrame(data []byte, types map[string]messageCodec, fromClient bool) (M
 		return nil, refuse(err)
 	}
 	mc, ok := types[typ]
-	if !ok {
+	feature := ""
+	if granted != nil {
+		feature = clientMessageFeatures[typ]
+	}
+	if !ok || (feature != "" && !granted(feature)) {
 		// The message is not decoded, but a repeated key still makes it
-		// malformed rather than merely unknown.
+		// malformed rather than merely unknown or not granted.
 		if key := d.repeatedKey(); key != "" {
 			return nil, refuse(malformed("the message repeats the field %q", key))
 		}
-		if fromClient && unofferedClientMessages[typ] {
+		if ok {
 			return nil, refuse(&UnofferedError{typ})
 		}
 		return nil, refuse(malformed("%q is not a message type of %s", truncateRunes(typ, MaxNameChars), Subprotocol))

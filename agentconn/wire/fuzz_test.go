@@ -66,12 +66,18 @@ func FuzzDecoderAgainstReference(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
+		none := func(string) bool { return false }
 		for _, pair := range []struct {
 			decode    func([]byte) (Message, error)
 			reference map[string]reflect.Type
-		}{{DecodeClientFrame, refClientMessages}, {DecodeServerFrame, refServerMessages}} {
+			granted   func(string) bool
+		}{
+			{DecodeClientFrame, refClientMessages, nil},
+			{func(b []byte) (Message, error) { return DecodeGrantedClientFrame(b, none) }, refClientMessages, none},
+			{DecodeServerFrame, refServerMessages, nil},
+		} {
 			m, err := pair.decode(data)
-			want, wantErr := refDecodeFrame(data, pair.reference)
+			want, wantErr := refDecodeFrame(data, pair.reference, pair.granted)
 			if err == nil && !json.Valid(data) {
 				t.Fatalf("accepted %q, which is not JSON", data)
 			}

@@ -17,10 +17,18 @@ import (
 // "" of any value, taking it for the caller's "extra" key.
 
 var refClientMessages = refRegistry(Attach{}, Started{}, StartFailed{}, Tools{}, Part{}, HostToolCall{},
-	TurnEnd{}, InputRequest{}, InputCancel{}, Runs{}, ControlResult{}, Detach{})
+	TurnEnd{}, InputRequest{}, InputCancel{}, Runs{}, ControlResult{}, Detach{},
+	Capabilities{}, ResumeSessions{}, InputReceived{})
 
 var refServerMessages = refRegistry(Attached{}, Refused{}, Start{}, Turn{}, Abort{}, HostToolResult{},
-	InputResult{}, Stop{}, Resume{}, Destroy{}, ProtocolError{})
+	InputResult{}, Stop{}, Resume{}, Destroy{}, ProtocolError{}, Steer{}, Fork{}, Resumed{}, Restarting{})
+
+// refClientFeatures is the feature of each client message that has one:
+// a message of a feature not granted is refused as such before its fields
+// are read.
+var refClientFeatures = map[string]string{
+	"capabilities": "capability-catalog", "resume": "resumable-sessions", "input-received": "resumable-sessions",
+}
 
 func refRegistry(ms ...Message) map[string]reflect.Type {
 	r := make(map[string]reflect.Type, len(ms))
@@ -30,7 +38,7 @@ func refRegistry(ms ...Message) map[string]reflect.Type {
 	return r
 }
 
-func refDecodeFrame(data []byte, types map[string]reflect.Type) (Message, error) {
+func refDecodeFrame(data []byte, types map[string]reflect.Type, granted func(string) bool) (Message, error) {
 	if len(data) > MaxFrameBytes {
 		return nil, errFrameTooLarge
 	}
@@ -63,10 +71,10 @@ func refDecodeFrame(data []byte, types map[string]reflect.Type) (Message, error)
 	}
 	t, ok := types[typ]
 	if !ok {
-		if types[(Attach{}).MessageType()] != nil && unofferedClientMessages[typ] {
-			return nil, &UnofferedError{typ}
-		}
 		return nil, malformed("%q is not a message type of %s", truncateRunes(typ, MaxNameChars), Subprotocol)
+	}
+	if f := refClientFeatures[typ]; f != "" && granted != nil && !granted(f) {
+		return nil, &UnofferedError{typ}
 	}
 	if err := refCheckObject(members, t, "", "type"); err != nil {
 		return nil, &MalformedError{Reason: typ + ": " + err.Error()}

@@ -36,9 +36,18 @@ var messageTypes = sync.OnceValue(func() (r struct{ client, server map[string]me
 	return r
 })
 
-// unofferedClientMessages are client messages of features this server does not
-// offer yet; sending one is a protocol violation, not a malformed message.
-var unofferedClientMessages = set("resume", "input-received")
+// clientMessageFeatures names the feature of each client message that
+// belongs to one. A client may send it only when attached.features granted
+// that feature; otherwise it is a protocol violation, whatever its shape
+// (spec "Capability catalog": "Sending capabilities without having offered
+// the feature is a protocol violation, and a catalog whose fields have the
+// wrong type, a malformed-message one"), and every feature message is
+// checked in that order.
+var clientMessageFeatures = map[string]string{
+	"capabilities":   FeatureCapabilityCatalog,
+	"resume":         FeatureResumableSessions,
+	"input-received": FeatureResumableSessions,
+}
 
 // messageCodec decodes one message type.
 type messageCodec struct {

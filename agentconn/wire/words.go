@@ -183,6 +183,11 @@ func MsgBadToolInput(name string) string {
 	return "The input of " + name + " is not valid JSON."
 }
 
+func MsgTooManyHostCalls(name string, most int) string {
+	return fmt.Sprintf("Chopin runs at most %d host tool calls at once, so %s was not run. Wait for a result before calling again.",
+		most, truncateRunes(name, MaxNameChars))
+}
+
 func MsgResultTooLarge(name string) string {
 	return "The result of " + name + " is too large for one message."
 }

@@ -1,5 +1,6 @@
 // Draws ```mermaid fences: the Mermaid library is a chunk of its own, loaded
-// the first time a diagram is on screen, with strict security.
+// the first time a diagram is on screen, with strict security and labels
+// drawn as SVG text, never HTML.
 
 type Mermaid = typeof import("mermaid").default;
 
@@ -10,7 +11,16 @@ function mermaid(): Promise<Mermaid> {
   if (!loading) {
     loading = import("mermaid").then((m) => {
       const mm = m.default;
-      mm.initialize({ startOnLoad: false, securityLevel: "strict", theme: "neutral", fontFamily: "inherit" });
+      // Labels are SVG text, never HTML: an <img> in a label is not drawn,
+      // so a diagram cannot load anything from elsewhere.
+      mm.initialize({
+        startOnLoad: false,
+        securityLevel: "strict",
+        htmlLabels: false,
+        flowchart: { htmlLabels: false },
+        theme: "neutral",
+        fontFamily: "inherit",
+      });
       return mm;
     });
   }

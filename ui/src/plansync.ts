@@ -6,7 +6,8 @@
 //   - one plan:push at a time of sendableUpdates, and not again until the
 //     server has confirmed (plan:updates with our clientID) or refused it;
 //   - plan:updates go through receiveUpdates, which rebases the outbox;
-//   - a stale push waits for the updates that made it stale, then pushes again;
+//   - a stale push pushes again once it has the updates that made it stale,
+//     which come before the refusal; a tab that missed one re-opens;
 //   - a snapshot of another history resets the editor, re-applying the
 //     outbox when the text it was based on is unchanged, else keeping the
 //     local text aside for the person to copy.
@@ -50,6 +51,10 @@ export interface SyncStatus {
   notice?: string; // a refusal in the server's words
   stranded?: string; // local text that could not be re-applied
 }
+
+// maxPushUpdates is the most updates the server takes in one plan:push
+// (room.MaxPushUpdates, docs/room-protocol.md).
+const maxPushUpdates = 500;
 
 interface StoredOutbox {
   clientID: string;
@@ -304,9 +309,12 @@ export class PlanSync {
           this.inFlight = "";
           this.pushed = 0;
           if (f.code === "stale-version") {
-            // Nothing was taken. The updates that made it stale come first.
+            // Nothing was taken. The updates that made it stale come before
+            // the refusal; if they did not (this tab missed one), ask for
+            // them rather than wait for a broadcast that is not coming.
             this.waitFor = f.version ?? 0;
-            this.push();
+            if (this.waitFor > getSyncedVersion(this.view.state)) this.open();
+            else this.push();
           } else {
             // The server will never take these: go back to its text.
             this.notice = f.message;
@@ -398,16 +406,19 @@ export class PlanSync {
     const unsent = sendableUpdates(state);
     if (!this.ready || !this.canEdit || this.openID || this.inFlight || this.pushed > 0) return;
     if (getSyncedVersion(state) < this.waitFor || unsent.length === 0) return;
+    // The server takes at most maxPushUpdates a push; the rest follow once
+    // these are confirmed.
+    const batch = unsent.slice(0, maxPushUpdates);
     const id = this.socket.nextID("push");
     const ok = this.socket.send({
       type: "plan:push",
       id,
       version: getSyncedVersion(state),
-      updates: unsent.map((u) => ({ clientID: u.clientID, changes: u.changes.toJSON() })),
+      updates: batch.map((u) => ({ clientID: u.clientID, changes: u.changes.toJSON() })),
     });
     if (ok) {
       this.inFlight = id;
-      this.pushed = unsent.length;
+      this.pushed = batch.length;
     }
   }
 

@@ -12,6 +12,7 @@ import { chromium } from "playwright-core";
 import { createInterface } from "node:readline";
 import { mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { createServer } from "node:http";
 
 const launchURL = process.argv[2];
 if (!launchURL) throw new Error("usage: node tests/browser.mjs <launch URL>");
@@ -87,6 +88,12 @@ const context = await browser.newContext({ viewport: { width: 1320, height: 860 
 const errors = [];
 context.on("weberror", (e) => errors.push(String(e.error())));
 context.on("console", (m) => m.type() === "error" && process.stderr.write(`console: ${m.text()}\n`));
+// Chopin needs no network: every request its pages make stays on its origin.
+const offsite = [];
+context.on("request", (r) => {
+  const u = new URL(r.url());
+  if (["http:", "https:", "ws:", "wss:"].includes(u.protocol) && u.host !== new URL(origin).host) offsite.push(r.url());
+});
 
 try {
   const a = await context.newPage();
@@ -898,6 +905,52 @@ try {
     await e.close();
   });
 
+  await step("a Mermaid label pointing elsewhere loads nothing", async () => {
+    await ask({
+      ask: "append",
+      channel,
+      text: "\n```mermaid\ngraph LR\n  X[\"<img src='http://127.0.0.2:9/beacon.png?plan=secret'>\"] --> Y[Ship]\n```\n",
+    });
+    await a.getByRole("tab", { name: "Plan", exact: true }).click();
+    await a.getByRole("tab", { name: "Preview" }).click();
+    const view = a.locator(".plan-view");
+    await until(
+      "both diagrams",
+      async () => (await view.locator(".mermaid-block .mermaid-diagram svg").count()) >= 2,
+      15000,
+    );
+    await a.waitForTimeout(500);
+    if (await view.locator(".mermaid-diagram img").count()) throw new Error("a diagram label holds an <img>");
+    if (offsite.length) throw new Error("requests left the origin: " + offsite.join(", "));
+    await a.getByRole("tab", { name: "Edit" }).click();
+  });
+
+  await step("a page on another port cannot frame Chopin", async () => {
+    const framer = createServer((_, res) => {
+      res.writeHead(200, { "Content-Type": "text/html" });
+      res.end(
+        `<!doctype html><title>Elsewhere</title><iframe id="f" src="${origin + docPath}" width="800" height="600"></iframe>`,
+      );
+    });
+    await new Promise((r) => framer.listen(0, "127.0.0.1", r));
+    const elsewhere = `http://127.0.0.1:${framer.address().port}`;
+    try {
+      const p = await context.newPage();
+      await p.goto(elsewhere + "/");
+      await p.waitForTimeout(1500);
+      const child = p.frames().find((f) => f !== p.mainFrame());
+      const framed = child
+        ? await child.evaluate(() => document.getElementById("app") !== null).catch(() => false)
+        : false;
+      if (framed) throw new Error("Chopin drew inside another page's frame");
+      await p.close();
+    } finally {
+      framer.close();
+      // The framing page itself is another origin; it is not Chopin's request.
+      for (let i = offsite.length - 1; i >= 0; i--) if (offsite[i].startsWith(elsewhere)) offsite.splice(i, 1);
+    }
+  });
+
   await step("archiving makes the editor read-only", async () => {
     await b.goto(origin + "/documents/octo/plans");
     const row = b.locator(".doc-row", { hasText: "Launch plan v2" });
@@ -936,6 +989,20 @@ try {
     await c.close();
   });
 
+  await step("sign out everywhere ends this browser's sign-in too", async () => {
+    await a.goto(origin + "/");
+    const browsers = a.getByRole("region", { name: "Browsers" });
+    await browsers.getByRole("button", { name: "Sign out everywhere" }).click();
+    await browsers.getByRole("button", { name: "Yes, sign out every browser" }).click();
+    await a.getByText("This browser is not signed in to Chopin.").waitFor();
+    const status = await a.evaluate(async () => (await fetch("/api/session")).status);
+    if (status !== 401) throw new Error("after signing out, /api/session answered " + status);
+  });
+
+  if (offsite.length) {
+    failed = true;
+    say({ step: "no request left the origin", ok: false, error: offsite.join("\n") });
+  }
   if (errors.length) {
     failed = true;
     say({ step: "no uncaught page errors", ok: false, error: errors.join("\n") });

@@ -121,6 +121,7 @@ export function RepositoriesPage() {
             Download a backup
           </a>
         </section>
+        <SignOutEverywhere />
       </div>
     </Shell>
   );
@@ -213,5 +214,48 @@ function RepositoryRow({ repo: r, onChange }: { repo: Repository; onChange: (r: 
         </form>
       )}
     </li>
+  );
+}
+
+// SignOutEverywhere ends every browser's sign-in, this one's too: each
+// needs a new link from `chopin open` to come back. A browser unused for 30
+// days is signed out on its own.
+function SignOutEverywhere() {
+  const [confirming, setConfirming] = useState(false);
+  const [error, setError] = useState("");
+  async function signOut() {
+    setError("");
+    try {
+      await api("POST", "/api/session/sign-out-everywhere");
+      window.location.assign("/");
+    } catch (err) {
+      setError((err as Error).message);
+    }
+  }
+  return (
+    <section class="card" aria-label="Browsers">
+      <h2>Browsers</h2>
+      <p class="muted">
+        A browser stays signed in until it goes 30 days without opening Chopin. Sign every browser out at once, this one
+        included; run <code>chopin open</code> to sign in again.
+      </p>
+      <ErrorText error={error} />
+      <div class="actions">
+        {confirming ? (
+          <>
+            <button class="primary" type="button" onClick={signOut}>
+              Yes, sign out every browser
+            </button>
+            <button type="button" onClick={() => setConfirming(false)}>
+              Cancel
+            </button>
+          </>
+        ) : (
+          <button type="button" onClick={() => setConfirming(true)}>
+            Sign out everywhere
+          </button>
+        )}
+      </div>
+    </section>
   );
 }
