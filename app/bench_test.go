@@ -21,11 +21,11 @@ import (
 // everything Chopin adds around the commit.
 func BenchmarkEditAck(b *testing.B) {
 	ta := startApp(b)
-	ta.addRepository("octo/plans")
-	ch := ta.createDocument("octo/plans", "Bench")
-	c := ta.dialRoom(ch.ID)
-	c.send(map[string]any{"type": "plan:open", "epoch": "", "version": 0})
-	length := len(c.until("plan:snapshot")["source"].(string))
+	ta.AddRepository("octo/plans")
+	ch := ta.CreateDocument("octo/plans", "Bench")
+	c := ta.DialRoom(ch.ID)
+	c.Send(map[string]any{"type": "plan:open", "epoch": "", "version": 0})
+	length := len(c.Until("plan:snapshot")["source"].(string))
 
 	bare := openBareSQLite(b, filepath.Join(filepath.Dir(ta.app.cfg.DataDir), "bare.db"))
 	defer bare.Close()
@@ -36,9 +36,9 @@ func BenchmarkEditAck(b *testing.B) {
 	b.ResetTimer()
 	for i := range n {
 		start := time.Now()
-		c.send(map[string]any{"type": "plan:push", "id": "p", "version": i,
+		c.Send(map[string]any{"type": "plan:push", "id": "p", "version": i,
 			"updates": []any{map[string]any{"clientID": "bench", "changes": insertAt(0, length, "a")}}})
-		if ack := c.until("plan:ack"); ack["version"] != float64(i+1) {
+		if ack := c.Until("plan:ack"); ack["version"] != float64(i+1) {
 			b.Fatalf("ack %v", ack)
 		}
 		app = append(app, time.Since(start))
@@ -100,7 +100,7 @@ func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond)
 func BenchmarkOpenRooms(b *testing.B) {
 	const rooms = 1000
 	ta := startApp(b)
-	ta.addRepository("octo/plans")
+	ta.AddRepository("octo/plans")
 	ctx := context.Background()
 	repo, _ := ta.app.store.RepositoryByName(ctx, "octo", "plans")
 	paragraph := strings.Repeat("We plan the rollout in small, reversible steps. ", 4) + "\n\n"
