@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -132,7 +133,14 @@ func TestUnresponsive(t *testing.T) {
 				}
 			}
 		}()
-		time.Sleep(3 * limit)
+		// A link attached after it that does not answer is closed as
+		// unresponsive: by then this one's deadline has passed too.
+		quiet := h.raw(t, http.Header{"Authorization": {"Bearer tok-bo"}})
+		writeJSON(t, quiet, `{"type":"attach","version":1,"document":"doc2"}`)
+		if got := readFrame(t, quiet); !strings.HasPrefix(got, `{"type":"attached"`) {
+			t.Fatalf("attach answered %s", got)
+		}
+		h.waitStatus(t, "doc2", agentconn.PlannerGrace)
 		if st := h.srv.Status("doc1"); st.State != agentconn.PlannerAttached {
 			t.Fatalf("a link answering pings was closed: %+v", st)
 		}
