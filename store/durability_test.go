@@ -247,3 +247,28 @@ func TestChannelIDKnownValue(t *testing.T) {
 		t.Errorf("ChannelID(%q, %q) = %s, want %s", node, key, got, want)
 	}
 }
+
+// A listing whose last page is full ends there: no extra empty page.
+func TestListChannelsEndsOnAFullPage(t *testing.T) {
+	s := openTest(t)
+	ctx := context.Background()
+	r := mustRepo(t, s, "o/r")
+	for i := range 14 {
+		mustChannel(t, s, r.NodeID, fmt.Sprintf("Plan %d", i))
+	}
+	var sizes []int
+	for cur, more := "", true; more; {
+		page, err := s.ListChannels(ctx, r.NodeID, ListOptions{Limit: 7, Cursor: cur})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sizes = append(sizes, len(page.Channels))
+		cur, more = page.NextCursor, page.NextCursor != ""
+		if len(sizes) > 5 {
+			break
+		}
+	}
+	if !slices.Equal(sizes, []int{7, 7}) {
+		t.Errorf("pages of %v, want [7 7]", sizes)
+	}
+}
