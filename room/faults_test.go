@@ -164,6 +164,7 @@ func (fr *faultRoom) push(text string) []map[string]any {
 
 // state is what a room holds, as comparable text.
 type state struct {
+	NextSeq   int64 // the seq the next Chat message gets
 	Epoch     string
 	Version   int64
 	Source    string
@@ -174,7 +175,10 @@ type state struct {
 func roomState(t *testing.T, r *Room) state {
 	t.Helper()
 	p := r.Plan()
-	s := state{Epoch: p.Epoch, Version: p.Version, Source: p.Source}
+	r.mu.Lock()
+	next := r.chat.nextSeq
+	r.mu.Unlock()
+	s := state{NextSeq: next, Epoch: p.Epoch, Version: p.Version, Source: p.Source}
 	ms, err := r.Messages(context.Background(), 1000)
 	if err != nil {
 		t.Fatal(err)
@@ -331,8 +335,15 @@ func TestFailedCheckpointKeepsTheJournal(t *testing.T) {
 		t.Fatal("no checkpoint was tried")
 	}
 	fr.inStep("after a failed checkpoint")
+	// The next update tries the checkpoint again.
 	p.set(0, "")
 	fr.push("after\n")
+	p.mu.Lock()
+	cp := p.plans[fr.channel.ID].Checkpoint.Version
+	p.mu.Unlock()
+	if v := fr.room.Plan().Version; cp != v {
+		t.Errorf("after the disk recovered the checkpoint is at %d, the plan at %d", cp, v)
+	}
 	fr.inStep("after the next checkpoint")
 }
 

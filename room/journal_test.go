@@ -39,6 +39,12 @@ func TestAwayTabsCatchUpAcrossCheckpoints(t *testing.T) {
 		fr.push(fmt.Sprintf("line %d\n", i))
 	}
 	want := fr.room.Plan()
+	p.mu.Lock()
+	cp := p.plans[fr.channel.ID].Checkpoint.Version
+	p.mu.Unlock()
+	if cp != 2*checkpointEvery {
+		t.Errorf("after %d updates the checkpoint is at %d", pushes, cp)
+	}
 	fr.actor.Leave()
 	fr.watcher.Leave()
 	fr.hub.Close()
