@@ -33,6 +33,9 @@ func TestHTTPRefusals(t *testing.T) {
 		return hd
 	}
 	const proto = "Sec-WebSocket-Protocol"
+	// Tokens the host would accept, which the server refuses before asking it.
+	paired, huge := "chopin_p_"+strings.Repeat("A", 43), strings.Repeat("a", 4097)
+	h.host.set(func(f *fakeHost) { f.tokens[paired], f.tokens[huge] = "ana", "ana" })
 	tests := []struct {
 		name   string
 		h      *harness
@@ -56,7 +59,8 @@ func TestHTTPRefusals(t *testing.T) {
 		{"empty bearer", h, upgrade(proto, wire.Subprotocol, "Authorization", "Bearer "), 401, ""},
 		{"malformed bearer", h, upgrade(proto, wire.Subprotocol, "Authorization", "Bearer tok ana"), 401, ""},
 		{"unknown bearer", h, upgrade(proto, wire.Subprotocol, "Authorization", "Bearer tok-eve"), 401, ""},
-		{"planner credential in local mode", h, upgrade(proto, wire.Subprotocol, "Authorization", "Bearer chopin_p_"+strings.Repeat("A", 43)), 401, ""},
+		{"planner credential in local mode", h, upgrade(proto, wire.Subprotocol, "Authorization", "Bearer "+paired), 401, ""},
+		{"bearer over 4096 bytes", h, upgrade(proto, wire.Subprotocol, "Authorization", "Bearer "+huge), 401, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
