@@ -17,9 +17,10 @@ timeout=${MUTANT_TIMEOUT:-300}
 declare -A killed survived total
 results=()
 backup=$(mktemp)
+log=$(mktemp)
 current=""
 restore() { if [ -n "$current" ]; then cp "$backup" "$current"; current=""; fi; }
-trap 'restore; rm -f "$backup"; exit 130' INT TERM
+trap 'restore; rm -f "$backup" "$log"; exit 130' INT TERM
 
 run_mutant() {
 	local area=$1 tests=$2 file=$3 name=$4 old=$5 new=$6
@@ -38,13 +39,13 @@ run_mutant() {
 	cp "$file" "$backup"
 	current=$file
 	OLD="$old" NEW="$new" perl -0pi -e 's/\Q$ENV{OLD}\E/$ENV{NEW}/' "$file"
-	local out status
+	local status
 	# shellcheck disable=SC2086
-	out=$(timeout "$timeout" go test -count=1 -vet=off -skip 'TestBrowser' ${tests//,/ } 2>&1)
+	timeout "$timeout" go test -count=1 -vet=off -skip 'TestBrowser' ${tests//,/ } >"$log" 2>&1
 	status=$?
 	restore
 	local verdict
-	if grep -q '\[build failed\]\|\[setup failed\]' <<<"$out"; then
+	if grep -aq '\[build failed\]\|\[setup failed\]' "$log"; then
 		verdict=NOBUILD
 	elif [ $status -eq 0 ]; then
 		verdict=SURVIVED
@@ -75,7 +76,7 @@ while IFS= read -r line || [ -n "$line" ]; do
 	esac
 done <"$list"
 flush
-rm -f "$backup"
+rm -f "$backup" "$log"
 
 [ -n "${MUTANT_CHECK:-}" ] && exit 0
 echo
