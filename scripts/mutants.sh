@@ -41,7 +41,7 @@ run_mutant() {
 	OLD="$old" NEW="$new" perl -0pi -e 's/\Q$ENV{OLD}\E/$ENV{NEW}/' "$file"
 	local status
 	# shellcheck disable=SC2086
-	timeout "$timeout" go test -count=1 -vet=off -skip 'TestBrowser' ${tests//,/ } >"$log" 2>&1
+	timeout "$timeout" go test -count=1 -failfast -vet=off -skip 'TestBrowser' ${tests//,/ } >"$log" 2>&1
 	status=$?
 	restore
 	local verdict
