@@ -321,6 +321,37 @@ func TestAskRefusesWhenTheDiskFails(t *testing.T) {
 	fr.inStep("after the refusal")
 }
 
+// An HTTP edit or the Planner's edit_plan (ReplaceText) on a failing disk
+// is refused and shown to no one; once the disk works it goes through.
+func TestServerEditRefusesWhenTheDiskFails(t *testing.T) {
+	p := newFaultPersister()
+	fr := newFaultRoom(t, p)
+	before := roomState(t, fr.room)
+	edit := func() (int64, error) {
+		pl := fr.room.Plan()
+		return fr.room.ReplaceText(context.Background(), pl.Version, pl.Source+"More.\n")
+	}
+	p.set(0, "CommitPlan")
+	if _, err := edit(); !errors.Is(err, errDiskFull) {
+		t.Fatalf("an edit on a failing disk: %v", err)
+	}
+	if seen := fr.watchC.take(); len(seen) > 0 {
+		t.Errorf("an edit that was not stored was shown: %v", types(seen))
+	}
+	if after := roomState(t, fr.room); fmt.Sprint(after) != fmt.Sprint(before) {
+		t.Errorf("a refused edit changed the room:\nbefore %+v\n after %+v", before, after)
+	}
+	fr.inStep("after the refusal")
+	p.set(0, "")
+	if v, err := edit(); err != nil || v != before.Version+1 {
+		t.Fatalf("the edit after the disk recovered: %d %v", v, err)
+	}
+	if got := types(fr.watchC.take()); !slices.Equal(got, []string{"plan:updates"}) {
+		t.Errorf("the others saw %v", got)
+	}
+	fr.inStep("after the retry")
+}
+
 // A failed checkpoint loses nothing: the journal still holds every update.
 func TestFailedCheckpointKeepsTheJournal(t *testing.T) {
 	p := newFaultPersister()
@@ -369,6 +400,10 @@ func TestAnyFailedWriteKeepsMemoryAndDiskInStep(t *testing.T) {
 			}
 		}
 		count(fr.push("Two.\n"))
+		pl := fr.room.Plan()
+		if _, err := fr.room.ReplaceText(context.Background(), pl.Version, pl.Source+"Three.\n"); err != nil {
+			refused++
+		}
 		count(fr.send(`{"type":"chat:send","id":"c","text":"Bye"}`))
 		return refused
 	}
