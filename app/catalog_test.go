@@ -128,7 +128,7 @@ func TestCatalogListing(t *testing.T) {
 		Channels   []channelJSON
 		NextCursor *string
 	}
-	var ids []string
+	var listed []channelJSON
 	q := "/api/repositories/octo/plans/channels?limit=5"
 	cursor := ""
 	for {
@@ -136,16 +136,22 @@ func TestCatalogListing(t *testing.T) {
 		r := ta.Do("GET", q+cursor, nil)
 		apptest.Want(t, r, 200, "")
 		r.JSON(t, &p)
-		for _, c := range p.Channels {
-			ids = append(ids, c.ID)
-		}
+		listed = append(listed, p.Channels...)
 		if p.NextCursor == nil {
 			break
 		}
 		cursor = "&cursor=" + url.QueryEscape(*p.NextCursor)
 	}
-	if len(ids) != 13 || ids[0] != straße.ID {
-		t.Errorf("paged %d, first %s", len(ids), ids[0])
+	// Newest first, by updatedAt and then ID (documents made in the same
+	// millisecond tie): the last one made is among the first.
+	if len(listed) != 13 || listed[0].UpdatedAt != straße.UpdatedAt {
+		t.Fatalf("paged %d, first %+v; want 13 from one updated at %s", len(listed), listed[0], straße.UpdatedAt)
+	}
+	for i := 1; i < len(listed); i++ {
+		a, b := listed[i-1], listed[i]
+		if a.UpdatedAt < b.UpdatedAt || a.UpdatedAt == b.UpdatedAt && a.ID < b.ID {
+			t.Errorf("listed %s (%s) before %s (%s)", a.ID, a.UpdatedAt, b.ID, b.UpdatedAt)
+		}
 	}
 
 	var p page
