@@ -185,7 +185,11 @@ func TestAgentHoldEndedByTokenRotation(t *testing.T) {
 // and is sent first after the next resume.
 func TestAgentStopUnansweredIsSentAfterResume(t *testing.T) {
 	cfg := testConfig(t, t.TempDir())
-	cfg.AgentAnswerTimeout = 100 * time.Millisecond
+	// The Stop below waits this out unanswered; the turn's start waits for
+	// started as long, so it must be long enough for a loaded machine to
+	// answer in (at 100 ms the start timed out now and then, and the next
+	// frame was not the turn).
+	cfg.AgentAnswerTimeout = time.Second
 	ta := startAppWith(t, cfg)
 	ta.AddRepository("octo/plans")
 	ch := ta.CreateDocument("octo/plans", "Plan")
