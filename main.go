@@ -12,9 +12,10 @@ import (
 )
 
 func main() {
+	app.AttachParentConsole() // Windows: print to the terminal chopin.exe was started from, if any
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	cli := &app.CLI{Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv}
+	cli := &app.CLI{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv}
 	code := cli.Run(ctx, os.Args[1:])
 	stop()
 	os.Exit(code)

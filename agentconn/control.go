@@ -66,7 +66,9 @@ func (s *Server) control(ctx context.Context, documentID, run string, stop bool)
 		return out, ErrNotAttached
 	}
 	for _, sess := range l.sessions {
-		if t := sess.turn; stop && run == "" && t != nil && !t.ended && !t.aborted {
+		// Stop Planner stops the Planner's turn; a background job's isolated
+		// turn is not a person's to stop.
+		if t := sess.plannerTurn(); stop && run == "" && t != nil && !t.ended && !t.aborted {
 			l.abortTurnLocked(t, &fx)
 			out.Aborted = true
 		}

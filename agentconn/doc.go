@@ -10,6 +10,10 @@
 // spec's limits and words, the feature names) is the wire package's, which
 // the server and the Go client share.
 //
+// Besides a person's turns (StartTurn), it runs background jobs' turns in
+// isolated sessions (StartIsolated): no tools, no Decisions, beside the
+// Planner's turn without making either busy.
+//
 // It knows nothing of documents, rooms or storage beyond the interfaces it
 // declares. The application passes a Host to New, and may give it more:
 //

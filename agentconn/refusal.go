@@ -16,7 +16,7 @@ func (s *Server) Refusal(ctx context.Context, documentID string) *TurnRefused {
 		l.mu.Lock()
 		attached, busy := l.state == stateAttached, false
 		for _, sess := range l.sessions {
-			busy = busy || sess.turn != nil
+			busy = busy || sess.plannerTurn() != nil
 		}
 		l.mu.Unlock()
 		switch {

@@ -45,6 +45,16 @@ func (s *session) hasRun(run string) bool {
 	return ok || contains(s.active, run) || contains(s.paused, run)
 }
 
+// plannerTurn is the session's turn when it is a Planner turn, which is
+// what a person's message waits for or steers into: an isolated session's
+// turn is a background job's and never counts.
+func (s *session) plannerTurn() *turn {
+	if s.mode == wire.ModeIsolated {
+		return nil
+	}
+	return s.turn
+}
+
 // turn is one turn of a session.
 type turn struct {
 	id      string
@@ -87,19 +97,27 @@ func (t *turn) emit(f func(TurnSink), end bool) {
 
 // startTurn opens a session and, once the client has started it, sends the turn.
 func (l *link) startTurn(req TurnRequest) error {
+	_, err := l.openTurn(req)
+	return err
+}
+
+// openTurn is startTurn, returning the turn.
+func (l *link) openTurn(req TurnRequest) (*turn, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.state != stateAttached {
-		return ErrNotAttached
-	}
-	for _, s := range l.sessions {
-		if s.turn != nil {
-			return &TurnRefused{Code: CodePlannerBusy, Message: wire.MsgBusy}
-		}
+		return nil, ErrNotAttached
 	}
 	mode := req.Mode
 	if mode == "" {
 		mode = wire.ModePlanner
+	}
+	// A background job's isolated session never holds up a person's turn,
+	// nor the other way round: each mode is busy with its own turn only.
+	for _, s := range l.sessions {
+		if s.turn != nil && s.mode == mode {
+			return nil, &TurnRefused{Code: CodePlannerBusy, Message: wire.MsgBusy}
+		}
 	}
 	sess := &session{id: newID("s-"), mode: mode, cards: map[string]*wire.RunCard{}, questions: map[string]*Question{}}
 	ctx, cancel := context.WithCancel(l.ctx)
@@ -113,7 +131,7 @@ func (l *link) startTurn(req TurnRequest) error {
 	sess.startTimer = time.AfterFunc(l.srv.opts.AnswerTimeout, func() { l.startTimedOut(sess) })
 	l.log.Info("turn requested", "session", sess.id, "turn", t.id)
 	l.openSessionLocked(sess, t) // start or fork (fork.go)
-	return nil
+	return t, nil
 }
 
 func (l *link) started(m wire.Started) {

@@ -37,8 +37,8 @@ func (s *Server) Steer(ctx context.Context, documentID, prompt string) (SteerOut
 	}
 	var t *turn
 	for _, sess := range l.sessions {
-		if sess.turn != nil && !sess.turn.ended {
-			t = sess.turn
+		if pt := sess.plannerTurn(); pt != nil && !pt.ended {
+			t = pt
 		}
 	}
 	switch {
@@ -87,7 +87,7 @@ func (s *Server) Busy(documentID string) bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	for _, sess := range l.sessions {
-		if sess.turn != nil {
+		if sess.plannerTurn() != nil {
 			return true
 		}
 	}

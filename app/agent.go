@@ -26,6 +26,7 @@ func (a *App) newPlannerHost() *plannerhost.Host {
 		CheckToken:          a.agentToken.matches,
 		Catalog:             plannerCatalog{a},
 		Storage:             plannerStore{a.store},
+		PlannerAttached:     func(id string) { a.describer.runner.PlannerAttached(id) },
 	})
 }
 

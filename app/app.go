@@ -29,28 +29,28 @@ import (
 	"github.com/olahol/melody"
 
 	"github.com/chopin-desktop/chopin/agentconn"
+	"github.com/chopin-desktop/chopin/mcpserver"
 	"github.com/chopin-desktop/chopin/plannerhost"
 	"github.com/chopin-desktop/chopin/room"
 	"github.com/chopin-desktop/chopin/store"
 )
 
-// Version is the build's version, set with -ldflags "-X .../app.Version=...".
-var Version = "dev"
-
 // App is one running Chopin: its store, its listener and its HTTP server.
 type App struct {
-	cfg      Config
-	log      *slog.Logger
-	store    *store.Store
-	instance *Instance
-	listener net.Listener
-	origin   string
-	echo     *echo.Echo
-	server   *http.Server
-	hub      *room.Hub
-	melody   *melody.Melody
-	agent    *agentconn.Server // /api/v1/agent: the document's Planner
-	planner  *plannerhost.Host // the server's side of the Planner's turns
+	cfg       Config
+	log       *slog.Logger
+	store     *store.Store
+	instance  *Instance
+	listener  net.Listener
+	origin    string
+	echo      *echo.Echo
+	server    *http.Server
+	hub       *room.Hub
+	melody    *melody.Melody
+	agent     *agentconn.Server // /api/v1/agent: the document's Planner
+	planner   *plannerhost.Host // the server's side of the Planner's turns
+	mcp       *mcpserver.Server // /mcp: the local agent MCP tools
+	describer *describer        // background jobs: documents' descriptions
 
 	agentToken *agentToken
 	launches   launchTokens
@@ -104,15 +104,22 @@ func (a *App) open() error {
 	if err := a.instance.Record(a.origin); err != nil {
 		return err
 	}
+	// The job runner exists before anything can attach a Planner (Restore
+	// below already may), and starts once the links are restored.
+	a.newJobs()
 	a.planner = a.newPlannerHost()
-	a.hub = room.NewHub(room.Options{Persister: roomStore{a.store}, Planner: a.planner, Logger: a.log,
+	a.hub = room.NewHub(room.Options{Persister: describedStore{roomStore{a.store}, a}, Planner: a.planner, Logger: a.log,
 		Attachments: room.AttachmentLimits{MaxBytes: a.cfg.ChatAttachmentMaxBytes, MaxTotal: a.cfg.ChatAttachmentMaxTotal}})
 	a.agent = a.newAgentServer()
 	a.planner.Plug(a.hub, a.agent)
 	if err := a.agent.Restore(ctx); err != nil {
 		return err
 	}
+	if err := a.describer.runner.Start(ctx); err != nil {
+		return err
+	}
 	a.melody = a.newMelody()
+	a.mcp = a.newMCP()
 	a.echo = a.newEcho()
 	a.server = &http.Server{
 		Handler:           a.echo,
@@ -203,6 +210,11 @@ func (a *App) Close() error {
 			errs = append(errs, ignoreClosed(a.server.Close()))
 		} else if a.listener != nil {
 			errs = append(errs, ignoreClosed(a.listener.Close()))
+		}
+		if a.describer != nil {
+			// Background jobs stop first: an attempt under way stays
+			// running in the store and starts again at the next launch.
+			a.describer.close()
 		}
 		if a.agent != nil {
 			// Links close with 1012 first: their turns end and their replies

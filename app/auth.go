@@ -112,17 +112,23 @@ func (a *App) watchAgentToken() (stop func()) {
 			case <-done:
 				return
 			case <-tick.C:
-				old, changed, err := a.agentToken.reload()
-				if err != nil {
-					a.log.Warn("re-read agent token", "err", err)
-				} else if changed {
-					a.log.Info("agent token rotated")
-					a.agentTokenRotated(old)
-				}
+				a.reloadAgentToken()
 			}
 		}
 	}()
 	return func() { close(done) }
+}
+
+// reloadAgentToken re-reads the token's file and, when it was rotated,
+// closes what the old token opened.
+func (a *App) reloadAgentToken() {
+	old, changed, err := a.agentToken.reload()
+	if err != nil {
+		a.log.Warn("re-read agent token", "err", err)
+	} else if changed {
+		a.log.Info("agent token rotated")
+		a.agentTokenRotated(old)
+	}
 }
 
 // bearer returns the token of an "Authorization: Bearer" header, or "".
@@ -262,7 +268,7 @@ func (a *App) handleLaunchLinkCreate(c echo.Context) error {
 }
 
 func signInPage(reason string) string {
-	return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Chopin</title>
+	return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Chopin</title><link rel="icon" href="/favicon.svg" type="image/svg+xml">
 <style>body{font:16px/1.5 system-ui,sans-serif;max-width:36rem;margin:4rem auto;padding:0 1rem}code{background:#f3f4f6;padding:.1em .3em;border-radius:4px}</style>
 </head><body><h1>Open Chopin from your computer</h1><p>` + reason + `</p>
 <p>Run <code>chopin open</code> (or start Chopin again) and it opens this page signed in.</p></body></html>`

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"net/http"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -144,4 +145,69 @@ func heapInUse() uint64 {
 	var m runtime.MemStats
 	runtime.ReadMemStats(&m)
 	return m.HeapInuse
+}
+
+// BenchmarkMCPPlan measures the MCP tools that read and write a plan,
+// read_document (its first page) and update_document, on a 100 KB plan,
+// through the official Go SDK's client over /mcp, and in the same run,
+// alternately, the HTTP API's GET and PUT of the same plan. The ratios are
+// what MCP adds: JSON-RPC, the session, the locator, the page's text, the
+// replay record.
+func BenchmarkMCPPlan(b *testing.B) {
+	ta := startApp(b)
+	ta.AddRepository("octo/plans")
+	cs := ta.mcpSession("bench")
+	var sb strings.Builder
+	sb.WriteString("# Bench\n\n")
+	for i := 0; sb.Len() < 100_000; i++ {
+		fmt.Fprintf(&sb, "Paragraph %d: %s\n\n", i, strings.Repeat("plan text ", 20))
+	}
+	made := callTool(b, cs, "create_document", map[string]any{"idempotencyKey": "bench", "repository": "octo/plans", "title": "Bench", "plan": sb.String()})
+	id := made.str("id")
+	auth := map[string]string{"Authorization": "Bearer " + ta.Token()}
+	source := sb.String()
+
+	n := b.N
+	var mcpRead, httpGet, mcpUpdate, httpPut []time.Duration
+	revision := 0
+	b.ResetTimer()
+	for i := range n {
+		start := time.Now()
+		if r := callTool(b, cs, "read_document", map[string]any{"id": id}); r.IsError {
+			b.Fatal(r.Data)
+		}
+		mcpRead = append(mcpRead, time.Since(start))
+
+		start = time.Now()
+		if r := ta.Request(http.DefaultClient, "GET", "/api/channels/"+id+"/plan", nil, auth); r.Status != 200 {
+			b.Fatal(r.Status)
+		}
+		httpGet = append(httpGet, time.Since(start))
+
+		source += "x"
+		start = time.Now()
+		r := callTool(b, cs, "update_document", map[string]any{"id": id, "revision": revision, "plan": source, "idempotencyKey": fmt.Sprint("u", i)})
+		if r.IsError {
+			b.Fatal(r.Data)
+		}
+		mcpUpdate = append(mcpUpdate, time.Since(start))
+		revision++
+
+		source += "y"
+		start = time.Now()
+		if r := ta.Request(http.DefaultClient, "PUT", "/api/channels/"+id+"/plan", map[string]any{"revision": revision, "source": source}, auth); r.Status != 200 {
+			b.Fatal(r.Status, string(r.Body))
+		}
+		httpPut = append(httpPut, time.Since(start))
+		revision++
+	}
+	b.StopTimer()
+	report := func(name string, mcpT, httpT []time.Duration) {
+		m, h := percentile(mcpT, 50), percentile(httpT, 50)
+		b.ReportMetric(ms(m), name+"-mcp-p50-ms")
+		b.ReportMetric(ms(h), name+"-http-p50-ms")
+		b.ReportMetric(float64(m)/float64(h), name+"-ratio-p50")
+	}
+	report("read", mcpRead, httpGet)
+	report("update", mcpUpdate, httpPut)
 }

@@ -121,12 +121,44 @@ func answerBrowser(ta *testApp, bp *browserPlanner, ask, channelID, text string)
 	switch ask {
 	case "attach":
 		return map[string]bool{"ok": true}, bp.attach(channelID)
+	case "token":
+		return map[string]string{"token": ta.Token()}, nil
 	case "planner":
 		return bp.seen(), nil
+	case "describe-hold":
+		// Descriptions wait until describe-release, then read as
+		// browserDescription.
+		bp.mu.Lock()
+		bp.describeGate = make(chan struct{})
+		bp.mu.Unlock()
+		return map[string]bool{"ok": true}, nil
+	case "describe-release":
+		bp.mu.Lock()
+		bp.description = browserDescription
+		if bp.describeGate != nil {
+			close(bp.describeGate)
+			bp.describeGate = nil
+		}
+		bp.mu.Unlock()
+		return map[string]bool{"ok": true}, nil
 	case "commands":
 		// The client reports its catalog again, without the commands the
 		// script names in text.
 		return map[string]bool{"ok": true}, bp.reportCatalog(strings.Fields(text)...)
+	case "checkout":
+		// A Git checkout whose origin names another repository, and a plain
+		// folder; the Planner reports reading the checkout once attached.
+		dir := gitCheckout(ta.T, "git@github.com:someone/else.git")
+		bp.mu.Lock()
+		bp.checkout = dir
+		bp.mu.Unlock()
+		return map[string]string{"path": dir, "plain": ta.T.TempDir()}, nil
+	case "nogit":
+		// The Planner reports its checkout again, with Git found or not.
+		bp.mu.Lock()
+		bp.noGit = text == "true"
+		bp.mu.Unlock()
+		return map[string]bool{"ok": true}, bp.reportCatalog()
 	case "plan":
 		var plan room.Plan
 		r := ta.Do("GET", "/api/channels/"+channelID+"/plan", nil)
@@ -170,6 +202,20 @@ func answerBrowser(ta *testApp, bp *browserPlanner, ask, channelID, text string)
 			return err
 		})
 		return map[string]bool{"ok": true}, err
+	case "repository-checkout":
+		// A repository with a local Git checkout, text its owner/name.
+		dir := gitCheckout(ta.T, "")
+		r := ta.Do("POST", "/api/repositories", map[string]string{"name": text, "path": dir})
+		if r.Status != 201 {
+			return nil, fmt.Errorf("POST repository: %d %s", r.Status, r.Body)
+		}
+		return map[string]string{"dir": dir}, nil
+	case "read-file":
+		b, err := os.ReadFile(text)
+		return map[string]string{"text": string(b)}, err
+	case "write-file":
+		// channel is the path here.
+		return map[string]bool{"ok": true}, os.WriteFile(channelID, []byte(text), 0o644)
 	}
 	return nil, fmt.Errorf("unknown question %q", ask)
 }
@@ -207,6 +253,39 @@ type browserPlanner struct {
 	prompt   string   // the last command turn's prompt
 	steers   []string // the messages the running turn was offered
 	other    string   // the last prompt of any other turn
+	checkout string   // the local checkout it reports reading, if any
+	noGit    bool     // it reports that Git was not found
+
+	// Isolated turns (descriptions): answered with description, after
+	// describeGate closes when it is set.
+	description  string
+	describeGate chan struct{}
+}
+
+// browserDescription is the description the Planner writes once the
+// script asks for it: markup in it must show as text.
+const browserDescription = "Plan for the <b>spring</b> launch"
+
+// describe answers an isolated turn: a description, never Chat.
+func (bp *browserPlanner) describe(ctx context.Context, t *client.Turn) error {
+	bp.mu.Lock()
+	gate, text := bp.describeGate, bp.description
+	bp.mu.Unlock()
+	if gate != nil {
+		select {
+		case <-gate:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		bp.mu.Lock()
+		text = bp.description
+		bp.mu.Unlock()
+	}
+	if text == "" {
+		text = "Plan for the launch"
+	}
+	b, _ := json.Marshal(map[string]string{"description": text})
+	return t.Text(string(b))
 }
 
 // plannerCommandsReported are the commands the client reports: a skill, a
@@ -236,6 +315,12 @@ func (bp *browserPlanner) reportCatalog(without ...string) error {
 		{"id": "m-one", "name": "Model One", "provider": {"id": "acme", "name": "Acme"}, "thinkingLevels": ["low", "xhigh", "Default"]},
 		{"id": "m-two", "name": "Model Two", "provider": {"id": "acme", "name": "Acme"}}],
 		"default": {"id": "m-two"}}`), "commands": cmds}
+	bp.mu.Lock()
+	if bp.checkout != "" {
+		// As chopin planner reports the checkout it reads.
+		catalog["checkout"] = map[string]any{"path": bp.checkout, "branch": "main", "head": strings.Repeat("ab", 20), "git": !bp.noGit}
+	}
+	bp.mu.Unlock()
 	return l.ReportCapabilities(catalog)
 }
 
@@ -334,6 +419,9 @@ func said(prompt string) string {
 }
 
 func (bp *browserPlanner) turn(ctx context.Context, t *client.Turn) error {
+	if t.Session.Mode == wire.ModeIsolated {
+		return bp.describe(ctx, t)
+	}
 	message := said(t.Prompt())
 	bp.mu.Lock()
 	bp.model, bp.level = t.Message.Model, t.Message.ThinkingLevel

@@ -177,7 +177,7 @@ func TestCatalogListing(t *testing.T) {
 
 func TestRepositories(t *testing.T) {
 	ta := startApp(t)
-	dir := t.TempDir()
+	dir := gitCheckout(t, "")
 	file := filepath.Join(dir, "file")
 	os.WriteFile(file, nil, 0o600)
 
@@ -195,7 +195,7 @@ func TestRepositories(t *testing.T) {
 
 	var list struct{ Repositories []repositoryJSON }
 	ta.Do("GET", "/api/repositories", nil).JSON(t, &list)
-	if len(list.Repositories) != 1 || list.Repositories[0] != repo {
+	if len(list.Repositories) != 1 || list.Repositories[0].NodeID != repo.NodeID || list.Repositories[0].Path != dir {
 		t.Errorf("list %+v", list)
 	}
 }

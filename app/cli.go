@@ -11,7 +11,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
-	"runtime"
 	"slices"
 	"strings"
 	"time"
@@ -23,6 +22,7 @@ import (
 // CLI runs chopin's commands. Its fields are what a command touches of the
 // outside world, so tests can run commands in-process.
 type CLI struct {
+	Stdin          io.Reader // what `chopin mcp` forwards
 	Stdout, Stderr io.Writer
 	Getenv         func(string) string
 	// OpenURL opens a link in the person's browser; OpenBrowser if nil.
@@ -48,7 +48,13 @@ Usage:
   chopin open [--print-url]       open the running Chopin in the browser
   chopin token [--rotate]         print, or replace, the local agent token
   chopin planner DOCUMENT...      be a document's Planner, with a model on Ollama or another OpenAI-compatible server
-  chopin version                  print the version
+  chopin repo add [PATH]          register the repository of a local checkout (its origin remote names it)
+  chopin mcp                      serve the local agent MCP tools over stdio, for MCP clients that launch a command
+  chopin backup FILE [--force]    write a checked copy of the database, even while Chopin runs
+  chopin export DOCUMENT          write a document's plan as Markdown (-o FILE, --decisions=inline)
+  chopin import FILE              make a document from a Markdown file (--repository owner/name, --title)
+  chopin desktop-entry            add Chopin, with its icon, to a Linux desktop's application menu
+  chopin version                  print the version, commit and build date (also --version)
 
 Run "chopin COMMAND --help" for a command's own flags.
 ` + globalFlagsText + environmentText
@@ -163,12 +169,19 @@ agent-token in the config directory, readable only by you.
 		},
 	},
 	{name: "planner", usage: plannerUsage, setup: setupPlanner, args: true},
+	{name: "repo", usage: repoUsage, setup: setupRepo, args: true},
+	{name: "mcp", usage: mcpUsage, setup: setupMCP},
+	{name: "backup", usage: backupUsage, setup: setupBackup, args: true},
+	{name: "export", usage: exportUsage, setup: setupExport, args: true},
+	{name: "import", usage: importUsage, setup: setupImport, args: true},
+	{name: "desktop-entry", usage: desktopEntryUsage, setup: setupDesktopEntry},
+	{name: acpMCPCommand, usage: "Usage: chopin acp-mcp\n\nStarted by chopin planner --acp for its agent; not for people.\n", setup: setupACPMCP},
 	{
 		name:  "version",
-		usage: "Usage: chopin version\n\nPrints the version of this chopin.\n",
+		usage: "Usage: chopin version\n\nPrints the version of this chopin, the commit it was built from and when\n(also: chopin --version).\n",
 		setup: func(fs *flag.FlagSet) func(context.Context, *CLI, Flags) int {
 			return func(_ context.Context, c *CLI, _ Flags) int {
-				fmt.Fprintf(c.Stdout, "chopin %s (%s, %s/%s)\n", Version, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+				fmt.Fprintln(c.Stdout, Build())
 				return exitOK
 			}
 		},
@@ -180,8 +193,13 @@ agent-token in the config directory, readable only by you.
 func (c *CLI) Run(ctx context.Context, args []string) int {
 	var flags Flags
 	top := c.flagSet("chopin", &flags)
+	showVersion := top.Bool("version", false, "")
 	if code, done := c.parse(top, args, usageText, "chopin --help"); done {
 		return code
+	}
+	if *showVersion {
+		fmt.Fprintln(c.Stdout, Build())
+		return exitOK
 	}
 	if top.NArg() == 0 {
 		return c.start(ctx, flags, true)

@@ -9,10 +9,13 @@ import (
 	"io"
 	"log/slog"
 	"net/url"
+	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/chopin-desktop/chopin/checkout"
 	"github.com/chopin-desktop/chopin/planner"
 )
 
@@ -49,11 +52,34 @@ this data directory), with this computer's agent token.
                     connection URL
   --token TOKEN     the agent token to present (default: the one "chopin
                     token" prints)
+  --checkout PATH   the local checkout the model reads, for every document
+                    (default: the checkout Chopin has for each document's
+                    repository, looked up again at every turn)
 
 Environment:
   OPENAI_BASE_URL   as --base-url
   OPENAI_API_KEY    the model server's API key, sent as a bearer; never
                     printed or logged. Local servers need none
+
+When the document's repository has a local checkout (set on Chopin's
+repositories page, or with "chopin repo add"), the model can read its code
+with list_files, read_file, search_code, git_log and git_show: read-only,
+confined to the checkout, never .git, with credentials masked.
+
+With --acp, an agent that speaks the Agent Client Protocol is the Planner
+instead of a model server (docs/acp.md):
+
+  --acp claude      Claude Code: npx -y @zed-industries/claude-code-acp
+  --acp codex       Codex: npx -y @zed-industries/codex-acp
+  --acp gemini      Gemini CLI: gemini --experimental-acp
+  --acp NAME        an agent of chopin.toml's [[acp_agent]] tables
+  --acp exec DOCUMENT... -- COMMAND [ARGS]
+                    any ACP agent: everything after -- is its command line
+
+One agent process runs per document, started at attach, with this
+command's environment. Its working directory is the repository's local
+checkout when one is registered. Chopin's host tools reach it as an MCP
+server; its permission requests become Decisions in the document.
 
 Chopin's composer lets a person choose among the model server's models.
 A turn asks the model at most 32 times: a model still calling tools after 32
@@ -65,7 +91,8 @@ a document, it says why and stops serving that one.
 
 type plannerOptions struct {
 	model, baseURL, effort, url, token string
-	imageModels                        string
+	imageModels, checkout              string
+	acp                                string // --acp: an ACP agent instead of a model server
 }
 
 // setupPlanner registers chopin planner's flags; its documents are the
@@ -78,7 +105,15 @@ func setupPlanner(fs *flag.FlagSet) func(context.Context, *CLI, Flags) int {
 	fs.StringVar(&o.url, "url", "", "")
 	fs.StringVar(&o.token, "token", "", "")
 	fs.StringVar(&o.imageModels, "image-models", "", "")
-	return func(ctx context.Context, c *CLI, flags Flags) int { return c.planner(ctx, fs.Args(), flags, o) }
+	fs.StringVar(&o.checkout, "checkout", "", "")
+	fs.StringVar(&o.acp, "acp", "", "")
+	return func(ctx context.Context, c *CLI, flags Flags) int {
+		documents, command := splitDashes(fs.Args())
+		if o.acp != "" {
+			return c.acpPlanner(ctx, documents, command, flags, o)
+		}
+		return c.planner(ctx, append(documents, command...), flags, o)
+	}
 }
 
 // parseInterleaved is parse for a command that takes arguments, which may
@@ -91,9 +126,10 @@ func (c *CLI) parseInterleaved(fs *flag.FlagSet, args []string, usage, helpHint 
 		}
 		rest := fs.Args()
 		// flag stops at the first argument that is not a flag, or after "--",
-		// which makes everything after it an argument.
+		// which makes everything after it an argument. The "--" stays among
+		// them, so a command can tell what came after it (splitDashes).
 		if n := len(args) - len(rest); n > 0 && args[n-1] == "--" {
-			positional = append(positional, rest...)
+			positional = append(append(positional, "--"), rest...)
 			break
 		}
 		if len(rest) == 0 {
@@ -124,6 +160,17 @@ func (c *CLI) planner(ctx context.Context, documents []string, flags Flags, o pl
 		defer outMu.Unlock()
 		fmt.Fprintln(c.Stdout, line)
 	}
+	checkoutDir := ""
+	var err error
+	if o.checkout != "" {
+		if checkoutDir, err = filepath.Abs(o.checkout); err == nil {
+			_, err = checkout.Open(checkoutDir)
+		}
+		if err != nil {
+			fmt.Fprintf(c.Stderr, "chopin planner: --checkout: %v\n", err)
+			return exitUsage
+		}
+	}
 	p, err := planner.New(planner.Config{
 		BaseURL:         cmp.Or(o.baseURL, getenv("OPENAI_BASE_URL"), planner.DefaultBaseURL),
 		APIKey:          getenv("OPENAI_API_KEY"),
@@ -132,6 +179,7 @@ func (c *CLI) planner(ctx context.Context, documents []string, flags Flags, o pl
 		ImageModels:     splitList(o.imageModels),
 		Logger:          slog.New(slog.NewTextHandler(lockedWriter{&outMu, c.Stderr}, &slog.HandlerOptions{Level: slog.LevelWarn})),
 		Notify:          say,
+		Checkout:        checkoutDir,
 	})
 	if err != nil {
 		fmt.Fprintf(c.Stderr, "chopin planner: %v\n", err)
@@ -253,4 +301,13 @@ func splitList(s string) []string {
 		}
 	}
 	return out
+}
+
+// splitDashes splits a command's arguments at the "--" parseInterleaved
+// keeps: what comes before it, and what comes after.
+func splitDashes(args []string) (before, after []string) {
+	if i := slices.Index(args, "--"); i >= 0 {
+		return args[:i], args[i+1:]
+	}
+	return args, nil
 }

@@ -15,9 +15,10 @@ import (
 	"net/url"
 	"os"
 	"os/user"
+	"path"
 	"path/filepath"
-	"reflect"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -59,7 +60,10 @@ type Config struct {
 
 	Model string // MODEL: sent as a turn's model when set
 
+	PlanFile string // PLAN_FILE: where a plan is saved in its checkout, with {slug}; relative, "/"-separated
+
 	PlannerAttachGrace    time.Duration // PLANNER_ATTACH_GRACE_MS
+	DescriptionDebounce   time.Duration // DESCRIPTION_DEBOUNCE_MS
 	AgentPing             time.Duration // AGENT_CONNECTION_PING_MS
 	AgentTimeout          time.Duration // AGENT_CONNECTION_TIMEOUT_MS
 	AgentMaxSilence       time.Duration // AGENT_CONNECTION_MAX_SILENCE_MS
@@ -67,13 +71,25 @@ type Config struct {
 	// AgentAnswerTimeout is how long the agent connection waits for stop and
 	// resume answers. Not a setting: tests shorten it; zero is agentconn's
 	// default.
-	AgentAnswerTimeout     time.Duration
+	AgentAnswerTimeout time.Duration
+	// JobBackoff is the wait before a failed job's next attempt. Not a
+	// setting: tests shorten it; zero is the jobs package's default.
+	JobBackoff             time.Duration
 	MaxStoredImageBytes    int64 // MAX_STORED_IMAGE_BYTES
 	ChatAttachmentMaxBytes int64 // CHAT_ATTACHMENT_MAX_BYTES
 	ChatAttachmentMaxTotal int64 // CHAT_ATTACHMENT_MAX_TOTAL_BYTES
 
 	// Repositories listed in the config file ([[repository]] name, path).
 	Repositories []ConfigRepository
+	// Agents are the ACP agents chopin planner --acp NAME knows besides its
+	// presets ([[acp_agent]] name, command).
+	Agents []ConfigAgent
+}
+
+// ConfigAgent is an ACP agent named in the config file.
+type ConfigAgent struct {
+	Name    string
+	Command []string // its command line: the program, then its arguments
 }
 
 // ConfigRepository is a repository registered through the config file.
@@ -129,6 +145,7 @@ func LoadConfig(flags Flags, getenv func(string) string) (Config, error) {
 		}
 	}
 	cfg.Repositories = r.repositories()
+	cfg.Agents = r.agents()
 
 	if len(r.problems) > 0 {
 		return Config{}, &ConfigError{Problems: r.problems}
@@ -142,6 +159,7 @@ type resolver struct {
 	getenv     func(string) string
 	fileValues map[string]any // chopin.toml's values by key ("port", "account.login")
 	fileRepos  []fileRepository
+	fileAgents []fileAgent
 	path       string         // the config file, for messages
 	lines      map[string]int // key path ("port", "account.login", "repository.1.name") -> line
 	ping       resolved       // envPing, once resolved
@@ -407,6 +425,24 @@ func (r *resolver) model(s resolved) string {
 	return s.text
 }
 
+// planFile checks PLAN_FILE: a path inside a checkout, naming the document
+// with {slug}.
+func (r *resolver) planFile(s resolved) string {
+	p := s.text
+	clean := path.Clean(p)
+	switch {
+	case !strings.Contains(p, "{slug}"):
+		r.problemf("%s: must contain {slug}, which becomes the document's slug, so documents do not overwrite each other", s.label)
+	case strings.Contains(p, "\\") || path.IsAbs(p) || filepath.IsAbs(p) || clean == ".." || strings.HasPrefix(clean, "../") || clean != p || hasControl(p):
+		r.problemf("%s: must be a path inside the checkout, with / between folders and no . or .. parts, such as docs/plans/{slug}.md", s.label)
+	case slices.ContainsFunc(strings.Split(clean, "/"), func(part string) bool { return strings.EqualFold(part, ".git") }):
+		r.problemf("%s: must not be inside .git", s.label)
+	default:
+		return p
+	}
+	return s.text
+}
+
 func hasControl(s string) bool {
 	return strings.IndexFunc(s, unicode.IsControl) >= 0
 }
@@ -527,65 +563,51 @@ func (r *resolver) repositories() []ConfigRepository {
 	return repos
 }
 
+// agentName is what an [[acp_agent]] may be called: the name after --acp.
+var agentName = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,39}$`)
+
+func (r *resolver) agents() []ConfigAgent {
+	var agents []ConfigAgent
+	seen := map[string]bool{}
+	for i, entry := range r.fileAgents {
+		key := fmt.Sprintf("acp_agent.%d", i)
+		switch {
+		case entry.Name == nil:
+			r.problemf("%s: [[acp_agent]] has no name; give it one, such as name = \"my-agent\"", r.at(key))
+			continue
+		case !agentName.MatchString(*entry.Name) || *entry.Name == "exec":
+			r.problemf("%s: must be 1 to 40 lowercase letters, digits, hyphens or underscores, and not exec", r.fileLabel(key+".name", *entry.Name))
+			continue
+		case seen[*entry.Name]:
+			r.problemf("%s: is listed twice", r.fileLabel(key+".name", *entry.Name))
+			continue
+		case len(entry.Command) == 0 || entry.Command[0] == "":
+			r.problemf("%s: [[acp_agent]] %q needs command, its command line as a list, such as command = [\"my-agent\", \"--acp\"]", r.at(key), *entry.Name)
+			continue
+		}
+		seen[*entry.Name] = true
+		agents = append(agents, ConfigAgent{Name: *entry.Name, Command: entry.Command})
+	}
+	return agents
+}
+
+// fileAgent is one [[acp_agent]] table of chopin.toml.
+type fileAgent struct {
+	Name    *string  `toml:"name"`
+	Command []string `toml:"command"`
+}
+
 // fileRepository is one [[repository]] table of chopin.toml.
 type fileRepository struct {
 	Name *string `toml:"name"`
 	Path *string `toml:"path"`
 }
 
-// fileSchema is the Go type chopin.toml decodes into, made from the settings
-// table: a pointer field per key (nil when the file leaves the key out), a
-// struct per table such as [account], and the [[repository]] list. Decoding
-// into it, go-toml itself refuses an unknown key or a value of the wrong
-// type, at its line. fileFields is where each key's field is.
-var fileSchema, fileFields = makeFileSchema()
-
-func makeFileSchema() (reflect.Type, map[string][]int) {
-	goType := map[settingKind]reflect.Type{
-		textSetting:   reflect.TypeFor[*string](),
-		onlySetting:   reflect.TypeFor[*string](),
-		switchSetting: reflect.TypeFor[*bool](),
-		numberSetting: reflect.TypeFor[*int64](),
-	}
-	field := func(key string, typ reflect.Type) reflect.StructField {
-		return reflect.StructField{
-			Name: strings.ToUpper(key[:1]) + key[1:],
-			Type: typ,
-			Tag:  reflect.StructTag(`toml:"` + key + `"`),
-		}
-	}
-	var top []reflect.StructField
-	tableAt := map[string]int{}
-	tableFields := map[string][]reflect.StructField{}
-	fields := map[string][]int{}
-	for _, s := range settings {
-		if s.key == "" {
-			continue
-		}
-		table, key, inTable := strings.Cut(s.key, ".")
-		if !inTable {
-			fields[s.key] = []int{len(top)}
-			top = append(top, field(s.key, goType[s.kind]))
-			continue
-		}
-		at, ok := tableAt[table]
-		if !ok {
-			at = len(top)
-			tableAt[table] = at
-			top = append(top, field(table, nil)) // its type once all its keys are known
-		}
-		fields[s.key] = []int{at, len(tableFields[table])}
-		tableFields[table] = append(tableFields[table], field(key, goType[s.kind]))
-	}
-	for table, at := range tableAt {
-		top[at].Type = reflect.StructOf(tableFields[table])
-	}
-	top = append(top, field("repository", reflect.TypeFor[[]fileRepository]()))
-	return reflect.StructOf(top), fields
-}
-
-// readFile decodes the config file into r.fileValues and r.fileRepos. A missing file is fine unless
-// the person named it with --config.
+// readFile reads the config file into r.fileValues and r.fileRepos. A
+// missing file is fine unless the person named it with --config. Every
+// unknown key and every value of the wrong type is a problem of its own, at
+// its line, so that one start lists them all; only a file that is not TOML
+// at all stops at its first error.
 func (r *resolver) readFile(path string, named bool) {
 	r.path = path
 	doc, err := os.ReadFile(path)
@@ -599,55 +621,207 @@ func (r *resolver) readFile(path string, named bool) {
 		r.problemf("%s: cannot be read: %v", path, err)
 		return
 	}
-	dec := toml.NewDecoder(bytes.NewReader(doc)).DisallowUnknownFields()
-	file := reflect.New(fileSchema).Elem()
-	if err := dec.Decode(file.Addr().Interface()); err != nil {
-		r.fileError(err)
+	var file map[string]any
+	if err := toml.Unmarshal(doc, &file); err != nil {
+		var de *toml.DecodeError
+		if errors.As(err, &de) {
+			line, col := de.Position()
+			r.problemf("%s:%d:%d: %s", r.path, line, col, strings.TrimPrefix(de.Error(), "toml: "))
+			return
+		}
+		r.problemf("%s: %v", r.path, err)
 		return
 	}
-	r.fileValues = map[string]any{}
-	for key, index := range fileFields {
-		if f := file.FieldByIndex(index); !f.IsNil() {
-			r.fileValues[key] = f.Elem().Interface()
-		}
-	}
-	r.fileRepos = file.FieldByName("Repository").Interface().([]fileRepository)
 	r.lines = keyLines(doc)
+	r.fileValues = map[string]any{}
+	for _, key := range r.inFileOrder("", file) {
+		value := file[key]
+		switch key {
+		case "repository":
+			r.readRepositories(value)
+			continue
+		case "acp_agent":
+			r.readAgents(value)
+			continue
+		}
+		if table, ok := value.(map[string]any); ok && isTable(key) {
+			for _, k := range r.inFileOrder(key+".", table) {
+				r.readValue(key+"."+k, table[k])
+			}
+			continue
+		}
+		r.readValue(key, value)
+	}
 }
 
-// fileError turns go-toml's errors into one line per problem, each naming
-// the file, line and key.
-func (r *resolver) fileError(err error) {
-	var missing *toml.StrictMissingError
-	if errors.As(err, &missing) {
-		for _, e := range missing.Errors {
-			line, _ := e.Position()
-			r.problemf("%s:%d: unknown key %q; chopin.toml.example lists every key", r.path, line, strings.Join(e.Key(), "."))
+// readValue keeps one key's value if the settings table has the key and the
+// value is of its type.
+func (r *resolver) readValue(key string, value any) {
+	s := settingByKey(key)
+	if s == nil {
+		if isTable(key) {
+			r.wrongType(key, value)
+			return
 		}
+		r.problemf("%s: unknown key %q; chopin.toml.example lists every key", r.at(key), key)
 		return
 	}
-	var de *toml.DecodeError
-	if errors.As(err, &de) {
-		line, col := de.Position()
-		msg := strings.TrimPrefix(de.Error(), "toml: ")
-		// "cannot decode TOML string into struct field .Port of type *int64"
-		// says more about Go than about the file.
-		if m := typeMismatch.FindStringSubmatch(msg); m != nil && len(de.Key()) > 0 {
-			key := strings.Join(de.Key(), ".")
-			msg = fmt.Sprintf("%s must be %s, not a %s", key, keyKind(key), m[1])
-		}
-		r.problemf("%s:%d:%d: %s", r.path, line, col, msg)
+	var ok bool
+	switch s.kind {
+	case switchSetting:
+		_, ok = value.(bool)
+	case numberSetting:
+		_, ok = value.(int64)
+	default:
+		_, ok = value.(string)
+	}
+	if !ok {
+		r.wrongType(key, value)
 		return
 	}
-	r.problemf("%s: %v", r.path, err)
+	r.fileValues[key] = value
 }
 
-var typeMismatch = regexp.MustCompile(`^cannot decode TOML (.+?) into `)
+// readRepositories reads the [[repository]] tables.
+func (r *resolver) readRepositories(value any) {
+	list, ok := value.([]any)
+	if !ok {
+		r.wrongType("repository", value)
+		return
+	}
+	for i, item := range list {
+		entry, ok := item.(map[string]any)
+		if !ok {
+			r.wrongType("repository", value)
+			return
+		}
+		var repo fileRepository
+		for _, k := range r.inFileOrder(fmt.Sprintf("repository.%d.", i), entry) {
+			key := fmt.Sprintf("repository.%d.%s", i, k)
+			text, isText := entry[k].(string)
+			switch {
+			case k != "name" && k != "path":
+				r.problemf("%s: unknown key %q; chopin.toml.example lists every key", r.at(key), "repository."+k)
+			case !isText:
+				r.problemf("%s: repository %s must be a string, not %s", r.at(key), k, tomlType(entry[k]))
+			case k == "name":
+				repo.Name = &text
+			default:
+				repo.Path = &text
+			}
+		}
+		r.fileRepos = append(r.fileRepos, repo)
+	}
+}
+
+// readAgents reads the [[acp_agent]] tables; agents checks what they say.
+func (r *resolver) readAgents(value any) {
+	list, ok := value.([]any)
+	if !ok {
+		r.wrongType("acp_agent", value)
+		return
+	}
+	for i, item := range list {
+		entry, ok := item.(map[string]any)
+		if !ok {
+			r.wrongType("acp_agent", value)
+			return
+		}
+		var agent fileAgent
+		for _, k := range r.inFileOrder(fmt.Sprintf("acp_agent.%d.", i), entry) {
+			key := fmt.Sprintf("acp_agent.%d.%s", i, k)
+			switch k {
+			case "name":
+				text, isText := entry[k].(string)
+				if !isText {
+					r.problemf("%s: acp_agent name must be a string, not %s", r.at(key), tomlType(entry[k]))
+					continue
+				}
+				agent.Name = &text
+			case "command":
+				words, isList := entry[k].([]any)
+				for _, w := range words {
+					text, isText := w.(string)
+					isList = isList && isText
+					agent.Command = append(agent.Command, text)
+				}
+				if !isList {
+					r.problemf("%s: acp_agent command must be a list of strings, not %s", r.at(key), tomlType(entry[k]))
+					agent.Command = nil
+				}
+			default:
+				r.problemf("%s: unknown key %q; chopin.toml.example lists every key", r.at(key), "acp_agent."+k)
+			}
+		}
+		r.fileAgents = append(r.fileAgents, agent)
+	}
+}
+
+func (r *resolver) wrongType(key string, value any) {
+	r.problemf("%s: %s must be %s, not %s", r.at(key), key, keyKind(key), tomlType(value))
+}
+
+// settingByKey is the row of the settings table with the chopin.toml key.
+func settingByKey(key string) *setting {
+	for i := range settings {
+		if settings[i].key == key {
+			return &settings[i]
+		}
+	}
+	return nil
+}
+
+// isTable reports whether key is a table of chopin.toml, such as account.
+func isTable(key string) bool {
+	for _, s := range settings {
+		if strings.HasPrefix(s.key, key+".") {
+			return true
+		}
+	}
+	return false
+}
+
+// tomlType names the TOML type of a decoded value, with its article.
+func tomlType(v any) string {
+	switch v.(type) {
+	case string:
+		return "a string"
+	case int64:
+		return "an integer"
+	case float64:
+		return "a float"
+	case bool:
+		return "a boolean"
+	case []any:
+		return "an array"
+	case map[string]any:
+		return "a table"
+	}
+	return "a date or time"
+}
+
+// inFileOrder lists the keys of m, a table whose keys are prefix+key in
+// r.lines, in the order of their lines, so problems are listed top down.
+func (r *resolver) inFileOrder(prefix string, m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(a, b string) int {
+		// An array of tables has no line of its own; its first table has.
+		line := func(k string) int { return max(r.lines[prefix+k], r.lines[prefix+k+".0"]) }
+		if la, lb := line(a), line(b); la != lb {
+			return la - lb
+		}
+		return strings.Compare(a, b)
+	})
+	return keys
+}
 
 // keyKind says what the value of a key of chopin.toml must be.
 func keyKind(key string) string {
-	if key == "repository" {
-		return "a list of tables ([[repository]])"
+	if key == "repository" || key == "acp_agent" {
+		return "a list of tables ([[" + key + "]])"
 	}
 	for _, s := range settings {
 		switch {

@@ -72,7 +72,9 @@ func TestConfigDefaults(t *testing.T) {
 		ConfigFile:             filepath.Join(cfg.ConfigDir, "chopin.toml"),
 		Login:                  "ada",
 		DisplayName:            "Ada Lovelace",
+		PlanFile:               "docs/plans/{slug}.md",
 		PlannerAttachGrace:     2 * time.Minute,
+		DescriptionDebounce:    30 * time.Second,
 		AgentPing:              15 * time.Second,
 		AgentTimeout:           2 * time.Minute,
 		AgentMaxSilence:        15 * time.Minute,
@@ -320,7 +322,32 @@ func TestConfigFileProblems(t *testing.T) {
 		{
 			name: "wrong type",
 			file: "\nport = \"8787\"\n",
-			want: []string{`PATH:2:8: port must be a whole number, not a string`},
+			want: []string{`PATH:2: port must be a whole number, not a string`},
+		},
+		{
+			name: "three problems of different sorts, each on its own line",
+			file: "port = \"eighty\"\ncolour = \"blue\"\n\n[account]\nlogin = \"-ada-\"\n",
+			want: []string{
+				`PATH:1: port must be a whole number, not a string`,
+				`PATH:2: unknown key "colour"; chopin.toml.example lists every key`,
+				`PATH:5: login = "-ada-": must be a GitHub-style login: 1 to 39 letters, digits or single hyphens, not starting or ending with a hyphen`,
+			},
+		},
+		{
+			name: "plan file outside the checkout",
+			file: "plan_file = \"../plans/{slug}.md\"\n[[repository]]\nname = \"a/b\"\n",
+			want: []string{
+				`PATH:1: plan_file = "../plans/{slug}.md": must be a path inside the checkout, with / between folders and no . or .. parts, such as docs/plans/{slug}.md`,
+			},
+		},
+		{
+			name: "tables and lists of the wrong shape",
+			file: "agent = 1\naccount = \"ada\"\nrepository = \"a/b\"\n",
+			want: []string{
+				`PATH:1: agent must be true or false, not an integer`,
+				`PATH:2: account must be a table ([account]), not a string`,
+				`PATH:3: repository must be a list of tables ([[repository]]), not a string`,
+			},
 		},
 		{
 			name: "not TOML",

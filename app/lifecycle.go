@@ -8,17 +8,27 @@ import "github.com/chopin-desktop/chopin/store"
 // channelChanged: a rename, archive or restore reaches every open socket;
 // an archived document turns read-only there, and its Planner's link is
 // closed with access-revoked (4403).
+// Archiving suspends its background jobs; a restore lets them run and
+// ensures its description is for the current plan.
 func (a *App) channelChanged(ch store.Channel) {
 	a.hub.ChannelChanged(a.roomChannel(ch))
 	if ch.Archived() {
 		a.agent.DocumentArchived(ch.ID)
+		a.describer.forget(ch.ID)
+		a.describer.runner.Suspend(ch.ID)
+		return
 	}
+	a.describer.runner.Unsuspend(ch.ID)
+	go a.describer.ensure(ch.ID, 0)
 }
 
 // channelDeleting: before the delete transaction, live work stops: the
 // Planner's link closes, its turn ends and its questions are withdrawn
 // while their rows still exist.
+// Its background jobs are cancelled (their rows go with the document).
 func (a *App) channelDeleting(ch store.Channel) {
+	a.describer.forget(ch.ID)
+	a.describer.runner.Cancel(ch.ID)
 	a.agent.DocumentDeleted(ch.ID)
 }
 

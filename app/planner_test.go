@@ -37,6 +37,20 @@ type fakeModelServer struct {
 
 var revisionLine = regexp.MustCompile(`(?m)^revision: (\d+)$`)
 
+// answerDescription answers a request for a document's description (an
+// isolated turn, the only one that asks for a response_format) as a model
+// would, and reports whether it was one. A fake model server calls it first
+// so that descriptions, which Chopin asks for whenever a Planner is
+// attached and a document opens, stay out of the turns a test scripts.
+func answerDescription(w http.ResponseWriter, body []byte) bool {
+	if !bytes.Contains(body, []byte(`"response_format"`)) {
+		return false
+	}
+	w.Header().Set("Content-Type", "text/event-stream")
+	fmt.Fprint(w, `data: {"object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":"{\"description\":\"Plan for the launch\"}"},"finish_reason":"stop"}]}`+"\n\ndata: [DONE]\n\n")
+	return true
+}
+
 func newFakeModelServer(t *testing.T) *fakeModelServer {
 	t.Helper()
 	f := &fakeModelServer{}
@@ -55,6 +69,9 @@ func newFakeModelServer(t *testing.T) *fakeModelServer {
 		raw := new(bytes.Buffer)
 		raw.ReadFrom(r.Body)
 		json.Unmarshal(raw.Bytes(), &req)
+		if answerDescription(w, raw.Bytes()) {
+			return // apart from the Chat turns this server records
+		}
 		f.mu.Lock()
 		f.auths = append(f.auths, r.Header.Get("Authorization"))
 		if f.first == nil {
@@ -108,7 +125,7 @@ type plannerCLI struct {
 	stdout, stderr *apptest.Buffer
 }
 
-func runPlanner(t *testing.T, env map[string]string, args ...string) *plannerCLI {
+func runPlanner(t testing.TB, env map[string]string, args ...string) *plannerCLI {
 	t.Helper()
 	c := apptest.StartCommand(t, "chopin planner", func(ctx context.Context, stdout, stderr io.Writer) int {
 		c := &CLI{Stdout: stdout, Stderr: stderr, Getenv: func(k string) string { return env[k] }}
@@ -119,7 +136,7 @@ func runPlanner(t *testing.T, env map[string]string, args ...string) *plannerCLI
 
 func (p *plannerCLI) cancel() { p.Interrupt() }
 
-func (p *plannerCLI) wait(t *testing.T) int {
+func (p *plannerCLI) wait(t testing.TB) int {
 	t.Helper()
 	return p.Wait(t, "chopin planner")
 }

@@ -118,6 +118,13 @@ func (a *App) handleRoomConnect(s *melody.Session) {
 	}
 	s.Set("member", member)
 	member.ShowModel(a.planner.ModelState(ch.ID))
+	if views, err := a.jobViews(context.Background(), ch.ID); err == nil {
+		member.ShowJobs(views)
+	}
+	// A browser opening the document ensures its description is current.
+	if !ch.Archived() {
+		go a.describer.ensure(ch.ID, 0)
+	}
 }
 
 func memberOf(s *melody.Session) (*room.Member, bool) {
@@ -141,5 +148,9 @@ func (a *App) roomChannel(ch store.Channel) room.Channel {
 	if ch.Archived() {
 		rc.ArchivedAt = rfc3339(ch.ArchivedAt)
 	}
+	if ch.Description != nil {
+		rc.Description = *ch.Description
+	}
+	rc.DescriptionRevision = ch.DescriptionRevision
 	return rc
 }

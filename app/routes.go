@@ -5,6 +5,8 @@ import (
 
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
+
+	"github.com/chopin-desktop/chopin/assets"
 )
 
 // newEcho declares every route of the server in one place.
@@ -13,10 +15,12 @@ func (a *App) newEcho() *echo.Echo {
 	e.HideBanner = true
 	e.HidePort = true
 	e.HTTPErrorHandler = a.handleError
+	e.Pre(headAsGet)
 	e.Use(a.checkHost)
 	e.Use(middleware.BodyLimit("4M"))
 
 	e.GET("/healthz", a.handleHealth)
+	e.GET("/favicon.svg", handleIcon)
 	e.GET("/launch", a.handleLaunch)
 	e.POST("/api/launch-links", a.handleLaunchLinkCreate)
 	e.GET("/ws", a.handleRoomSocket)
@@ -26,17 +30,27 @@ func (a *App) newEcho() *echo.Echo {
 	// sign-in and Origin rules would answer first. Every method reaches it,
 	// so AGENT=off is a 404 to everything.
 	e.Any("/api/v1/agent", echo.WrapHandler(a.agent))
+	// The local agent MCP tools: the agent token, never the browser's
+	// session; served also with AGENT=off. Every method reaches it, so one
+	// it does not serve is a 405 with Allow.
+	e.Any("/mcp", a.handleMCP)
 
 	api := e.Group("/api", a.requireAPIAccess)
 	api.GET("/session", a.handleSession)
+	api.GET("/agent-token", a.handleAgentToken)
+	api.GET("/backup", a.handleBackup)
 
 	api.GET("/repositories", a.handleRepositoryList)
 	api.POST("/repositories", a.handleRepositoryCreate)
+	api.GET("/repositories/:owner/:repository", a.handleRepositoryGet)
+	api.PATCH("/repositories/:owner/:repository", a.handleRepositoryUpdate)
 	api.GET("/repositories/:owner/:repository/channels", a.handleChannelList)
 	api.POST("/repositories/:owner/:repository/channels", a.handleChannelCreate)
 	api.GET("/repositories/:owner/:repository/documents/:slug", a.handleChannelBySlug)
+	api.POST("/repositories/:owner/:repository/imports", a.handleImport)
 
 	api.GET("/channels/:channelId", a.handleChannelGet)
+	api.GET("/channels/:channelId/jobs", a.handleChannelJobs)
 	api.PATCH("/channels/:channelId", a.handleChannelRename)
 	api.POST("/channels/:channelId/archive", a.handleChannelArchive)
 	api.POST("/channels/:channelId/restore", a.handleChannelRestore)
@@ -50,6 +64,8 @@ func (a *App) newEcho() *echo.Echo {
 
 	api.GET("/channels/:channelId/plan", a.handlePlanGet)
 	api.PUT("/channels/:channelId/plan", a.handlePlanPut)
+	api.GET("/channels/:channelId/plan.md", a.handlePlanMarkdown)
+	api.POST("/channels/:channelId/plan/save", a.handlePlanSave)
 	api.GET("/channels/:channelId/messages", a.handleMessageList)
 	api.POST("/channels/:channelId/messages", a.handleMessageCreate)
 	api.POST("/channels/:channelId/messages/:messageId/retry", a.handleMessageRetry)
@@ -69,6 +85,36 @@ func (a *App) newEcho() *echo.Echo {
 	// Everything else is the web UI.
 	e.GET("/*", a.handleUI)
 	return e
+}
+
+// headAsGet answers HEAD wherever GET is answered (RFC 9110 section 9.3.2):
+// the request is routed as a GET (echo routes the request it was given, so
+// the method is changed in place) and what the handler writes as the body is
+// dropped.
+func headAsGet(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		r := c.Request()
+		if r.Method != http.MethodHead {
+			return next(c)
+		}
+		r.Method = http.MethodGet
+		c.Response().Writer = headWriter{c.Response().Writer}
+		return next(c)
+	}
+}
+
+// headWriter is a reply to HEAD: headers and status, no body.
+type headWriter struct{ http.ResponseWriter }
+
+func (headWriter) Write(p []byte) (int, error) { return len(p), nil }
+
+// handleIcon serves Chopin's icon, the same in every copy, to anyone.
+func handleIcon(c echo.Context) error {
+	h := c.Response().Header()
+	h.Set("Cache-Control", "public, max-age=86400")
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; sandbox")
+	return c.Blob(http.StatusOK, "image/svg+xml", assets.Icon)
 }
 
 func (a *App) handleHealth(c echo.Context) error {

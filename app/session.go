@@ -14,6 +14,7 @@ type sessionJSON struct {
 	AuthMode  string          `json:"authMode"`
 	Origin    string          `json:"origin"`
 	AgentURL  string          `json:"agentUrl,omitempty"`
+	MCPURL    string          `json:"mcpUrl"`
 	Version   string          `json:"version"`
 	Features  map[string]bool `json:"features"`
 	DataDir   string          `json:"dataDir"`
@@ -26,7 +27,8 @@ func (a *App) handleSession(c echo.Context) error {
 		Name:      a.cfg.DisplayName,
 		AuthMode:  a.cfg.AuthMode,
 		Origin:    a.origin,
-		Version:   Version,
+		MCPURL:    a.origin + "/mcp",
+		Version:   Build().Version,
 		Features:  map[string]bool{"agent": a.cfg.Agent, "research": false},
 		DataDir:   a.cfg.DataDir,
 		ConfigDir: a.cfg.ConfigDir,
@@ -49,4 +51,14 @@ func (a *App) canWrite(c echo.Context) error {
 // this is the one place a future auth mode would decide otherwise.
 func (a *App) canRead(c echo.Context, channelIDs []string) bool {
 	return len(channelIDs) > 0
+}
+
+// handleAgentToken shows the local agent token to the signed-in browser, for
+// the Connect dialog's MCP set-up, behind its "Show token" button.
+func (a *App) handleAgentToken(c echo.Context) error {
+	if a.callerOf(c) != browser {
+		return errSignInRequired
+	}
+	c.Response().Header().Set("Cache-Control", "no-store")
+	return c.JSON(http.StatusOK, map[string]string{"token": a.AgentToken()})
 }

@@ -155,11 +155,24 @@ var settings = []setting{
 		apply: func(r *resolver, c *Config, v resolved) { c.Model = r.model(v) },
 	},
 	{
+		env: "PLAN_FILE", key: "plan_file", kind: textSetting, defText: "docs/plans/{slug}.md",
+		values: "a path in a checkout, with {slug}",
+		doc:    `Where "Save to checkout" writes a document's plan inside its repository's checkout: a relative path with / between folders, in which {slug} becomes the document's slug. Never inside .git.`,
+		apply:  func(r *resolver, c *Config, v resolved) { c.PlanFile = r.planFile(v) },
+	},
+	{
 		env: "PLANNER_ATTACH_GRACE_MS", key: "planner_attach_grace_ms", kind: numberSetting,
 		defNumber: wire.DefaultGrace.Milliseconds(), min: 0, max: 3_600_000, // spec: 0 to 3600000
 		noun:  wholeMilliseconds,
 		doc:   `How long, in milliseconds, a Planner that detached keeps its document before another account can attach: 0 to 3600000 (one hour).`,
 		apply: func(_ *resolver, c *Config, v resolved) { c.PlannerAttachGrace = v.millis() },
+	},
+	{
+		env: "DESCRIPTION_DEBOUNCE_MS", key: "description_debounce_ms", kind: numberSetting,
+		defNumber: 30_000, min: 0, max: 600_000,
+		noun:  wholeMilliseconds,
+		doc:   `How long, in milliseconds, Chopin waits after the last edit of a document before its Planner writes the document's description again: 0 to 600000.`,
+		apply: func(_ *resolver, c *Config, v resolved) { c.DescriptionDebounce = v.millis() },
 	},
 	{
 		env: envPing, key: "agent_connection_ping_ms", kind: numberSetting,

@@ -67,8 +67,8 @@ type exampleKey struct {
 }
 
 // readExample reads the keys of chopin.toml.example, and the keys of its
-// [[repository]] example.
-func readExample(t *testing.T) (keys []exampleKey, repository []string) {
+// examples of arrays of tables ([[repository]], [[acp_agent]]), by table.
+func readExample(t *testing.T) (keys []exampleKey, arrays map[string][]string) {
 	t.Helper()
 	b, err := os.ReadFile("../chopin.toml.example")
 	if err != nil {
@@ -79,12 +79,13 @@ func readExample(t *testing.T) (keys []exampleKey, repository []string) {
 		tableLine  = regexp.MustCompile(`^\[([a-z_]+)\]$`)
 		arrayTable = regexp.MustCompile(`^# \[\[([a-z_]+)\]\]$`)
 		table      string
-		inArray    bool
+		inArray    string
 		paragraph  []string
 	)
+	arrays = map[string][]string{}
 	for i, line := range strings.Split(string(b), "\n") {
 		if m := arrayTable.FindStringSubmatch(line); m != nil {
-			inArray = true
+			inArray = m[1]
 			continue
 		}
 		if m := tableLine.FindStringSubmatch(line); m != nil {
@@ -93,8 +94,8 @@ func readExample(t *testing.T) (keys []exampleKey, repository []string) {
 		}
 		m := keyLine.FindStringSubmatch(line)
 		switch {
-		case m != nil && inArray:
-			repository = append(repository, m[1])
+		case m != nil && inArray != "":
+			arrays[inArray] = append(arrays[inArray], m[1])
 		case m != nil:
 			keys = append(keys, exampleKey{key: table + m[1], value: m[2], comment: strings.Join(paragraph, " "), line: i + 1})
 			paragraph = nil
@@ -104,7 +105,7 @@ func readExample(t *testing.T) (keys []exampleKey, repository []string) {
 			paragraph = nil
 		}
 	}
-	return keys, repository
+	return keys, arrays
 }
 
 // exampleComment is what chopin.toml.example says above a key: its
@@ -140,7 +141,7 @@ func wrapComment(text string) string {
 // chopin.toml.example documents every key of the table, with its default
 // and its explanation, and no other key.
 func TestSettingsExampleMatchesTable(t *testing.T) {
-	keys, repository := readExample(t)
+	keys, arrays := readExample(t)
 	documented := map[string]exampleKey{}
 	for _, k := range keys {
 		if _, twice := documented[k.key]; twice {
@@ -174,12 +175,14 @@ func TestSettingsExampleMatchesTable(t *testing.T) {
 		}
 	}
 
-	var want []string
-	for f := range reflect.TypeFor[fileRepository]().Fields() {
-		want = append(want, f.Tag.Get("toml"))
-	}
-	if !slices.Equal(repository, want) {
-		t.Errorf("chopin.toml.example's [[repository]] has the keys %q, want %q", repository, want)
+	for table, typ := range map[string]reflect.Type{"repository": reflect.TypeFor[fileRepository](), "acp_agent": reflect.TypeFor[fileAgent]()} {
+		var want []string
+		for f := range typ.Fields() {
+			want = append(want, f.Tag.Get("toml"))
+		}
+		if !slices.Equal(arrays[table], want) {
+			t.Errorf("chopin.toml.example's [[%s]] has the keys %q, want %q", table, arrays[table], want)
+		}
 	}
 }
 

@@ -35,7 +35,7 @@ func startApp(t testing.TB) *testApp {
 
 func startAppWith(t testing.TB, cfg Config) *testApp {
 	t.Helper()
-	a, err := New(cfg, nil)
+	a, err := New(cfg, testLogger(t))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,7 +1,8 @@
 // Package assets embeds the built web UI (assets/dist, committed so that
-// `go build` needs no npm). Every file is stored gzip-compressed, as
-// name.gz; the package hands out the compressed bytes for serving as they
-// are, and decompresses only on request. It knows nothing else.
+// `go build` needs no npm) and Chopin's icon. Every built file is stored
+// gzip-compressed, as name.gz; the package hands out the compressed bytes
+// for serving as they are, and decompresses only on request. It knows
+// nothing else.
 package assets
 
 import (
@@ -17,6 +18,12 @@ import (
 
 //go:embed dist
 var dist embed.FS
+
+// Icon is Chopin's icon, an SVG: the web UI's favicon and the icon of the
+// Linux desktop entry.
+//
+//go:embed icon.svg
+var Icon []byte
 
 // Gzipped returns the built file name (a path such as "app-XYZ.js" or
 // "chunks/x.js"), gzip-compressed, and whether there is one.

@@ -8,7 +8,8 @@
 // any other client would, over the WebSocket. It must not import app, store,
 // room, assets, echo, melody or agentconn's server package; the import graph
 // test holds it to agentconn/client, agentconn/wire (the protocol's message
-// types and feature names) and the standard library.
+// types and feature names), the standard library and a JSON Schema
+// validator.
 //
 // The pieces:
 //
@@ -20,6 +21,11 @@
 //     streamed completion as stream parts, the model's tool calls as host
 //     tool calls whose results go back to the model, round after round until
 //     the model answers without calling a tool (at most MaxRounds).
+//   - A turn of an isolated session (a background job's, such as a
+//     document's description) offers the model no tools and takes no
+//     steers; a turn's responseFormat json becomes response_format
+//     json_schema, or json_object with the answer checked against the
+//     schema where the model server refuses a schema (jsonformat.go).
 //   - Planner.Serve keeps one document's link attached: it reattaches with a
 //     backoff when the link drops, resuming what the link kept (at once
 //     after a restart, then every 250 ms inside its window), stops for good

@@ -55,6 +55,9 @@ func (p *Planner) turnEffort(t *client.Turn) string {
 // the models a person may choose for this Planner's turns.
 type Catalog struct {
 	Models *CatalogModels `json:"models,omitempty"`
+	// Checkout is the local checkout the Planner reads for the document
+	// (checkout.go), a field of this Planner's own that Chopin keeps.
+	Checkout *CatalogCheckout `json:"checkout,omitempty"`
 }
 
 // CatalogModels lists the models and the default.

@@ -86,8 +86,21 @@ func (p *Planner) reportCatalog(ctx context.Context, link *client.Link) {
 	if !link.Has(wire.FeatureCapabilityCatalog) {
 		return
 	}
-	if err := link.ReportCapabilities(p.catalog(ctx, link.Has(wire.FeatureAttachments))); err != nil {
+	cat := p.catalog(ctx, link.Has(wire.FeatureAttachments))
+	st := p.links.get(link)
+	if st != nil {
+		if tc := p.checkoutFor(ctx, link); tc != nil {
+			cat.Checkout = &CatalogCheckout{Path: tc.c.Root(), Branch: tc.info.Branch, Head: tc.info.Head, Git: tc.c.GitFound()}
+		}
+		st.mu.Lock()
+		defer st.mu.Unlock()
+	}
+	if err := link.ReportCapabilities(cat); err != nil {
 		p.log.Warn("capabilities", "err", err)
+		return
+	}
+	if st != nil {
+		st.catalog, st.reported = &cat, cat.Checkout
 	}
 }
 

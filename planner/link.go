@@ -110,6 +110,7 @@ func (p *Planner) Serve(ctx context.Context, tgt Target) error {
 		p.notify(fmt.Sprintf("Attached%s to %q (%s) as its Planner.", again, doc.Title, name))
 		p.log.Info("attached", "channel", doc.ID, "features", link.Attached().Features)
 		attachedOnce, failures, held = true, 0, nil
+		p.links.add(link, &linkState{api: httpOrigin(endpoint), token: tgt.Token})
 		p.afterAttach(ctx, link)
 
 		select {
@@ -120,10 +121,12 @@ func (p *Planner) Serve(ctx context.Context, tgt Target) error {
 			if err != nil {
 				p.log.Warn("detach", "channel", doc.ID, "err", err)
 			}
+			p.links.remove(link)
 			p.notify(fmt.Sprintf("Detached from %q.", doc.Title))
 			return nil
 		case <-link.Done():
 		}
+		p.links.remove(link)
 		ce := link.Err()
 		switch {
 		case ce == nil:

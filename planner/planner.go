@@ -32,6 +32,10 @@ type Config struct {
 	// Notify receives lines for the person running the Planner: attached,
 	// dropped, reattached. nil prints nothing.
 	Notify func(line string)
+	// Checkout, when set, is the local checkout every document's turns
+	// read (--checkout), instead of the one Chopin has for the document's
+	// repository. An absolute path.
+	Checkout string
 }
 
 // Planner answers turns with a model. One Planner serves any number of
@@ -45,6 +49,10 @@ type Planner struct {
 	imageModels []string
 	steers      steers
 	notify      func(string)
+
+	checkoutPath string       // --checkout; "" asks Chopin at every turn
+	chopinHTTP   *http.Client // Chopin's HTTP API, on this computer
+	links        links        // each attached link's API origin, token and catalog
 	// backoff is the wait before attaching again after the n-th failure in
 	// a row; tests shorten it.
 	backoff func(n int) time.Duration
@@ -60,7 +68,8 @@ func New(cfg Config) (*Planner, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &Planner{server: s, model: cfg.Model, effort: cfg.ReasoningEffort, log: cfg.Logger, notify: cfg.Notify, imageModels: cfg.ImageModels}
+	p := &Planner{server: s, model: cfg.Model, effort: cfg.ReasoningEffort, log: cfg.Logger, notify: cfg.Notify, imageModels: cfg.ImageModels,
+		checkoutPath: cfg.Checkout, chopinHTTP: &http.Client{Transport: &http.Transport{Proxy: nil}}}
 	if p.log == nil {
 		p.log = slog.New(slog.DiscardHandler)
 	}

@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/chopin-desktop/chopin/agentconn/client"
+	"github.com/chopin-desktop/chopin/agentconn/wire"
 )
 
 // runTurn runs one turn: round after round, the conversation goes to the
@@ -32,16 +33,30 @@ func (p *Planner) runTurn(ctx context.Context, t *client.Turn) error {
 		StreamOptions:   &StreamOptions{IncludeUsage: true},
 		ReasoningEffort: p.turnEffort(t),
 	}
-	for _, tool := range m.Tools {
-		req.Tools = append(req.Tools, functionTool(tool.Name, tool.Description, tool.InputSchema))
+	// An isolated session is a background job's: it calls no tools and
+	// takes no steers, and shares nothing with the document's Chat session.
+	isolated := t.Session.Mode == wire.ModeIsolated
+	if !isolated {
+		for _, tool := range m.Tools {
+			req.Tools = append(req.Tools, functionTool(tool.Name, tool.Description, tool.InputSchema))
+		}
 	}
 	if rf := m.ResponseFormat; rf != nil {
 		req.ResponseFormat = responseFormat(rf.Type, rf.Schema, rf.Name, rf.Description)
 	}
-	log.Info("turn started", "tools", len(req.Tools))
+	// The checkout is looked up at every turn, so a change made in Chopin
+	// applies to the next one.
+	tc := p.checkoutFor(ctx, t.Session.Link())
+	own, err := p.offerCheckout(t, tc, &req)
+	if err != nil {
+		return err
+	}
+	log.Info("turn started", "tools", len(req.Tools), "checkout", len(own) > 0, "isolated", isolated)
 
-	p.steers.open(t)
-	defer p.steers.close(t)
+	if !isolated {
+		p.steers.open(t)
+		defer p.steers.close(t)
+	}
 	out := &emitter{t: t, used: map[string]bool{}}
 	if err := out.streamStart(model); err != nil {
 		return err
@@ -50,6 +65,13 @@ func (p *Planner) runTurn(ctx context.Context, t *client.Turn) error {
 	for round := 1; round <= MaxRounds; round++ {
 		out.newRound()
 		c, err := p.server.Stream(ctx, req, out.event)
+		if fallback := jsonModeFallback(req.ResponseFormat, err); fallback != nil {
+			// A model server without structured output: JSON mode, and the
+			// answer checked against the schema below.
+			log.Info("the model server refused a JSON schema; using JSON mode", "err", err)
+			req.ResponseFormat = fallback
+			c, err = p.server.Stream(ctx, req, out.event)
+		}
 		if err != nil {
 			if ctx.Err() != nil {
 				return ctx.Err() // aborted: the client ends the turn aborted
@@ -74,7 +96,12 @@ func (p *Planner) runTurn(ctx context.Context, t *client.Turn) error {
 		}
 		req.Messages = append(req.Messages, assistant)
 		for _, call := range calls {
-			result, err := p.callTool(ctx, t, call)
+			var result string
+			if call.valid && own[call.Function.Name] {
+				result, err = p.runOwnTool(ctx, t, tc, call)
+			} else {
+				result, err = p.callTool(ctx, t, call)
+			}
 			if err != nil {
 				return err
 			}
@@ -85,11 +112,20 @@ func (p *Planner) runTurn(ctx context.Context, t *client.Turn) error {
 		}
 		// A person's steers are read before the next call to the model; one
 		// that came while the model answered without tools gets a round.
-		steered := p.steers.next(t, len(calls) == 0)
+		var steered []string
+		if !isolated {
+			steered = p.steers.next(t, len(calls) == 0)
+		}
 		for _, prompt := range steered {
 			req.Messages = append(req.Messages, ChatMessage{Role: "user", Content: prompt})
 		}
 		if len(calls) == 0 && len(steered) == 0 {
+			if rf := m.ResponseFormat; rf != nil && rf.Type == "json" {
+				if err := checkJSON(c.Content, rf.Schema); err != nil {
+					log.Info("turn answered without the JSON asked for", "err", err)
+					return err
+				}
+			}
 			log.Info("turn finished", "rounds", round, "finish", c.FinishReason)
 			return out.finish(c.FinishReason, total)
 		}

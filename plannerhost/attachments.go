@@ -32,7 +32,10 @@ func (h *Host) turnFiles(documentID string, m room.Message, req *agentconn.TurnR
 // steerPrompt is a steered message as the model reads it: a steer carries
 // no attachments, so its files are words in the prompt.
 func (h *Host) steerPrompt(m room.Message) string {
-	req := agentconn.TurnRequest{Prompt: "@" + m.Author + ": " + m.Text}
+	req := agentconn.TurnRequest{Prompt: m.Text} // a system follow-up (MCP's invoke_planner as "system") has no author
+	if m.Author != "" {
+		req.Prompt = "@" + m.Author + ": " + m.Text
+	}
 	h.giveFiles(room.MessageAttachments(m), m.Author, false, false, &req)
 	return req.Prompt
 }

@@ -20,7 +20,7 @@ func (ta *testApp) attachWith(document string, features []string, h client.Handl
 	ta.T.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), apptest.Wait)
 	defer cancel()
-	l, err := client.Dial(ctx, client.Config{URL: ta.AgentURL(), Token: ta.Token(), Document: document, Features: features, Handler: h})
+	l, err := client.Dial(ctx, client.Config{URL: ta.AgentURL(), Token: ta.Token(), Document: document, Features: features, Handler: describing(h)})
 	if err != nil {
 		ta.T.Fatalf("attach %s: %v", document, err)
 	}

@@ -29,7 +29,7 @@ func (ta *testApp) attach(document string, h client.Handler) *client.Link {
 func (ta *testApp) dialAgent(document string, h client.Handler) (*client.Link, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), apptest.Wait)
 	defer cancel()
-	return client.Dial(ctx, client.Config{URL: ta.AgentURL(), Token: ta.Token(), Document: document, Handler: h})
+	return client.Dial(ctx, client.Config{URL: ta.AgentURL(), Token: ta.Token(), Document: document, Handler: describing(h)})
 }
 
 // turns is a Handler whose turns are handed to the test one by one: the
@@ -131,4 +131,21 @@ func (ta *testApp) chatSnapshot(channelID string) []map[string]any {
 		out = append(out, m.(map[string]any))
 	}
 	return out
+}
+
+// describing is h with the document's descriptions answered: the app asks
+// an attached Planner for them in isolated turns (app's describe tests),
+// which these tests of other things leave out of their own handlers.
+func describing(h client.Handler) client.Handler {
+	turn := h.Turn
+	h.Turn = func(ctx context.Context, t *client.Turn) error {
+		if t.Session.Mode == wire.ModeIsolated {
+			return t.Text(`{"description":"Plan for the launch"}`)
+		}
+		if turn == nil {
+			return nil
+		}
+		return turn(ctx, t)
+	}
+	return h
 }

@@ -28,6 +28,7 @@ type Host struct {
 	checkToken          func(bearer string) bool
 	docs                Catalog
 	store               Storage
+	attachedHook        func(documentID string)
 
 	// Set once by Plug, before the first link or socket.
 	hub   *room.Hub
@@ -61,6 +62,9 @@ type Options struct {
 	CheckToken func(bearer string) bool
 	Catalog    Catalog
 	Storage    Storage
+	// PlannerAttached, when set, is told each time a Planner attaches to a
+	// document, so background work waiting for one can resume.
+	PlannerAttached func(documentID string)
 }
 
 var (
@@ -74,7 +78,7 @@ func New(o Options) *Host {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
 	return &Host{log: o.Logger, login: o.Login, model: o.Model, maxStoredImageBytes: o.MaxStoredImageBytes,
-		checkToken: o.CheckToken, docs: o.Catalog, store: o.Storage}
+		checkToken: o.CheckToken, docs: o.Catalog, store: o.Storage, attachedHook: o.PlannerAttached}
 }
 
 // Plug gives h the room hub whose Planner it is and the agent connection
@@ -138,5 +142,8 @@ func (h *Host) PlannerChanged(documentID string, status agentconn.PlannerStatus)
 	}
 	if status.State == agentconn.PlannerAttached {
 		go h.flushAnswers(documentID)
+		if h.attachedHook != nil {
+			go h.attachedHook(documentID)
+		}
 	}
 }

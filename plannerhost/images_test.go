@@ -135,7 +135,7 @@ func (ta *testApp) attachFeatures(document string, h client.Handler, features ..
 	ta.T.Helper()
 	ctx, cancel := contextWithTimeout()
 	defer cancel()
-	l, err := client.Dial(ctx, client.Config{URL: ta.AgentURL(), Token: ta.Token(), Document: document, Handler: h, Features: features})
+	l, err := client.Dial(ctx, client.Config{URL: ta.AgentURL(), Token: ta.Token(), Document: document, Handler: describing(h), Features: features})
 	if err != nil {
 		ta.T.Fatalf("attach %s: %v", document, err)
 	}

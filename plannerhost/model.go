@@ -97,9 +97,13 @@ func (h *Host) ShowModel(doc string) {
 	}
 }
 
-// CatalogChanged is a new report from the attached client.
+// CatalogChanged is a new report from the attached client: its models
+// for the composer, and the checkout it reads for the Planner's status.
 func (h *Host) CatalogChanged(documentID string, _ *wire.Catalog) {
 	h.ShowModel(documentID)
+	if r, ok := h.hub.Room(documentID); ok {
+		r.ShowPlanner(h.Status(documentID))
+	}
 }
 
 var _ agentconn.CatalogHost = (*Host)(nil)

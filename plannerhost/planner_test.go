@@ -43,6 +43,13 @@ func newScriptedModel(t *testing.T, models string, reply func(int, map[string]an
 	mux.HandleFunc("POST /v1/chat/completions", func(w http.ResponseWriter, r *http.Request) {
 		var req map[string]any
 		json.NewDecoder(r.Body).Decode(&req)
+		if req["response_format"] != nil {
+			// The document's description (an isolated turn), apart from
+			// the Chat turns this server records.
+			w.Header().Set("Content-Type", "text/event-stream")
+			fmt.Fprintf(w, "data: %s\n\ndata: [DONE]\n\n", textChunk(`{"description":"Plan for the launch"}`))
+			return
+		}
 		f.mu.Lock()
 		f.reqs = append(f.reqs, req)
 		n := len(f.reqs)
@@ -300,7 +307,7 @@ func TestClientResumesQuestion(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), apptest.Wait)
 	defer cancel()
-	back, err := client.Dial(ctx, client.Config{URL: ta.AgentURL(), Token: ta.Token(), Document: ch.ID, Features: features, Handler: h, Resume: held})
+	back, err := client.Dial(ctx, client.Config{URL: ta.AgentURL(), Token: ta.Token(), Document: ch.ID, Features: features, Handler: describing(h), Resume: held})
 	if err != nil {
 		t.Fatalf("resume: %v", err)
 	}

@@ -22,6 +22,8 @@ import (
 type rawAgent struct {
 	t    testing.TB
 	conn *websocket.Conn
+
+	refused map[string]bool // isolated sessions it refused
 }
 
 func (ta *testApp) dialRawAgent(features string) *rawAgent {
@@ -35,7 +37,7 @@ func (ta *testApp) dialRawAgent(features string) *rawAgent {
 		ta.T.Fatalf("dial: %v", err)
 	}
 	ta.T.Cleanup(func() { conn.Close() })
-	return &rawAgent{t: ta.T, conn: conn}
+	return &rawAgent{t: ta.T, conn: conn, refused: map[string]bool{}}
 }
 
 func (ra *rawAgent) send(m wire.Message) {
@@ -59,17 +61,34 @@ func (ra *rawAgent) next() wire.Message {
 	return m
 }
 
+// read reads the next message. The document's descriptions, which the app
+// asks for in isolated sessions, are refused and left out: these tests are
+// about the Planner's own session.
 func (ra *rawAgent) read() (wire.Message, error) {
-	ra.conn.SetReadDeadline(time.Now().Add(apptest.Wait))
-	_, frame, err := ra.conn.ReadMessage()
-	if err != nil {
-		return nil, err
+	for {
+		ra.conn.SetReadDeadline(time.Now().Add(apptest.Wait))
+		_, frame, err := ra.conn.ReadMessage()
+		if err != nil {
+			return nil, err
+		}
+		m, err := wire.DecodeServerFrame(frame)
+		if err != nil {
+			ra.t.Fatalf("server frame %s: %v", frame, err)
+		}
+		switch m := m.(type) {
+		case wire.Start:
+			if m.Mode == wire.ModeIsolated {
+				ra.refused[m.Session] = true
+				ra.send(wire.StartFailed{Session: m.Session, Message: "This test client writes no descriptions."})
+				continue
+			}
+		case wire.Destroy:
+			if ra.refused[m.Session] {
+				continue
+			}
+		}
+		return m, nil
 	}
-	m, err := wire.DecodeServerFrame(frame)
-	if err != nil {
-		ra.t.Fatalf("server frame %s: %v", frame, err)
-	}
-	return m, nil
 }
 
 // closed reads until the server closes and returns the close code.

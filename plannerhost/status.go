@@ -1,6 +1,7 @@
 package plannerhost
 
 import (
+	"encoding/json"
 	"time"
 
 	"github.com/chopin-desktop/chopin/agentconn"
@@ -25,6 +26,43 @@ type Status struct {
 	Since    string         `json:"since,omitempty"`
 	Until    string         `json:"until,omitempty"`
 	Runs     []wire.RunCard `json:"runs"`
+	// Checkout is the local checkout the attached Planner reads, as its
+	// capability catalog reports it; absent when it reports none.
+	Checkout *Checkout `json:"checkout,omitempty"`
+}
+
+// Checkout is the local checkout a Planner reads: the "checkout" field of
+// the bundled Planner's capability catalog, which the spec has Chopin keep
+// as written. Another client's field of that name is read the same way, and
+// ignored when it is not this shape.
+type Checkout struct {
+	Path   string `json:"path"`
+	Branch string `json:"branch,omitempty"`
+	Head   string `json:"head,omitempty"`
+	Git    bool   `json:"git"` // false: Git was not found where the Planner runs
+}
+
+// catalogCheckout reads the checkout a catalog reports, nil for none.
+func catalogCheckout(cat *wire.Catalog) *Checkout {
+	if cat == nil || len(cat.Raw) == 0 {
+		return nil
+	}
+	var raw struct {
+		Checkout json.RawMessage `json:"checkout"`
+	}
+	if json.Unmarshal(cat.Raw, &raw) != nil || len(raw.Checkout) == 0 {
+		return nil
+	}
+	var c struct {
+		Path   string `json:"path"`
+		Branch string `json:"branch"`
+		Head   string `json:"head"`
+		Git    *bool  `json:"git"`
+	}
+	if json.Unmarshal(raw.Checkout, &c) != nil || c.Path == "" {
+		return nil
+	}
+	return &Checkout{Path: c.Path, Branch: c.Branch, Head: c.Head, Git: c.Git == nil || *c.Git}
 }
 
 // Status is the document's Planner now.
@@ -39,6 +77,9 @@ func (h *Host) status(documentID string, st agentconn.PlannerStatus) Status {
 	}
 	if !st.Until.IsZero() {
 		out.Until = rfc3339(st.Until)
+	}
+	if st.State == agentconn.PlannerAttached {
+		out.Checkout = catalogCheckout(h.agent.Catalog(documentID))
 	}
 	return out
 }

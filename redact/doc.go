@@ -6,6 +6,7 @@
 //
 // It is a leaf library: it imports nothing of Chopin's, holds no state and
 // does no I/O. It must not change what crosses a connection, only what is
-// stored and shown, and it must stay linear in its input, since tool results
-// are large and written by anyone.
+// stored and shown, and what the bundled Planner hands its model from a
+// repository's checkout; and it must stay linear in its input, since tool
+// results are large and written by anyone.
 package redact

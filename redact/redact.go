@@ -11,8 +11,9 @@ import (
 
 // Credential masking for what Chat stores and shows of a tool call: its
 // input, its result and a structured error's message (agent-connection.md,
-// "Structured tool errors"). It never changes what crosses the connection;
-// callers apply it only on the way into Chat.
+// "Structured tool errors"), and for what the bundled Planner's checkout
+// tools give its model. It never changes what crosses the connection;
+// callers apply it on the way into Chat, and the Planner before its model.
 //
 // The spec names three rules: "credential assignments, including every proxy
 // setting such as http_proxy or HTTPS_PROXY, token shapes such as ghp_… and

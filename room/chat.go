@@ -92,7 +92,31 @@ func (r *Room) say(ctx context.Context, who Identity, text string, details json.
 	if len(text) > MaxMessageText {
 		return Message{}, errorf(CodeMessageTooLarge, "A message holds at most %d bytes of text; this one has %d.", MaxMessageText, len(text))
 	}
-	toPlanner := MentionsPlanner(text)
+	return r.post(ctx, Message{Role: RolePerson, Author: who.Login, Text: text, Details: details}, MentionsPlanner(text))
+}
+
+// Invoke posts an instruction for the Planner from outside the room (MCP's
+// invoke_planner) and starts a turn with it, whether or not it mentions
+// @chopin: under author's name, or as a system follow-up when author is
+// empty. It follows a person's @chopin message's rules: refused with the
+// reason, and nothing kept, when no Planner can take it.
+func (r *Room) Invoke(ctx context.Context, author, text string) (Message, error) {
+	if strings.TrimSpace(text) == "" {
+		return Message{}, errorf(CodeInvalidArgument, "An instruction needs some text.")
+	}
+	if len(text) > MaxMessageText {
+		return Message{}, errorf(CodeMessageTooLarge, "An instruction holds at most %d bytes of text; this one has %d.", MaxMessageText, len(text))
+	}
+	m := Message{Role: RolePerson, Author: author, Text: text}
+	if author == "" {
+		m.Role = RoleSystem
+	}
+	return r.post(ctx, m, true)
+}
+
+// post stores a checked message and, when toPlanner, hands it to the
+// Planner as a turn.
+func (r *Room) post(ctx context.Context, msg Message, toPlanner bool) (Message, error) {
 	r.mu.Lock()
 	if err := r.writableLocked(); err != nil {
 		r.mu.Unlock()
@@ -104,7 +128,7 @@ func (r *Room) say(ctx context.Context, who Identity, text string, details json.
 			return Message{}, err
 		}
 	}
-	m, err := r.postLocked(ctx, Message{Role: RolePerson, Author: who.Login, Text: text, Details: details})
+	m, err := r.postLocked(ctx, msg)
 	ch := r.channel
 	r.mu.Unlock()
 	if err != nil || !toPlanner {

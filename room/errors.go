@@ -31,6 +31,7 @@ const (
 	CodeReservedComponent = "reserved-component"
 	CodeDocumentTooLarge  = "document-too-large"
 	CodeEmptyDocument     = "empty-document"
+	CodeInvalidPlanFile   = "invalid-plan-file" // an imported Markdown file: every problem, with its line
 
 	// Chat: a message, its files, a command for the Planner.
 	CodeMessageTooLarge   = "message-too-large"
@@ -73,6 +74,7 @@ var kinds = map[string]fault.Kind{
 	CodeReservedComponent: fault.Invalid,
 	CodeDocumentTooLarge:  fault.TooLarge,
 	CodeEmptyDocument:     fault.Invalid,
+	CodeInvalidPlanFile:   fault.Invalid,
 
 	CodeMessageTooLarge:   fault.TooLarge,
 	CodeInvalidAttachment: fault.Invalid,

@@ -44,7 +44,24 @@ func (r *Room) ShowRuns(runs any) {
 	r.broadcastLocked(msgPlannerRuns{Type: "planner:runs", Runs: runs})
 }
 
+// ShowJobs sends the members the document's background jobs: jobs:state,
+// with jobs as the app shapes them (never prompts or model text).
+func (r *Room) ShowJobs(jobs any) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.broadcastLocked(msgJobs{Type: "jobs:state", Jobs: jobs})
+}
+
+// ShowJobs sends this member the document's background jobs, as when it joins.
+func (m *Member) ShowJobs(jobs any) {
+	m.conn.Send(encode(msgJobs{Type: "jobs:state", Jobs: jobs}))
+}
+
 type (
+	msgJobs struct {
+		Type string `json:"type"` // jobs:state
+		Jobs any    `json:"jobs"`
+	}
 	msgPlannerStatus struct {
 		Type    string `json:"type"` // planner:status
 		Planner any    `json:"planner"`

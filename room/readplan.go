@@ -26,7 +26,34 @@ type PlanView struct {
 	// revision, so that paging through a large plan does not parse it again
 	// for every page; nil makes ReadPlan parse it.
 	Blocks []Block
+
+	// Reader is the call a page's next: line names; the zero value is
+	// read_plan's.
+	Reader Reader
 }
+
+// Reader names a tool that pages through a plan as read_plan does, with
+// the document it reads: MCP's read_document takes the document's id as
+// well as read_plan's arguments.
+type Reader struct {
+	Tool string // read_plan when empty
+	ID   string // the document's ID, sent as "id" before the paging arguments
+}
+
+// prefix is the start of the continuing call, up to the paging arguments.
+func (r Reader) prefix() string {
+	if r.Tool == "" {
+		return ToolReadPlan + ` {`
+	}
+	s := r.Tool + ` {`
+	if r.ID != "" {
+		s += `"id":` + strconv.Quote(oneLine(r.ID)) + `,`
+	}
+	return s
+}
+
+// extra is how much longer its next: line is than read_plan's.
+func (r Reader) extra() int { return len(r.prefix()) - len(Reader{}.prefix()) }
 
 // ReadPlanArgs are read_plan's arguments. Zero means absent.
 //
@@ -75,6 +102,8 @@ type PlanPage struct {
 	Source  string        `json:"source"`            // the shown part of the document, verbatim
 	Next    *ReadPlanArgs `json:"next"`              // nil at the end of the document
 	Stopped string        `json:"stopped,omitempty"` // why it ended before the document did
+
+	reader Reader // the call next: names
 }
 
 // Why a page ends before the document does.
@@ -144,6 +173,7 @@ func ReadPlan(view PlanView, args ReadPlanArgs) (PlanPage, error) {
 		Lines:    ls.count(),
 		Blocks:   len(blocks),
 		Outline:  []Block{},
+		reader:   view.Reader,
 	}
 	from, err := readStart(ls, args)
 	if err != nil {
@@ -163,7 +193,7 @@ func ReadPlan(view PlanView, args ReadPlanArgs) (PlanPage, error) {
 
 	// The header's fixed part is known; the lines that depend on where the
 	// page ends are reserved at their longest.
-	room := ReadBudget - len(page.header()) - variableReserve
+	room := ReadBudget - len(page.header()) - variableReserve - view.Reader.extra()
 
 	next := len(blocks) // first block not yet in the outline
 	for i, b := range blocks {
@@ -326,7 +356,7 @@ func (p PlanPage) variable() string {
 	if p.Next == nil {
 		b.WriteString("none, this is the end of the document\n")
 	} else {
-		b.WriteString("read_plan ")
+		b.WriteString(p.reader.prefix())
 		b.WriteString(p.Next.call())
 		b.WriteString("\n")
 	}
@@ -370,9 +400,10 @@ func outlineEntry(b Block) string {
 	return strconv.Itoa(b.Index) + " " + b.Type + " " + strconv.Itoa(b.StartLine) + "-" + strconv.Itoa(b.EndLine) + " " + b.Digest + "\n"
 }
 
-// call is the JSON arguments of the read_plan call that continues.
+// call is the paging arguments of the call that continues, after its
+// opening brace and any arguments of its own.
 func (a ReadPlanArgs) call() string {
-	s := `{"offset":` + strconv.Itoa(a.Offset)
+	s := `"offset":` + strconv.Itoa(a.Offset)
 	if a.Limit > 0 {
 		s += `,"limit":` + strconv.Itoa(a.Limit)
 	}

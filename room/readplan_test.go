@@ -388,3 +388,24 @@ func TestReadPlanNextNeverPointsPastALine(t *testing.T) {
 		}
 	}
 }
+
+// TestReadPlanReader: a page read through another tool names that tool and
+// the document in its next: line, and still fits the budget.
+func TestReadPlanReader(t *testing.T) {
+	long := strings.Repeat("é", 12000)
+	view := PlanView{Title: "t", URL: "/u", Source: "short\n" + long + "\nafter\n",
+		Reader: Reader{Tool: "read_document", ID: "2b0c5d1e-0000-5000-8000-000000000000"}}
+	first, _ := ReadPlan(view, ReadPlanArgs{})
+	second, _ := ReadPlan(view, *first.Next)
+	text := second.Text()
+	want := fmt.Sprintf("next: read_document {\"id\":\"2b0c5d1e-0000-5000-8000-000000000000\",\"offset\":2,\"column\":%d}\n", second.LastColumn+1)
+	if !strings.Contains(text, want) {
+		t.Errorf("second page's header:\n%s\nwant it to contain\n%s", text[:strings.Index(text, "text:\n")], want)
+	}
+	if len(text) > ReadBudget {
+		t.Errorf("second page is %d bytes, over the budget", len(text))
+	}
+	if first.Text() == "" || !strings.Contains(first.Text(), "next: read_document {\"id\":\"2b0c5d1e-0000-5000-8000-000000000000\",\"offset\":2}\n") {
+		t.Errorf("first page:\n%s", first.Text())
+	}
+}

@@ -17,6 +17,10 @@ type Channel struct {
 	Repository string `json:"repository"`
 	URL        string `json:"url"` // the readable browser route, /documents/...
 	ArchivedAt string `json:"archivedAt,omitempty"`
+	// Description is the generated one-line description, untrusted model
+	// output to show as plain text; DescriptionRevision counts its changes.
+	Description         string `json:"description,omitempty"`
+	DescriptionRevision int64  `json:"descriptionRevision"`
 }
 
 // Archived reports whether the document is read-only for being archived.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/google/uuid"
@@ -62,6 +63,66 @@ func BenchmarkListChannels(b *testing.B) {
 		b.Run(bc.name, func(b *testing.B) {
 			for b.Loop() {
 				page, err := s.ListChannels(ctx, r.NodeID, bc.opt)
+				if err != nil || len(page.Channels) == 0 {
+					b.Fatal(len(page.Channels), err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkListChannelsDescriptions measures the listing query on 10,000
+// documents that all have a generated description (searched as part of the
+// folded search text) against the same query on 10,000 documents without
+// one, the catalog before descriptions existed, in the same database and
+// run.
+func BenchmarkListChannelsDescriptions(b *testing.B) {
+	s := openTest(b)
+	ctx := context.Background()
+	before := mustRepo(b, s, "o/before")
+	after := mustRepo(b, s, "o/after")
+	seedChannels(b, s, before.NodeID, "Implementation plan", 10_000)
+	seedChannels(b, s, after.NodeID, "Implementation plan", 10_000)
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		rows, err := tx.QueryContext(ctx, `SELECT id, title FROM channels WHERE repository_node_id = ?`, after.NodeID)
+		if err != nil {
+			return err
+		}
+		var ids, titles []string
+		for rows.Next() {
+			var id, title string
+			if err := rows.Scan(&id, &title); err != nil {
+				return err
+			}
+			ids, titles = append(ids, id), append(titles, title)
+		}
+		rows.Close()
+		for i, id := range ids {
+			n := strings.TrimPrefix(titles[i], "Implementation plan ")
+			if err := projectDescription(ctx, tx, Description{Target: id, Text: "Plan for moving service " + n + " from Postgres to SQLite with a WAL journal",
+				SourceRevision: 1, SourceHash: "h", Generator: "document-summary@1", JobID: "job-" + id, ProjectedAt: 1}); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, bc := range []struct {
+		name string
+		repo string
+		opt  ListOptions
+	}{
+		{"before/title-query", before.NodeID, ListOptions{Query: "PLAN 0999"}},
+		{"after/title-query", after.NodeID, ListOptions{Query: "PLAN 0999"}},
+		{"after/description-query", after.NodeID, ListOptions{Query: "SERVICE 0999"}},
+		{"before/first-page", before.NodeID, ListOptions{}},
+		{"after/first-page", after.NodeID, ListOptions{}},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			for b.Loop() {
+				page, err := s.ListChannels(ctx, bc.repo, bc.opt)
 				if err != nil || len(page.Channels) == 0 {
 					b.Fatal(len(page.Channels), err)
 				}

@@ -84,6 +84,9 @@ func (s *Store) AddRepository(ctx context.Context, fullName, path string) (Repos
 		} else if !errors.Is(err, ErrNotFound) {
 			return err
 		}
+		if err := checkPathFree(ctx, tx, path, ""); err != nil {
+			return err
+		}
 		_, err := tx.ExecContext(ctx, `INSERT INTO repositories (node_id, owner, name, full_key, path, created_at)
 			VALUES (?, ?, ?, ?, ?, ?)`, r.NodeID, owner, name, fullKey(owner, name), path, r.CreatedAt)
 		return err
@@ -101,6 +104,11 @@ func (s *Store) EnsureRepository(ctx context.Context, fullName, path string) (Re
 	var r Repository
 	err = s.inTx(ctx, func(tx *sql.Tx) error {
 		r, err = repositoryByName(ctx, tx, owner, name)
+		if err == nil || errors.Is(err, ErrNotFound) {
+			if err := checkPathFree(ctx, tx, path, r.NodeID); err != nil {
+				return err
+			}
+		}
 		if errors.Is(err, ErrNotFound) {
 			r = Repository{NodeID: "local:" + uuid.NewString(), Owner: owner, Name: name, Path: path, CreatedAt: s.nowMS()}
 			_, err = tx.ExecContext(ctx, `INSERT INTO repositories (node_id, owner, name, full_key, path, created_at)
@@ -115,6 +123,42 @@ func (s *Store) EnsureRepository(ctx context.Context, fullName, path string) (Re
 		return err
 	})
 	return r, err
+}
+
+// SetRepositoryPath sets, or with "" clears, the local checkout of a
+// registered repository. A path another repository has is a conflict.
+func (s *Store) SetRepositoryPath(ctx context.Context, owner, name, path string) (Repository, error) {
+	var r Repository
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		var err error
+		if r, err = repositoryByName(ctx, tx, owner, name); err != nil {
+			return err
+		}
+		if err := checkPathFree(ctx, tx, path, r.NodeID); err != nil {
+			return err
+		}
+		r.Path = path
+		_, err = tx.ExecContext(ctx, `UPDATE repositories SET path = ? WHERE node_id = ?`, path, r.NodeID)
+		return err
+	})
+	return r, err
+}
+
+// checkPathFree refuses a checkout path that a repository other than
+// nodeID already has: one checkout is one repository's.
+func checkPathFree(ctx context.Context, tx *sql.Tx, path, nodeID string) error {
+	if path == "" {
+		return nil
+	}
+	var owner, name string
+	err := tx.QueryRowContext(ctx, `SELECT owner, name FROM repositories WHERE path = ? AND node_id != ?`, path, nodeID).Scan(&owner, &name)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return nil
+	case err != nil:
+		return err
+	}
+	return conflict("checkout-taken", "%s is already the checkout of %s/%s; a checkout belongs to one repository", path, owner, name)
 }
 
 // Repositories lists every registered repository by name.

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io/fs"
 	"net/url"
+	"os"
 	"sort"
 	"strconv"
 	"strings"
@@ -27,6 +28,7 @@ type Store struct {
 	write *sql.DB // one connection: SQLite has one writer anyway
 	read  *sql.DB // a small pool of read-only connections
 	now   func() time.Time
+	path  string // the database file
 
 	// Statements on the hot path of every edit, prepared once: preparing
 	// them anew would cost more than the rest of the transaction's CPU.
@@ -42,7 +44,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := migrate(ctx, write); err != nil {
+	if err := migrate(ctx, write, path); err != nil {
 		write.Close()
 		return nil, err
 	}
@@ -51,7 +53,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		write.Close()
 		return nil, err
 	}
-	s := &Store{write: write, read: read, now: time.Now}
+	s := &Store{write: write, read: read, now: time.Now, path: path}
 	if err := s.prepare(ctx); err != nil {
 		s.Close()
 		return nil, err
@@ -158,7 +160,10 @@ func migrations() ([]migration, error) {
 // ErrNewerSchema is returned by Open for a database that a newer Chopin wrote.
 var ErrNewerSchema = errors.New("database was written by a newer version of Chopin")
 
-func migrate(ctx context.Context, db *sql.DB) error {
+// migrate brings the schema up to date. A database of an earlier schema is
+// first copied beside itself, as chopin.db.before-schema-N (N the schema it
+// is upgraded to), so an upgrade that goes wrong loses nothing.
+func migrate(ctx context.Context, db *sql.DB, path string) error {
 	ms, err := migrations()
 	if err != nil {
 		return err
@@ -174,6 +179,15 @@ func migrate(ctx context.Context, db *sql.DB) error {
 	if current > len(ms) {
 		return fmt.Errorf("%w (schema %d; this Chopin knows schema %d): install the newer Chopin, or point CHOPIN_DATA_DIR at another directory",
 			ErrNewerSchema, current, len(ms))
+	}
+	if current > 0 && current < len(ms) {
+		dest := fmt.Sprintf("%s.before-schema-%d", path, len(ms))
+		if _, err := os.Lstat(dest); err == nil {
+			// A migration to this schema was tried before and failed: keep
+			// the copy of the database as it was before that first try.
+		} else if err := vacuumInto(ctx, db, dest); err != nil {
+			return fmt.Errorf("back up the database before upgrading its schema: %w", err)
+		}
 	}
 	for _, m := range ms[current:] {
 		tx, err := db.BeginTx(ctx, nil)

@@ -142,6 +142,40 @@ func TestRepositoryNames(t *testing.T) {
 	}
 }
 
+// TestRepositoryPaths: a checkout path is set, changed and cleared, and
+// one path belongs to one repository, however it is given.
+func TestRepositoryPaths(t *testing.T) {
+	s := openTest(t)
+	ctx := context.Background()
+	a := mustRepo(t, s, "ada/engine")
+	mustRepo(t, s, "ada/docs")
+	r, err := s.SetRepositoryPath(ctx, "ADA", "engine", "/src/engine")
+	if err != nil || r.Path != "/src/engine" || r.NodeID != a.NodeID {
+		t.Fatalf("SetRepositoryPath = %+v, %v", r, err)
+	}
+	if _, err := s.SetRepositoryPath(ctx, "ada", "docs", "/src/engine"); errCode(err) != "checkout-taken" {
+		t.Errorf("the same path on a second repository: %v", err)
+	}
+	if _, err := s.AddRepository(ctx, "ada/third", "/src/engine"); errCode(err) != "checkout-taken" {
+		t.Errorf("AddRepository with a taken path: %v", err)
+	}
+	if _, err := s.EnsureRepository(ctx, "ada/fourth", "/src/engine"); errCode(err) != "checkout-taken" {
+		t.Errorf("EnsureRepository with a taken path: %v", err)
+	}
+	if r, err := s.EnsureRepository(ctx, "ada/engine", "/src/engine"); err != nil || r.Path != "/src/engine" {
+		t.Errorf("EnsureRepository with its own path: %+v, %v", r, err)
+	}
+	if _, err := s.SetRepositoryPath(ctx, "ada", "nope", "/x"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("an unknown repository: %v", err)
+	}
+	if r, err := s.SetRepositoryPath(ctx, "ada", "engine", ""); err != nil || r.Path != "" {
+		t.Fatalf("clearing: %+v, %v", r, err)
+	}
+	if r, err := s.SetRepositoryPath(ctx, "ada", "docs", "/src/engine"); err != nil || r.Path != "/src/engine" {
+		t.Errorf("a path freed by clearing: %+v, %v", r, err)
+	}
+}
+
 func TestCreateChannelTitles(t *testing.T) {
 	s := openTest(t)
 	ctx := context.Background()
@@ -399,5 +433,63 @@ func TestReopenKeepsData(t *testing.T) {
 	s.write.QueryRow(`PRAGMA foreign_keys`).Scan(&fk)
 	if mode != "wal" || sync != 2 || fk != 1 {
 		t.Errorf("journal_mode=%s synchronous=%d foreign_keys=%d", mode, sync, fk)
+	}
+}
+
+func TestCreateDocument(t *testing.T) {
+	s := openTest(t)
+	ctx := context.Background()
+	r := mustRepo(t, s, "o/r")
+	d := DocumentCreation{RepositoryNodeID: r.NodeID, Key: "k1", Title: "Plan", Plan: "# Plan\n", Brief: "Why"}
+	a, created, err := s.CreateDocument(ctx, d)
+	if err != nil || !created || a.ID != ChannelID(r.NodeID, "k1") || a.CreationSource != SourceMCP {
+		t.Fatalf("first: %+v %v %v", a, created, err)
+	}
+	rec, err := s.LoadPlan(ctx, a.ID)
+	if err != nil || !rec.Exists || rec.Checkpoint.Version != 0 || rec.Checkpoint.Source != "# Plan\n" {
+		t.Fatalf("plan: %+v %v", rec, err)
+	}
+	if brief, err := s.DocumentBrief(ctx, a.ID); brief != "Why" || err != nil {
+		t.Fatalf("brief: %q %v", brief, err)
+	}
+	if b, created, err := s.CreateDocument(ctx, d); err != nil || created || b.ID != a.ID {
+		t.Errorf("repeat: %+v %v %v", b, created, err)
+	}
+	d.Brief = "Another reason"
+	if _, _, err := s.CreateDocument(ctx, d); errCode(err) != "idempotency-conflict" {
+		t.Errorf("another brief: %v", err)
+	}
+	d.Key = "k2"
+	if _, _, err := s.CreateDocument(ctx, d); errCode(err) != "title-taken" {
+		t.Errorf("same title: %v", err)
+	}
+	if _, err := s.Channel(ctx, ChannelID(r.NodeID, "k2")); !errors.Is(err, ErrNotFound) {
+		t.Errorf("a refused creation left a document: %v", err)
+	}
+}
+
+func TestPlanUpdateReplays(t *testing.T) {
+	s := openTest(t)
+	ctx := context.Background()
+	r := mustRepo(t, s, "o/r")
+	ch := mustChannel(t, s, r.NodeID, "Plan")
+	if _, _, found, err := s.PlanUpdateReplay(ctx, ch.ID, "k"); found || err != nil {
+		t.Fatalf("before: %v %v", found, err)
+	}
+	for i := range keptPlanUpdates + 5 {
+		if err := s.RecordPlanUpdate(ctx, ch.ID, fmt.Sprint("k", i), "h", int64(i+1)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if hash, rev, found, err := s.PlanUpdateReplay(ctx, ch.ID, fmt.Sprint("k", keptPlanUpdates+4)); !found || hash != "h" || rev != keptPlanUpdates+5 || err != nil {
+		t.Errorf("newest: %v %q %d %v", found, hash, rev, err)
+	}
+	var n int
+	s.read.QueryRow(`SELECT count(*) FROM mcp_plan_updates WHERE channel_id = ?`, ch.ID).Scan(&n)
+	if n != keptPlanUpdates {
+		t.Errorf("%d records kept, want %d", n, keptPlanUpdates)
+	}
+	if err := s.RecordPlanUpdate(ctx, "00000000-0000-4000-8000-000000000000", "k", "h", 1); !errors.Is(err, ErrNotFound) {
+		t.Errorf("unknown document: %v", err)
 	}
 }

@@ -13,7 +13,11 @@ export class ApiError extends Error {
 
 export async function api<T = unknown>(method: string, path: string, body?: unknown): Promise<T> {
   const init: RequestInit = { method, credentials: "same-origin", headers: {} };
-  if (body !== undefined) {
+  if (body instanceof Blob) {
+    // A file sent as it is, such as a Markdown plan to import.
+    init.body = body;
+    (init.headers as Record<string, string>)["Content-Type"] = body.type || "application/octet-stream";
+  } else if (body !== undefined) {
     init.body = JSON.stringify(body);
     (init.headers as Record<string, string>)["Content-Type"] = "application/json";
   }
@@ -44,6 +48,7 @@ export interface Session {
   authMode: string;
   origin: string;
   agentUrl?: string;
+  mcpUrl: string; // the local agent MCP tools, served with the agent connection on or off
   version: string;
   features: Record<string, boolean>;
 }
@@ -54,6 +59,17 @@ export interface Repository {
   owner: string;
   repository: string;
   path?: string;
+  checkout?: RepositoryCheckout; // what the checkout at path holds now
+}
+
+// RepositoryCheckout is a repository's local checkout as Chopin reads it.
+export interface RepositoryCheckout {
+  git: boolean; // Git was found on this computer
+  branch?: string; // empty on a detached HEAD
+  head?: string; // the current commit
+  origin?: string; // the origin remote, credentials masked
+  warning?: string; // the origin names another repository: said, not refused
+  problem?: string; // the folder is gone, or no longer a Git work tree
 }
 
 export interface Channel {
@@ -65,8 +81,19 @@ export interface Channel {
   archivedAt: string | null;
   createdAt: string;
   updatedAt: string;
-  description?: string;
+  description?: string; // generated, untrusted: plain text only
+  descriptionRevision: number;
   parentChannelId?: string;
+}
+
+// PlanSave is what saving a plan into its repository's checkout did
+// (POST /api/channels/:id/plan/save).
+export interface PlanSave {
+  path: string;
+  fullPath: string;
+  bytes: number;
+  sha256: string;
+  changed: boolean;
 }
 
 // ControlResult is what Stop Planner or Resume Planner achieved (POST

@@ -164,6 +164,17 @@ export interface PlannerStatus {
   since?: string; // RFC 3339: attached since
   until?: string; // RFC 3339: grace until
   runs: RunCard[];
+  checkout?: PlannerCheckout; // the local checkout the attached Planner reads
+}
+
+// PlannerCheckout is the repository's local checkout as the attached
+// Planner reports it reading: its folder, branch and commit; git false when
+// Git was not found where the Planner runs.
+export interface PlannerCheckout {
+  path: string;
+  branch?: string;
+  head?: string;
+  git: boolean;
 }
 
 export type RunStatus = "running" | "waiting" | "paused" | "finished" | "blocked" | "failed" | "stopped";
@@ -238,6 +249,27 @@ export interface RoomChannel {
   repository: string;
   url: string;
   archivedAt?: string;
+  // description: the generated one-line description, untrusted model output
+  // shown as plain text; descriptionRevision counts them (0: none yet).
+  description?: string;
+  descriptionRevision: number;
+}
+
+// ---- Background jobs
+
+export type JobState = "pending" | "paused" | "running" | "completed" | "failed" | "cancelled" | "superseded";
+
+// Job is one background job as GET /api/channels/:id/jobs and jobs:state
+// show it: never its input, prompts or model text.
+export interface Job {
+  id: string;
+  type: string; // type@version, such as document-summary@1
+  state: JobState;
+  attempts: number;
+  failures: number;
+  reason?: string; // planner-unavailable, archived, stale, invalid-output, ...
+  createdAt: string;
+  updatedAt: string;
 }
 
 // ---- Frames from the server
@@ -324,6 +356,10 @@ export interface PlannerRunsFrame {
   type: "planner:runs";
   runs: RunCard[];
 }
+export interface JobsStateFrame {
+  type: "jobs:state";
+  jobs: Job[]; // newest first
+}
 export interface DecisionsSnapshotFrame {
   type: "decisions:snapshot";
   decisions: Decision[];
@@ -345,6 +381,7 @@ export interface ErrorFrame {
 }
 
 export type ServerFrame =
+  | JobsStateFrame
   | SessionHelloFrame
   | SessionChannelFrame
   | SessionPresenceFrame

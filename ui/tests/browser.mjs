@@ -10,7 +10,7 @@
 
 import { chromium } from "playwright-core";
 import { createInterface } from "node:readline";
-import { mkdirSync } from "node:fs";
+import { mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 
 const launchURL = process.argv[2];
@@ -83,7 +83,7 @@ const browser = await chromium.launch({
     "--disable-sync",
   ],
 });
-const context = await browser.newContext({ viewport: { width: 1320, height: 860 } });
+const context = await browser.newContext({ viewport: { width: 1320, height: 860 }, acceptDownloads: true });
 const errors = [];
 context.on("weberror", (e) => errors.push(String(e.error())));
 context.on("console", (m) => m.type() === "error" && process.stderr.write(`console: ${m.text()}\n`));
@@ -111,6 +111,43 @@ try {
     await a.getByRole("button", { name: "Add repository" }).click();
     await until("the refusal", async () => (await a.locator(".error-text").textContent())?.includes("already"));
     await shot(a, "01-repositories");
+    await a.getByRole("link", { name: "octo/plans" }).click();
+    await a.waitForURL(origin + "/documents/octo/plans");
+  });
+
+  let checkoutPath = "";
+  await step("a repository's local checkout is validated, set and shown with its branch and commit", async () => {
+    const { path, plain } = await ask({ ask: "checkout" });
+    checkoutPath = path;
+    await a.goto(origin + "/");
+    const row = a.getByRole("listitem", { name: "octo/plans" });
+    await row.getByRole("button", { name: "Set checkout" }).click();
+    const field = row.getByRole("textbox", { name: "Local checkout" });
+    // A folder that is no Git work tree is refused, saying why.
+    await field.fill(plain);
+    await row.getByRole("button", { name: "Save" }).click();
+    await until("the refusal", async () =>
+      (await row.locator(".error-text").textContent())?.includes("is not a Git work tree"),
+    );
+    // A work tree is set; its other origin is a warning, not a refusal.
+    await field.fill(path);
+    await row.getByRole("button", { name: "Save" }).click();
+    const state = row.getByLabel("Checkout state");
+    await until("the branch and commit", async () =>
+      /^on main at [0-9a-f]{7}$/.test((await state.textContent()) ?? ""),
+    );
+    await row.getByText(path, { exact: true }).waitFor();
+    const warning = await row.getByRole("status").textContent();
+    if (!warning?.includes("origin remote is someone/else, not octo/plans")) throw new Error("warning: " + warning);
+    // The page says the same after a reload: it is stored.
+    await a.reload();
+    await until("the stored checkout", async () =>
+      /^on main at [0-9a-f]{7}$/.test(
+        (await a.getByRole("listitem", { name: "octo/plans" }).getByLabel("Checkout state").textContent()) ?? "",
+      ),
+    );
+    await row.getByRole("button", { name: "Change checkout" }).waitFor();
+    await shot(a, "01b-checkout");
     await a.getByRole("link", { name: "octo/plans" }).click();
     await a.waitForURL(origin + "/documents/octo/plans");
   });
@@ -192,10 +229,58 @@ try {
     const dialog = a.getByRole("dialog", { name: "Connect a Planner" });
     await dialog.waitFor();
     const session = await a.evaluate(async () => (await fetch("/api/session")).json());
+    const docURL = origin + docPath;
     for (const text of [session.agentUrl, "chopin token", "chopin planner"]) {
       if (!(await dialog.textContent()).includes(text)) throw new Error("the dialog lacks " + text);
     }
+    // The ACP presets, each with the exact command for this document.
+    for (const [title, name] of [
+      ["Claude Code", "claude"],
+      ["Codex", "codex"],
+      ["Gemini CLI", "gemini"],
+    ]) {
+      const command = await dialog.getByLabel(`${title} command`).textContent();
+      if (command !== `chopin planner --acp ${name} ${docURL}`) throw new Error(`${title}: ${command}`);
+    }
     await shot(a, "03-connect");
+    await dialog.getByRole("button", { name: "Done" }).click();
+    await dialog.waitFor({ state: "hidden" });
+  });
+
+  await step("the Connect dialog shows each MCP client's set-up, the token behind Show token", async () => {
+    await a.locator(".planner-button").click();
+    const dialog = a.getByRole("dialog", { name: "Connect a Planner" });
+    await dialog.waitFor();
+    const mcpUrl = origin + "/mcp";
+    const snippet = () => dialog.locator(".mcp-setup pre").textContent();
+    const claude = `claude mcp add --transport http chopin ${mcpUrl} --header "Authorization: Bearer <agent token>"`;
+    if ((await snippet()) !== claude) throw new Error("Claude Code over HTTP: " + (await snippet()));
+    const client = dialog.getByRole("combobox", { name: "MCP client" });
+    await client.selectOption({ label: "Codex" });
+    if (!(await snippet()).includes(`[mcp_servers.chopin]\nurl = "${mcpUrl}"`))
+      throw new Error("Codex: " + (await snippet()));
+    await dialog.getByRole("radio", { name: "chopin mcp" }).check();
+    if ((await snippet()) !== `[mcp_servers.chopin]\ncommand = "chopin"\nargs = ["mcp"]`)
+      throw new Error("Codex over chopin mcp: " + (await snippet()));
+    for (const name of ["Gemini CLI", "Cursor", "VS Code", "Claude Desktop"]) {
+      await client.selectOption({ label: name });
+      const cfg = JSON.parse(await snippet());
+      const server = (cfg.mcpServers ?? cfg.servers).chopin;
+      if (server.command !== "chopin" || server.args.join(" ") !== "mcp")
+        throw new Error(name + ": " + (await snippet()));
+    }
+    await dialog.getByRole("radio", { name: "HTTP" }).check();
+    await client.selectOption({ label: "VS Code" });
+    let cfg = JSON.parse(await snippet());
+    if (cfg.servers.chopin.url !== mcpUrl || cfg.servers.chopin.headers.Authorization !== "Bearer <agent token>")
+      throw new Error("VS Code over HTTP: " + (await snippet()));
+    const { token } = await ask({ ask: "token" });
+    await dialog.getByRole("button", { name: "Show token" }).click();
+    await until(
+      "the token in the snippet",
+      async () => JSON.parse(await snippet()).servers.chopin.headers.Authorization === "Bearer " + token,
+    );
+    await shot(a, "03-connect-mcp");
     await dialog.getByRole("button", { name: "Done" }).click();
     await dialog.waitFor({ state: "hidden" });
   });
@@ -216,6 +301,23 @@ try {
       async () => (await f.locator(".planner-button").textContent()) === `Planner · ${session.login}`,
     );
     await f.close();
+  });
+
+  await step("the header shows the checkout the Planner reads, and when Git was not found", async () => {
+    const reads = a.locator(".top-bar .reads");
+    await until("reads <path> @ <branch>", async () => (await reads.textContent()) === `reads ${checkoutPath} @ main`);
+    if (!(await reads.getAttribute("title"))?.includes("on branch main at commit abababababab"))
+      throw new Error("title " + (await reads.getAttribute("title")));
+    await ask({ ask: "nogit", text: "true" });
+    await until(
+      "Git was not found",
+      async () => (await reads.textContent()) === `reads ${checkoutPath} · Git was not found`,
+    );
+    if (!(await a.locator(".planner-button").getAttribute("title"))?.includes("Git was not found on its computer"))
+      throw new Error("the Planner's status does not say Git was not found");
+    await shot(a, "04b-reads-nogit");
+    await ask({ ask: "nogit", text: "false" });
+    await until("Git found again", async () => (await reads.textContent()) === `reads ${checkoutPath} @ main`);
   });
 
   await step("the composer offers the Planner's models and thinking levels", async () => {
@@ -635,6 +737,37 @@ try {
     await a.getByRole("tab", { name: "Edit" }).click();
   });
 
+  await step("the Planner's description shows as text in the header and the list, and search finds it", async () => {
+    await ask({ ask: "describe-hold" });
+    await ask({ ask: "append", channel, text: "\n\nThe checklist comes next." });
+    // Opening the document asks for a description of its current plan.
+    const d = await context.newPage();
+    await d.goto(origin + docPath);
+    await d.locator(".doc-description .describing", { hasText: "describing…" }).waitFor();
+    await shot(d, "20-describing");
+    await ask({ ask: "describe-release" });
+    const want = "Plan for the <b>spring</b> launch";
+    for (const p of [d, a]) {
+      await until(
+        "the description in the header",
+        async () => (await p.locator(".doc-description-text").textContent()) === want,
+      );
+    }
+    if ((await d.locator(".doc-description b").count()) !== 0) throw new Error("the description was rendered as HTML");
+    await until("describing… gone", async () => (await d.locator(".describing").count()) === 0);
+    await shot(d, "21-description");
+    await d.goto(origin + "/documents/octo/plans");
+    const row = d.locator(".doc-row", { hasText: "Launch plan" });
+    await row.locator(".description", { hasText: want }).waitFor();
+    // The server's search matches the description, not only the title.
+    await d.getByPlaceholder("Search titles and descriptions").fill("spring");
+    await until("the search hit", async () => (await d.locator(".doc-row").count()) === 1 && (await row.count()) === 1);
+    await shot(d, "22-description-search");
+    await d.getByPlaceholder("Search titles and descriptions").fill("autumn");
+    await until("no hit", async () => (await d.locator(".doc-row").count()) === 0);
+    await d.close();
+  });
+
   await step("a historical slug opens the document at its canonical address", async () => {
     const r = await a.evaluate(
       async (id) =>
@@ -661,6 +794,74 @@ try {
     await b.goto(`${origin}/repositories/octo/plans?query=launch`);
     await b.waitForURL(`${origin}/documents/octo/plans?query=launch`);
     await b.locator(".doc-row", { hasText: "Launch plan v2" }).waitFor();
+  });
+
+  await step("Download .md gives the plan's source exactly", async () => {
+    const [download] = await Promise.all([
+      a.waitForEvent("download"),
+      a.getByRole("link", { name: "Download .md" }).click(),
+    ]);
+    if (download.suggestedFilename() !== "launch-plan-v2.md") throw new Error("named " + download.suggestedFilename());
+    const got = readFileSync(await download.path(), "utf8");
+    const want = (await ask({ ask: "plan", channel })).source;
+    if (got !== want) throw new Error(`downloaded ${JSON.stringify(got)}, want ${JSON.stringify(want)}`);
+  });
+
+  await step("Import .md makes a document, and Save to checkout never clobbers a changed file", async () => {
+    const { dir } = await ask({ ask: "repository-checkout", text: "octo/site" });
+    const c = await context.newPage();
+    await c.goto(origin + "/documents/octo/site");
+    const picker = c.locator('input[type=file][name="import"]');
+    // A refused file names each problem's line, and makes nothing.
+    await picker.setInputFiles({
+      name: "bad.md",
+      mimeType: "text/markdown",
+      buffer: Buffer.from('# Bad\n\n<Decision id="x1" />\n'),
+    });
+    await until("the refusal", async () =>
+      (await c.locator(".error-text").textContent())?.includes("line 3: <Decision"),
+    );
+    await shot(c, "15-import-refused");
+    const file = '# Imported 🚀\r\n\r\n<Callout type="note">\r\nKeep **CRLF**.\r\n</Callout>\r\n';
+    await picker.setInputFiles({ name: "imported.md", mimeType: "text/markdown", buffer: Buffer.from(file) });
+    await c.waitForURL(origin + "/documents/octo/site/imported");
+    await until("the imported text", async () => (await editorText(c)) === file.replaceAll("\r\n", "\n"));
+    await c.getByRole("button", { name: "Save to checkout" }).click();
+    await c.getByText("Saved to docs/plans/imported.md in the checkout.").waitFor();
+    const saved = dir + "/docs/plans/imported.md";
+    if ((await ask({ ask: "read-file", text: saved })).text !== file)
+      throw new Error("the saved file differs from the imported one");
+    await c.getByRole("button", { name: "Close" }).click();
+    // Someone edits the file on disk; saving again asks first.
+    await ask({ ask: "write-file", channel: saved, text: "my own edit\n" });
+    await c.getByRole("button", { name: "Save to checkout" }).click();
+    await c.getByText("docs/plans/imported.md was changed on disk since Chopin last saved it").waitFor();
+    await shot(c, "16-save-asks");
+    await c.getByRole("button", { name: "Keep the file" }).click();
+    if ((await ask({ ask: "read-file", text: saved })).text !== "my own edit\n")
+      throw new Error("the changed file was replaced");
+    await c.getByRole("button", { name: "Save to checkout" }).click();
+    await c.getByRole("button", { name: "Replace the file" }).click();
+    await c.getByText("Saved to docs/plans/imported.md in the checkout.").waitFor();
+    if ((await ask({ ask: "read-file", text: saved })).text !== file)
+      throw new Error("Replace the file did not replace it");
+    await c.close();
+  });
+
+  await step("Download a backup gives a SQLite database", async () => {
+    const c = await context.newPage();
+    await c.goto(origin + "/");
+    const [download] = await Promise.all([
+      c.waitForEvent("download"),
+      c.getByRole("link", { name: "Download a backup" }).click(),
+    ]);
+    if (!/^chopin-backup-\d{8}-\d{6}\.db$/.test(download.suggestedFilename()))
+      throw new Error("named " + download.suggestedFilename());
+    const head = readFileSync(await download.path())
+      .subarray(0, 16)
+      .toString("latin1");
+    if (head !== "SQLite format 3\0") throw new Error("not a SQLite database: " + JSON.stringify(head));
+    await c.close();
   });
 
   await step("edits of a closed tab that never reached the server are not lost", async () => {

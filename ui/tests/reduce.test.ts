@@ -6,8 +6,15 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import type { Channel } from "../src/api";
-import type { Decision, Message, PlannerStatus, RunCard, ServerFrame, ToolRow } from "../src/protocol";
-import { initialState, plannerFetched, reduce, withConnection, type RoomState } from "../src/workspace/reduce";
+import type { Decision, Job, Message, PlannerStatus, RunCard, ServerFrame, ToolRow } from "../src/protocol";
+import {
+  descriptionWork,
+  initialState,
+  plannerFetched,
+  reduce,
+  withConnection,
+  type RoomState,
+} from "../src/workspace/reduce";
 
 const channel: Channel = {
   id: "c1",
@@ -18,6 +25,7 @@ const channel: Channel = {
   archivedAt: null,
   createdAt: "2026-11-30T05:00:00.000Z",
   updatedAt: "2026-11-30T05:00:00.000Z",
+  descriptionRevision: 0,
 };
 
 const fresh = () => initialState(channel, "connecting");
@@ -115,6 +123,7 @@ test("session:hello takes who I am and the channel, its url as a path", () => {
       slug: "launch-v2",
       repository: "octo/plans",
       url: "http://127.0.0.1:8787/documents/octo/plans/launch-v2",
+      descriptionRevision: 0,
     },
   });
   assert.equal(s.canEdit, false);
@@ -140,7 +149,7 @@ test("session:channel: archive sets archivedAt and read-only; restore clears it"
   const restored = play(archived, {
     type: "session:channel",
     canEdit: true,
-    channel: { id: "c1", title: "Launch", slug: "launch", repository: "octo/plans", url },
+    channel: { id: "c1", title: "Launch", slug: "launch", repository: "octo/plans", url, descriptionRevision: 0 },
   });
   assert.equal(restored.canEdit, true);
   assert.equal(restored.channel.archivedAt, null);
@@ -415,4 +424,51 @@ test("plan sync, replies and unknown frames leave the state as it is", () => {
     { type: "future:frame" } as unknown as ServerFrame,
   ];
   for (const f of same) assert.equal(reduce(s, f), s, f.type);
+});
+
+test("a new description arrives as session:channel and is kept as plain text", () => {
+  const url = "http://127.0.0.1:8787/documents/octo/plans/launch";
+  const s = play(fresh(), {
+    type: "session:channel",
+    canEdit: true,
+    channel: {
+      id: "c1",
+      title: "Launch",
+      slug: "launch",
+      repository: "octo/plans",
+      url,
+      description: "Plan for <b>the</b> launch",
+      descriptionRevision: 1,
+    },
+  });
+  assert.equal(s.channel.description, "Plan for <b>the</b> launch");
+  assert.equal(s.channel.descriptionRevision, 1);
+});
+
+test("jobs:state: describing while the newest description job is pending or running", () => {
+  const job = (state: Job["state"], reason?: string, type = "document-summary@1"): Job => ({
+    id: "j-" + state,
+    type,
+    state,
+    attempts: 1,
+    failures: 0,
+    reason,
+    createdAt: "2026-12-01T14:40:00.000Z",
+    updatedAt: "2026-12-01T14:40:00.000Z",
+  });
+  const cases: [Job[], string][] = [
+    [[], ""],
+    [[job("pending")], "describing"],
+    [[job("running"), job("completed")], "describing"],
+    [[job("paused", "planner-unavailable")], "waiting"],
+    [[job("paused", "archived")], ""],
+    [[job("completed"), job("running")], ""],
+    [[job("failed", "invalid-output")], ""],
+    [[job("running", undefined, "other@1")], ""],
+  ];
+  for (const [jobs, want] of cases) {
+    const s = play(fresh(), { type: "jobs:state", jobs });
+    assert.deepEqual(s.jobs, jobs);
+    assert.equal(descriptionWork(s), want, JSON.stringify(jobs.map((j) => j.state)));
+  }
 });

@@ -18,6 +18,7 @@ export function DocumentsPage({ owner, repository }: { owner: string; repository
   const [error, setError] = useState("");
   const [title, setTitle] = useState("");
   const [createError, setCreateError] = useState("");
+  const [importError, setImportError] = useState("");
   const gen = useRef(0);
 
   function params(c?: string | null) {
@@ -61,6 +62,26 @@ export function DocumentsPage({ owner, repository }: { owner: string; repository
     }
   }
 
+  // A Markdown file becomes a new document, checked as any plan is; a
+  // refusal lists each problem with its line.
+  async function importFile(input: HTMLInputElement) {
+    const file = input.files?.[0];
+    input.value = "";
+    if (!file) return;
+    setImportError("");
+    const q = new URLSearchParams({ fileName: file.name });
+    try {
+      const ch = await api<Channel>(
+        "POST",
+        `/api/repositories/${encodeURIComponent(owner)}/${encodeURIComponent(repository)}/imports?${q}`,
+        new Blob([file], { type: "text/markdown" }),
+      );
+      navigate(pathOf(ch.url));
+    } catch (err) {
+      setImportError(`${file.name}: ${(err as Error).message}`);
+    }
+  }
+
   const replace = (ch: Channel) => setList((old) => old?.map((c) => (c.id === ch.id ? ch : c)) ?? null);
   const remove = (id: string) => setList((old) => old?.filter((c) => c.id !== id) ?? null);
 
@@ -79,8 +100,19 @@ export function DocumentsPage({ owner, repository }: { owner: string; repository
           <button class="primary" type="submit">
             New document
           </button>
+          <label class="button" title="Make a document of a Markdown file">
+            Import .md…
+            <input
+              type="file"
+              name="import"
+              accept=".md,.markdown,.mdx,text/markdown"
+              class="visually-hidden"
+              onChange={(e) => importFile(e.currentTarget)}
+            />
+          </label>
         </form>
         <ErrorText error={createError} />
+        <ErrorText error={importError} />
         <div class="search-row">
           <input
             type="search"

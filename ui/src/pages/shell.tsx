@@ -44,7 +44,7 @@ export function Problem({ title, children }: { title: string; children: Componen
 export function ErrorText({ error }: { error: string }) {
   if (!error) return null;
   return (
-    <p class="error-text" role="alert">
+    <p class="error-text" role="alert" style={{ whiteSpace: "pre-line" }}>
       {error}
     </p>
   );

@@ -1,10 +1,41 @@
 // Whether a Planner is attached, and exactly how to attach one.
 
-import { useEffect, useRef } from "preact/hooks";
+import { useEffect, useRef, useState } from "preact/hooks";
+import { api, ApiError } from "../api";
 import type { WorkspaceCtx } from "./workspace";
 import type { PlannerState } from "./reduce";
+import { mcpClients, mcpSnippet, TOKEN, type McpTransport } from "./mcpsetup";
 
 const at = (iso?: string) => (iso ? new Date(iso).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" }) : "");
+
+// readsWords says which checkout the attached Planner reads, as the header
+// shows it ("reads ~/src/engine @ main"): the path, what follows it, and a
+// sentence for its title; null when it reads none.
+export function readsWords(p: PlannerState): { path: string; at: string; label: string; sentence: string } | null {
+  const c = p.checkout;
+  if (p.state !== "attached" || !c) return null;
+  if (!c.git) {
+    const at = " · Git was not found";
+    return {
+      path: c.path,
+      at,
+      label: `reads ${c.path}${at}`,
+      sentence: `The Planner reads the local checkout ${c.path}. Git was not found on its computer, so it lists, reads and searches the files without their history.`,
+    };
+  }
+  const rev = c.branch || (c.head ? c.head.slice(0, 7) : "");
+  const at = rev ? ` @ ${rev}` : "";
+  return {
+    path: c.path,
+    at,
+    label: `reads ${c.path}${at}`,
+    sentence:
+      `The Planner reads the local checkout ${c.path}` +
+      (c.branch ? ` on branch ${c.branch}` : "") +
+      (c.head ? ` at commit ${c.head.slice(0, 12)}` : "") +
+      ": it can list, read and search the code and its history, and never changes it.",
+  };
+}
 
 // plannerWords says who holds the document's Planner and how, in a short
 // label for the button and a sentence for its title and the dialog.
@@ -14,7 +45,9 @@ export function plannerWords(p: PlannerState): { label: string; sentence: string
     case "attached":
       return {
         label: p.login ? `Planner · ${p.login}` : "Planner attached",
-        sentence: `The Planner is attached from ${who}'s machine${p.since ? ` since ${at(p.since)}` : ""}. Mention @chopin in Chat to ask it.`,
+        sentence:
+          `The Planner is attached from ${who}'s machine${p.since ? ` since ${at(p.since)}` : ""}. Mention @chopin in Chat to ask it.` +
+          (readsWords(p) ? " " + readsWords(p)!.sentence : ""),
       };
     case "grace":
       return {
@@ -37,6 +70,24 @@ export function plannerWords(p: PlannerState): { label: string; sentence: string
   }
 }
 
+// Reads is the header's "reads <path> @ <branch>": the checkout the
+// attached Planner reads, when it reads one.
+export function Reads({ ctx }: { ctx: WorkspaceCtx }) {
+  const words = readsWords(ctx.state.planner);
+  if (!words) return null;
+  // A long path is cut at its start, so its last folders and the branch
+  // stay in sight; the title has it whole.
+  return (
+    <span class={"reads" + (ctx.state.planner.checkout?.git ? "" : " reads-nogit")} title={words.sentence}>
+      reads{" "}
+      <span class="reads-path mono" dir="rtl">
+        <bdi dir="ltr">{words.path}</bdi>
+      </span>
+      <span class="reads-at">{words.at}</span>
+    </span>
+  );
+}
+
 export function PlannerButton({ ctx, onClick }: { ctx: WorkspaceCtx; onClick: () => void }) {
   const p = ctx.state.planner;
   const { label, sentence } = plannerWords(p);
@@ -52,6 +103,13 @@ export function PlannerButton({ ctx, onClick }: { ctx: WorkspaceCtx; onClick: ()
     </button>
   );
 }
+
+// The agents chopin planner --acp knows by name (package acp's presets).
+const acpPresets = [
+  { name: "claude", title: "Claude Code" },
+  { name: "codex", title: "Codex" },
+  { name: "gemini", title: "Gemini CLI" },
+];
 
 export function ConnectDialog({ ctx, onClose }: { ctx: WorkspaceCtx; onClose: () => void }) {
   const ref = useRef<HTMLDialogElement>(null);
@@ -90,8 +148,24 @@ export function ConnectDialog({ ctx, onClose }: { ctx: WorkspaceCtx; onClose: ()
               works the same way.
             </p>
           </li>
+          <li>
+            <p>
+              Or make a coding agent you already run the Planner, through the Agent Client Protocol. It asks before it
+              edits or runs anything, as a Decision here:
+            </p>
+            {acpPresets.map((a) => (
+              <div key={a.name} class="acp-preset">
+                <p class="small">{a.title}</p>
+                <Copyable text={`chopin planner --acp ${a.name} ${docURL}`} label={`${a.title} command`} />
+              </div>
+            ))}
+            <p class="muted small">
+              Another ACP agent: <code>chopin planner --acp exec {docURL} -- its command</code>.
+            </p>
+          </li>
         </ol>
       )}
+      <McpSetup mcpUrl={session.mcpUrl} />
       <div class="actions">
         <button class="primary" onClick={() => ref.current?.close()}>
           Done
@@ -105,6 +179,104 @@ function Copyable({ text, label }: { text: string; label: string }) {
   return (
     <div class="copyable">
       <code aria-label={label}>{text}</code>
+      <button class="quiet small" onClick={() => navigator.clipboard?.writeText(text)}>
+        Copy
+      </button>
+    </div>
+  );
+}
+
+// McpSetup shows how to connect a coding agent to Chopin's MCP tools: the
+// snippet for the chosen client and transport, with the real URL, and the
+// agent token once the person asks to see it.
+function McpSetup({ mcpUrl }: { mcpUrl: string }) {
+  const [client, setClient] = useState(mcpClients[0].id);
+  const [transport, setTransport] = useState<McpTransport>("http");
+  const [token, setToken] = useState<string | null>(null);
+  const [error, setError] = useState("");
+  const showToken = async () => {
+    setError("");
+    try {
+      const r = await api<{ token: string }>("GET", "/api/agent-token");
+      setToken(r.token);
+    } catch (e) {
+      setError(e instanceof ApiError ? e.message : "The token could not be read.");
+    }
+  };
+  const chosen = mcpClients.find((c) => c.id === client) ?? mcpClients[0];
+  const snippet = mcpSnippet(client, transport, mcpUrl, token ?? TOKEN);
+  const needsToken = transport === "http";
+  return (
+    <section class="mcp-setup" aria-labelledby="mcp-title">
+      <h3 id="mcp-title">Connect a coding agent (MCP)</h3>
+      <p class="muted small">
+        Coding agents can list, read and update Chopin's documents and ask the Planner, over MCP at{" "}
+        <code>{mcpUrl}</code> with the agent token, or through <code>chopin mcp</code>, which they launch.
+      </p>
+      <div class="mcp-choices">
+        <label>
+          Client{" "}
+          <select
+            value={client}
+            onChange={(e) => setClient((e.target as HTMLSelectElement).value)}
+            aria-label="MCP client"
+          >
+            {mcpClients.map((c) => (
+              <option value={c.id}>{c.name}</option>
+            ))}
+          </select>
+        </label>
+        <span role="radiogroup" aria-label="Connection">
+          <label>
+            <input
+              type="radio"
+              name="mcp-transport"
+              checked={transport === "http"}
+              onChange={() => setTransport("http")}
+            />{" "}
+            HTTP
+          </label>{" "}
+          <label>
+            <input
+              type="radio"
+              name="mcp-transport"
+              checked={transport === "stdio"}
+              onChange={() => setTransport("stdio")}
+            />{" "}
+            <code>chopin mcp</code>
+          </label>
+        </span>
+      </div>
+      <p class="small">{chosen.where}</p>
+      <CopyableBlock text={snippet.text} label={`${chosen.name} set-up`} />
+      {snippet.note && <p class="muted small">{snippet.note}</p>}
+      {needsToken && token === null && (
+        <p class="small">
+          The snippet shows <code>{TOKEN}</code> in place of the token.{" "}
+          <button class="quiet small" onClick={showToken}>
+            Show token
+          </button>
+        </p>
+      )}
+      {needsToken && token !== null && (
+        <p class="muted small">
+          Keep the token private: anyone with it can edit your documents. <code>chopin token --rotate</code> replaces
+          it.
+        </p>
+      )}
+      {error && (
+        <p class="error-text small" role="alert">
+          {error}
+        </p>
+      )}
+    </section>
+  );
+}
+
+function CopyableBlock({ text, label }: { text: string; label: string }) {
+  return (
+    <div class="copyable copyable-block">
+      <pre aria-label={label}>{text}</pre>
       <button class="quiet small" onClick={() => navigator.clipboard?.writeText(text)}>
         Copy
       </button>

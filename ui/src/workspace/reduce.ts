@@ -9,6 +9,7 @@ import type {
   ChatImagesFrame,
   ChatToolFrame,
   Decision,
+  Job,
   Message,
   MessageDetails,
   ModelState,
@@ -36,6 +37,7 @@ export interface RoomState {
   decisions: Decision[];
   planner: PlannerState;
   model?: ModelState;
+  jobs: Job[]; // the document's background jobs, newest first
 }
 
 // initialState is the tab's state before the socket says anything: the
@@ -50,6 +52,7 @@ export function initialState(channel: Channel, connection: Connection): RoomStat
     messages: [],
     decisions: [],
     planner: { state: "unknown" },
+    jobs: [],
   };
 }
 
@@ -84,6 +87,8 @@ export function reduce(s: RoomState, f: ServerFrame): RoomState {
       return { ...s, messages: s.messages.filter((m) => m.id !== f.message) };
     case "chat:model":
       return { ...s, model: f.model };
+    case "jobs:state":
+      return { ...s, jobs: f.jobs };
     case "decisions:snapshot":
       return { ...s, decisions: f.decisions };
     case "decision:update":
@@ -97,6 +102,20 @@ export function reduce(s: RoomState, f: ServerFrame): RoomState {
       // socket's close says it), and every type this client does not know.
       return s;
   }
+}
+
+// DescriptionWork is what the page says of the document's description
+// while it is being written: "describing" while the newest
+// document-summary@1 job is pending or running, "waiting" while it waits
+// for a Planner, and "" otherwise.
+export type DescriptionWork = "describing" | "waiting" | "";
+
+export function descriptionWork(s: RoomState): DescriptionWork {
+  const job = s.jobs.find((j) => j.type === "document-summary@1");
+  if (!job) return "";
+  if (job.state === "pending" || job.state === "running") return "describing";
+  if (job.state === "paused" && job.reason === "planner-unavailable") return "waiting";
+  return "";
 }
 
 // withConnection is the state with the socket's connection state.

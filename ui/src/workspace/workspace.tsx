@@ -11,8 +11,9 @@ import { canonicalize, onLinkClick } from "../router";
 import { ChatPane } from "./chat";
 import { PlanPane } from "./plan";
 import { DecisionsPane } from "./decisions";
-import { ConnectDialog, PlannerButton } from "./planner";
-import { initialState, plannerFetched, reduce, withConnection, type RoomState } from "./reduce";
+import { ConnectDialog, PlannerButton, Reads } from "./planner";
+import { PlanFileActions } from "./planfile";
+import { descriptionWork, initialState, plannerFetched, reduce, withConnection, type RoomState } from "./reduce";
 
 export interface WorkspaceCtx {
   socket: RoomSocket;
@@ -187,7 +188,10 @@ function TopBar({ ctx, docsHref, onPlanner }: { ctx: WorkspaceCtx; docsHref: str
         {state.channel.repository}
       </a>
       <span class="crumb-sep">/</span>
-      <h1 class="doc-title">{state.channel.title}</h1>
+      <div class="doc-heading">
+        <h1 class="doc-title">{state.channel.title}</h1>
+        <DocDescription state={state} />
+      </div>
       <span class="spacer" />
       <span class={"conn conn-" + state.connection} role="status" aria-live="polite">
         <span class="dot" />
@@ -196,7 +200,26 @@ function TopBar({ ctx, docsHref, onPlanner }: { ctx: WorkspaceCtx; docsHref: str
       <span class="presence" title={`${state.members} open ${state.members === 1 ? "tab" : "tabs"} on this document`}>
         {state.members} {state.members === 1 ? "viewer" : "viewers"}
       </span>
+      <Reads ctx={ctx} />
+      <PlanFileActions ctx={ctx} />
       <PlannerButton ctx={ctx} onClick={onPlanner} />
     </header>
+  );
+}
+
+// DocDescription is the document's generated description, as plain text
+// (it is untrusted model output), with "describing…" while a job writes it.
+function DocDescription({ state }: { state: RoomState }) {
+  const text = state.channel.description;
+  const work = descriptionWork(state);
+  if (!text && !work) return null;
+  return (
+    <p class="doc-description muted small" title={text}>
+      {text && <span class="doc-description-text">{text}</span>}
+      {work === "describing" && <span class="describing">describing…</span>}
+      {work === "waiting" && !text && (
+        <span class="describing">A description is written once a Planner is attached.</span>
+      )}
+    </p>
   );
 }

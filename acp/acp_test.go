@@ -1,0 +1,177 @@
+package acp
+
+// Unit tests of the bridge's pieces that need no Chopin: confined reads,
+// permission questions, merged chunks, the JSON line of a JSON turn, and
+// the pacing of a burst through acp-go-sdk's real connection (its agent
+// side writing, its client side reading through pacedReader).
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	sdk "github.com/coder/acp-go-sdk"
+
+	"github.com/chopin-desktop/chopin/agentconn/client"
+	"github.com/chopin-desktop/chopin/agentconn/wire"
+)
+
+func TestReadConfined(t *testing.T) {
+	root := t.TempDir()
+	os.WriteFile(filepath.Join(root, "a.md"), []byte("one\ntwo\nthree\n"), 0o600)
+	os.MkdirAll(filepath.Join(root, ".git"), 0o700)
+	os.WriteFile(filepath.Join(root, ".git", "HEAD"), []byte("ref"), 0o600)
+	os.MkdirAll(filepath.Join(root, "sub", ".git"), 0o700)
+	os.WriteFile(filepath.Join(root, "sub", ".git", "config"), []byte("x"), 0o600)
+	out := filepath.Join(t.TempDir(), "secret")
+	os.WriteFile(out, []byte("s"), 0o600)
+	os.Symlink(out, filepath.Join(root, "link"))
+	os.Symlink(filepath.Join(root, "a.md"), filepath.Join(root, "inner-link"))
+	big := filepath.Join(root, "big")
+	os.WriteFile(big, make([]byte, maxReadBytes+1), 0o600)
+
+	for _, tc := range []struct {
+		path, want, err string
+	}{
+		{filepath.Join(root, "a.md"), "one\ntwo\nthree\n", ""},
+		{filepath.Join(root, "inner-link"), "one\ntwo\nthree\n", ""},
+		{filepath.Join(root, "sub", "..", "a.md"), "one\ntwo\nthree\n", ""},
+		{"a.md", "", "absolute"},
+		{filepath.Join(root, ".git", "HEAD"), "", ".git"},
+		{filepath.Join(root, "sub", ".git", "config"), "", ".git"},
+		{filepath.Join(root, "link"), "", "outside"},
+		{filepath.Join(root, "..", filepath.Base(filepath.Dir(out)), "secret"), "", "outside"},
+		{filepath.Join(root, "missing"), "", "no such file"},
+		{root, "", "not a file"},
+		{big, "", "larger"},
+	} {
+		got, err := readConfined(root, tc.path)
+		if tc.err == "" && (err != nil || got != tc.want) {
+			t.Errorf("%s: %q, %v", tc.path, got, err)
+		}
+		if tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)) {
+			t.Errorf("%s: want an error with %q, got %q, %v", tc.path, tc.err, got, err)
+		}
+	}
+	two, one := 2, 1
+	if got := lines("one\ntwo\nthree\n", &two, &one); got != "two\n" {
+		t.Errorf("line 2, limit 1: %q", got)
+	}
+}
+
+func TestPermissionQuestion(t *testing.T) {
+	in, ids := permissionQuestion(sdk.RequestPermissionRequest{
+		ToolCall: sdk.ToolCallUpdate{Title: sdk.Ptr("Run make test")},
+		Options: []sdk.PermissionOption{
+			{OptionId: "a", Name: "Allow", Kind: sdk.PermissionOptionKindAllowOnce},
+			{OptionId: "b", Name: "Allow", Kind: sdk.PermissionOptionKindAllowAlways},
+			{OptionId: "c", Name: "", Kind: sdk.PermissionOptionKindRejectOnce},
+		},
+	})
+	q := in.Params.Questions[0]
+	if in.Method != wire.MethodQuestionnaire || q.Header != "Run make test" || q.MultiSelect ||
+		q.Question != "The agent asks permission: Run make test" {
+		t.Errorf("question %+v", q)
+	}
+	var got []string
+	for _, o := range q.Options {
+		got = append(got, o.Label+"="+string(ids[o.Label])+" ("+o.Description+")")
+	}
+	if want := "Allow=a (allow once)|Allow (allow always)=b (allow always)|c=c (reject once)"; strings.Join(got, "|") != want {
+		t.Errorf("options %q, want %q", strings.Join(got, "|"), want)
+	}
+	if errs := in.BrokenLimits(false); len(errs) != 0 {
+		t.Errorf("limits %v", errs)
+	}
+}
+
+func TestMergeChunk(t *testing.T) {
+	last := sdk.UpdateAgentMessageText("a")
+	if !mergeChunk(&last, sdk.UpdateAgentMessageText("b")) || last.AgentMessageChunk.Content.Text.Text != "ab" {
+		t.Errorf("text chunks merge: %+v", last)
+	}
+	if mergeChunk(&last, sdk.UpdateAgentThoughtText("c")) {
+		t.Error("a thought merged into a message")
+	}
+	long := sdk.UpdateAgentMessageText(strings.Repeat("x", maxMergedChunk))
+	if mergeChunk(&long, sdk.UpdateAgentMessageText("y")) {
+		t.Error("a chunk merged past the bound")
+	}
+}
+
+// countingClient counts session updates, slowly, as a busy bridge would.
+type countingClient struct {
+	agentClient
+	n atomic.Int64
+}
+
+func (c *countingClient) SessionUpdate(context.Context, sdk.SessionNotification) error {
+	defer c.pace.done()
+	time.Sleep(20 * time.Microsecond)
+	c.n.Add(1)
+	return nil
+}
+
+type burstAgent struct {
+	sdk.Agent
+	conn *sdk.AgentSideConnection
+	n    int
+}
+
+func (a *burstAgent) Prompt(ctx context.Context, p sdk.PromptRequest) (sdk.PromptResponse, error) {
+	for range a.n {
+		if err := a.conn.SessionUpdate(ctx, sdk.SessionNotification{SessionId: p.SessionId, Update: sdk.UpdateAgentMessageText("x")}); err != nil {
+			return sdk.PromptResponse{}, err
+		}
+	}
+	return sdk.PromptResponse{StopReason: sdk.StopReasonEndTurn}, nil
+}
+
+// TestPacedBurst: 5,000 chunks in a burst reach a slow client through the
+// SDK's connection, every one, and the prompt's answer comes after them.
+// Without pacing the SDK closes the connection after 1,024.
+func TestPacedBurst(t *testing.T) {
+	agentIn, clientOut := io.Pipe()
+	clientIn, agentOut := io.Pipe()
+	a := &burstAgent{n: 5000}
+	a.conn = sdk.NewAgentSideConnection(a, agentOut, agentIn)
+	c := &countingClient{}
+	c.pace = newPacedReader(clientIn)
+	conn := sdk.NewClientSideConnection(c, clientOut, c.pace)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	r, err := conn.Prompt(ctx, sdk.PromptRequest{SessionId: "s", Prompt: []sdk.ContentBlock{sdk.TextBlock("go")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.StopReason != sdk.StopReasonEndTurn || c.n.Load() != 5000 {
+		t.Errorf("stop %s after %d of 5000 updates", r.StopReason, c.n.Load())
+	}
+}
+
+// TestPromptBlocksAskForJSON: a turn whose responseFormat is JSON ends its
+// prompt with a line asking for only JSON of the schema; a text turn has no
+// such line.
+func TestPromptBlocksAskForJSON(t *testing.T) {
+	turn := &client.Turn{Message: wire.Turn{Instructions: "Describe.", Prompt: "<material>\nx\n</material>",
+		ResponseFormat: &wire.ResponseFormat{Type: "json", Schema: json.RawMessage("{\n \"type\": \"object\",\n \"required\": [\"description\"]\n}")}}}
+	blocks := promptBlocks(turn, false)
+	if len(blocks) != 3 || blocks[0].Text.Text != "Describe." || blocks[1].Text.Text != turn.Message.Prompt {
+		t.Fatalf("blocks %+v", blocks)
+	}
+	want := "Your answer must be only JSON: no other text before or after it, no Markdown, no code fence. It must match this JSON Schema:\n" +
+		`{"type":"object","required":["description"]}`
+	if got := blocks[2].Text.Text; got != want {
+		t.Errorf("JSON line %q", got)
+	}
+	turn.Message.ResponseFormat = &wire.ResponseFormat{Type: "text"}
+	if blocks := promptBlocks(turn, false); len(blocks) != 2 {
+		t.Errorf("a text turn has %d blocks", len(blocks))
+	}
+}

@@ -1,0 +1,270 @@
+package acp
+
+// What the agent asks of the bridge (acp-go-sdk's Client): session updates
+// (routed to the document's turn or an isolated session's), permission
+// requests as Decisions, and file reads confined to the session's working
+// directory. Writing and terminals are not offered; an isolated session
+// gets no Decisions and reads no files.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	sdk "github.com/coder/acp-go-sdk"
+
+	"github.com/chopin-desktop/chopin/agentconn/client"
+	"github.com/chopin-desktop/chopin/agentconn/wire"
+	"github.com/chopin-desktop/chopin/redact"
+)
+
+// maxReadBytes bounds a file the agent reads through the bridge.
+const maxReadBytes = 1 << 20
+
+// agentClient is what one agent process asks of the bridge.
+type agentClient struct {
+	d    *document
+	pace *pacedReader // the process's stdout, set before it is read
+}
+
+var _ sdk.Client = (*agentClient)(nil)
+
+func (c *agentClient) SessionUpdate(ctx context.Context, n sdk.SessionNotification) error {
+	defer c.pace.done()
+	d := c.d
+	u := n.Update
+	d.mu.Lock()
+	st := d.turn
+	ours := n.SessionId == d.session
+	var isolated *turnState
+	iso := d.isolatedByACP(n.SessionId)
+	if iso != nil {
+		isolated = iso.turn
+	}
+	d.mu.Unlock()
+	switch {
+	case u.AvailableCommandsUpdate != nil:
+		// The catalog is the document's session's: an isolated session's
+		// commands are not the person's. (An update that comes before
+		// session/new has answered cannot be told apart; it is the same
+		// agent's list.)
+		if iso == nil {
+			d.mu.Lock()
+			d.catalog.setCommands(u.AvailableCommandsUpdate.AvailableCommands)
+			d.mu.Unlock()
+			d.reportCatalog()
+		}
+	case iso != nil:
+		if isolated != nil {
+			isolated.enqueue(u)
+		}
+	case st != nil && ours:
+		st.enqueue(u)
+	}
+	return nil
+}
+
+// permissionKinds say each kind of permission option in words.
+var permissionKinds = map[sdk.PermissionOptionKind]string{
+	sdk.PermissionOptionKindAllowOnce:    "allow once",
+	sdk.PermissionOptionKindAllowAlways:  "allow always",
+	sdk.PermissionOptionKindRejectOnce:   "reject once",
+	sdk.PermissionOptionKindRejectAlways: "reject always",
+}
+
+var cancelledOutcome = sdk.RequestPermissionResponse{Outcome: sdk.RequestPermissionOutcome{Cancelled: &sdk.RequestPermissionOutcomeCancelled{}}}
+
+// RequestPermission asks the document's people: a questionnaire of one
+// single-choice question whose options are the agent's.
+func (c *agentClient) RequestPermission(ctx context.Context, p sdk.RequestPermissionRequest) (sdk.RequestPermissionResponse, error) {
+	d := c.d
+	d.mu.Lock()
+	st := d.turn
+	ours := p.SessionId == d.session
+	isolated := d.isolatedByACP(p.SessionId) != nil
+	d.mu.Unlock()
+	if isolated {
+		// An isolated session gets no Decisions (spec/agent-connection.md).
+		d.logger().Info("permission request in an isolated session is cancelled")
+		return cancelledOutcome, nil
+	}
+	if st == nil || !ours || len(p.Options) == 0 {
+		d.logger().Warn("permission request outside a turn is cancelled")
+		return cancelledOutcome, nil
+	}
+	in, ids := permissionQuestion(p)
+	if len(in.Params.Questions[0].Options) < 1 {
+		return cancelledOutcome, nil
+	}
+	// The question is withdrawn when the turn ends or the agent gives up.
+	actx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	stop := context.AfterFunc(st.ctx, cancel)
+	defer stop()
+	r, err := st.t.Session.Ask(actx, in, client.AskOptions{})
+	if err != nil {
+		d.logger().Warn("permission request", "err", err)
+	}
+	if err != nil || r.Status != "answered" || len(r.Answers) != 1 {
+		return cancelledOutcome, nil
+	}
+	a := r.Answers[0]
+	if a.Kind != wire.KindOption || a.Answer == nil {
+		return cancelledOutcome, nil
+	}
+	id, ok := ids[*a.Answer]
+	if !ok {
+		return cancelledOutcome, nil
+	}
+	return sdk.RequestPermissionResponse{Outcome: sdk.RequestPermissionOutcome{Selected: &sdk.RequestPermissionOutcomeSelected{OptionId: id}}}, nil
+}
+
+// permissionQuestion is the Decision for a permission request, and the
+// option id of each label.
+func permissionQuestion(p sdk.RequestPermissionRequest) (wire.Input, map[string]sdk.PermissionOptionId) {
+	title := "A tool call"
+	if p.ToolCall.Title != nil && strings.TrimSpace(*p.ToolCall.Title) != "" {
+		title = strings.TrimSpace(*p.ToolCall.Title)
+	}
+	ids := map[string]sdk.PermissionOptionId{}
+	var options []wire.Option
+	for _, o := range p.Options {
+		if len(options) == wire.MaxOptions {
+			break
+		}
+		label := cutText(strings.TrimSpace(o.Name), 200)
+		if label == "" {
+			label = string(o.OptionId)
+		}
+		words := permissionKinds[o.Kind]
+		if words == "" {
+			words = string(o.Kind)
+		}
+		if _, twice := ids[label]; twice {
+			label = cutText(label+" ("+words+")", 240)
+		}
+		if _, twice := ids[label]; twice {
+			continue
+		}
+		ids[label] = o.OptionId
+		options = append(options, wire.Option{Label: label, Description: cutText(words, wire.MaxNoteChars)})
+	}
+	question := cutText(fmt.Sprintf("The agent asks permission: %s", title), wire.MaxNoteChars)
+	return wire.Input{Method: wire.MethodQuestionnaire, Params: &wire.QuestionnaireParams{Questions: []wire.QuestionItem{{
+		Question: question, Header: cutText(title, wire.MaxShortChars-1), Options: options,
+	}}}}, ids
+}
+
+// errRefused is a request the bridge does not serve.
+func errRefused(what string) error {
+	return sdk.NewMethodNotFound(what)
+}
+
+// ReadTextFile reads a file inside the session's working directory, never
+// under .git, with credentials masked.
+func (c *agentClient) ReadTextFile(ctx context.Context, p sdk.ReadTextFileRequest) (sdk.ReadTextFileResponse, error) {
+	c.d.mu.Lock()
+	cwd := c.d.cwd
+	isolated := c.d.isolatedByACP(p.SessionId) != nil
+	c.d.mu.Unlock()
+	if isolated {
+		// A background job's session works on the material in its prompt
+		// alone; a prompt made of a document's text must not lead the
+		// agent to read the checkout into what Chopin publishes.
+		return sdk.ReadTextFileResponse{}, sdk.NewInvalidParams(map[string]any{"path": p.Path, "error": "an isolated session reads no files"})
+	}
+	text, err := readConfined(cwd, p.Path)
+	if err != nil {
+		return sdk.ReadTextFileResponse{}, sdk.NewInvalidParams(map[string]any{"path": p.Path, "error": err.Error()})
+	}
+	return sdk.ReadTextFileResponse{Content: redact.Text(lines(text, p.Line, p.Limit))}, nil
+}
+
+// readConfined reads path when it resolves, after symbolic links, inside
+// root and outside any .git directory.
+func readConfined(root, path string) (string, error) {
+	if root == "" {
+		return "", errors.New("no session is open")
+	}
+	if !filepath.IsAbs(path) {
+		return "", errors.New("the path must be absolute")
+	}
+	realRoot, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		return "", err
+	}
+	real, err := filepath.EvalSymlinks(filepath.Clean(path))
+	if err != nil {
+		return "", errors.New("no such file")
+	}
+	rel, err := filepath.Rel(realRoot, real)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
+		return "", errors.New("the path is outside the working directory")
+	}
+	if slices.Contains(strings.Split(filepath.ToSlash(rel), "/"), ".git") {
+		return "", errors.New("files under .git are not readable")
+	}
+	f, err := os.Open(real)
+	if err != nil {
+		return "", errors.New("the file cannot be read")
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil || !info.Mode().IsRegular() {
+		return "", errors.New("the path is not a file")
+	}
+	b, err := io.ReadAll(io.LimitReader(f, maxReadBytes+1))
+	if err != nil {
+		return "", errors.New("the file cannot be read")
+	}
+	if len(b) > maxReadBytes {
+		return "", fmt.Errorf("the file is larger than %d bytes; read it in parts with line and limit", maxReadBytes)
+	}
+	return string(b), nil
+}
+
+// lines is the part of text from line (1-based) for limit lines.
+func lines(text string, line, limit *int) string {
+	if line == nil && limit == nil {
+		return text
+	}
+	all := strings.SplitAfter(text, "\n")
+	start := 0
+	if line != nil && *line > 1 {
+		start = min(*line-1, len(all))
+	}
+	end := len(all)
+	if limit != nil && *limit >= 0 && start+*limit < end {
+		end = start + *limit
+	}
+	return strings.Join(all[start:end], "")
+}
+
+func (c *agentClient) WriteTextFile(context.Context, sdk.WriteTextFileRequest) (sdk.WriteTextFileResponse, error) {
+	return sdk.WriteTextFileResponse{}, errRefused("fs/write_text_file")
+}
+
+func (c *agentClient) CreateTerminal(context.Context, sdk.CreateTerminalRequest) (sdk.CreateTerminalResponse, error) {
+	return sdk.CreateTerminalResponse{}, errRefused("terminal/create")
+}
+
+func (c *agentClient) KillTerminal(context.Context, sdk.KillTerminalRequest) (sdk.KillTerminalResponse, error) {
+	return sdk.KillTerminalResponse{}, errRefused("terminal/kill")
+}
+
+func (c *agentClient) TerminalOutput(context.Context, sdk.TerminalOutputRequest) (sdk.TerminalOutputResponse, error) {
+	return sdk.TerminalOutputResponse{}, errRefused("terminal/output")
+}
+
+func (c *agentClient) ReleaseTerminal(context.Context, sdk.ReleaseTerminalRequest) (sdk.ReleaseTerminalResponse, error) {
+	return sdk.ReleaseTerminalResponse{}, errRefused("terminal/release")
+}
+
+func (c *agentClient) WaitForTerminalExit(context.Context, sdk.WaitForTerminalExitRequest) (sdk.WaitForTerminalExitResponse, error) {
+	return sdk.WaitForTerminalExitResponse{}, errRefused("terminal/wait_for_exit")
+}

@@ -1,0 +1,240 @@
+package mcpserver
+
+// The server: the SDK's MCP server with Chopin's tools, behind the SDK's
+// Streamable HTTP handler in JSON-response mode, and the checks the
+// transport leaves to us: a body that is not JSON (-32700) or not a JSON-RPC
+// 2.0 message (-32600) is answered as a JSON-RPC error, and a method the
+// transport does not serve is 405 with Allow (docs/mcp.md, "Transport").
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/chopin-desktop/chopin/picture"
+	"github.com/chopin-desktop/chopin/room"
+)
+
+// Catalog is what the tools need of the document catalog. Errors are the
+// catalog's refusals (*fault.Error) with their codes; see refusal.
+type Catalog interface {
+	Repositories(ctx context.Context) ([]Repository, error)
+	Documents(ctx context.Context, q ListQuery) (Listing, error)
+	// Document finds a document by its ID, DocumentAt by its repository
+	// and a slug it has or had.
+	Document(ctx context.Context, id string) (Document, error)
+	DocumentAt(ctx context.Context, owner, repository, slug string) (Document, error)
+	Create(ctx context.Context, c Creation) (d Document, replayed bool, err error)
+	Rename(ctx context.Context, id, title string) (Document, error)
+	Archive(ctx context.Context, id string) (Document, error)
+	Restore(ctx context.Context, id string) (Document, error)
+}
+
+// Plans is what the tools need of a document's plan. Replace edits it as a
+// person's HTTP edit does, through the room's journal, so open tabs rebase
+// onto it; it returns the revision it made, and with an error the current
+// one.
+type Plans interface {
+	View(ctx context.Context, id string) (room.PlanView, error)
+	Brief(ctx context.Context, id string) (string, error)
+	Replace(ctx context.Context, id string, revision int64, plan, author string) (int64, error)
+	// UpdateReplay and RecordUpdate keep what update_document made under
+	// an idempotency key, across restarts.
+	UpdateReplay(ctx context.Context, id, key string) (hash string, revision int64, found bool, err error)
+	RecordUpdate(ctx context.Context, id, key, hash string, revision int64) error
+}
+
+// Chat is what invoke_planner needs: post an instruction and start a
+// Planner turn with it (author "" posts a system follow-up).
+type Chat interface {
+	Invoke(ctx context.Context, id, author, instruction string) (messageID string, err error)
+}
+
+// Images keeps an uploaded image as one of a document's own.
+type Images interface {
+	SaveImage(ctx context.Context, id string, img picture.Image) error
+}
+
+// Options are what New needs besides the interfaces.
+type Options struct {
+	Origin  string // this instance's origin, for absolute document URLs
+	Version string // Chopin's version, reported in initialize
+	Logger  *slog.Logger
+}
+
+// Server is the MCP server with Chopin's tools.
+type Server struct {
+	// Set at construction.
+	catalog Catalog
+	plans   Plans
+	chat    Chat
+	images  Images
+	opt     Options
+	mcp     *mcp.Server
+	http    http.Handler
+
+	// updates serialises update_document calls, so that a retry racing its
+	// own first attempt is answered as a replay, not as a stale revision.
+	updates sync.Mutex
+}
+
+// maxBody bounds a request body: the largest argument, an upload_image's
+// base64 data, is under 1.4 MiB, and a plan under 256 KiB, escaped.
+const maxBody = 4 << 20
+
+// sessionIdle is how long an MCP session lasts without a request: long
+// enough that an agent left open overnight keeps its session, short enough
+// that sessions nobody ends do not pile up.
+const sessionIdle = 24 * time.Hour
+
+// New makes the server.
+func New(catalog Catalog, plans Plans, chat Chat, images Images, opt Options) *Server {
+	if opt.Logger == nil {
+		opt.Logger = slog.New(slog.DiscardHandler)
+	}
+	s := &Server{catalog: catalog, plans: plans, chat: chat, images: images, opt: opt}
+	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "chopin", Title: "Chopin", Version: opt.Version},
+		&mcp.ServerOptions{Instructions: instructions(), Logger: opt.Logger})
+	for _, t := range s.tools() {
+		s.mcp.AddTool(t.spec, t.handler)
+	}
+	s.http = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp },
+		&mcp.StreamableHTTPOptions{
+			JSONResponse:   true,
+			SessionTimeout: sessionIdle,
+			// app checks Host against the instance's own origin on every
+			// route, which is stricter than the SDK's loopback check.
+			DisableLocalhostProtection: true,
+			MaxRequestBodyBytes:        maxBody,
+			Logger:                     opt.Logger,
+		})
+	return s
+}
+
+// Allowed is the methods /mcp serves; any other is 405 with this as Allow.
+// GET, which would open a stream for messages the server starts, is one of
+// them: these tools never start one, so it answers 405 as the MCP
+// specification allows, and no idle stream holds a connection open.
+const Allowed = "POST, DELETE"
+
+// ServeHTTP serves /mcp once app has admitted the request.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	switch r.Method {
+	case http.MethodDelete: // the client ends its session
+		s.http.ServeHTTP(w, r)
+		return
+	case http.MethodPost:
+	default:
+		w.Header().Set("Allow", Allowed)
+		http.Error(w, "Method not allowed: /mcp takes POST (and DELETE to end a session); it offers no event stream.", http.StatusMethodNotAllowed)
+		return
+	}
+	body, err := io.ReadAll(io.LimitReader(r.Body, maxBody+1))
+	if err != nil {
+		rpcError(w, http.StatusBadRequest, jsonrpc.CodeParseError, "The request body could not be read.")
+		return
+	}
+	if len(body) > maxBody {
+		rpcError(w, http.StatusRequestEntityTooLarge, jsonrpc.CodeInvalidRequest, "The request is over 4 MiB, the most /mcp takes.")
+		return
+	}
+	if code, why := checkMessage(body); code != 0 {
+		rpcError(w, http.StatusBadRequest, code, why)
+		return
+	}
+	if method, id, ok := unknownMethod(body); ok {
+		if id == nil { // a notification has no answer
+			w.WriteHeader(http.StatusAccepted)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(map[string]any{"jsonrpc": "2.0", "id": id,
+			"error": map[string]any{"code": jsonrpc.CodeMethodNotFound, "message": "Method not found: " + strconv.Quote(method) + "."}})
+		return
+	}
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	r.ContentLength = int64(len(body))
+	s.http.ServeHTTP(w, r)
+}
+
+// checkMessage finds what the SDK would answer as a plain-text 400: a body
+// that is not JSON, and one that is not a JSON-RPC 2.0 message (or a batch,
+// which this protocol version does not have).
+func checkMessage(body []byte) (code int64, why string) {
+	if !json.Valid(body) {
+		return jsonrpc.CodeParseError, "The body is not JSON. Send one JSON-RPC 2.0 message."
+	}
+	var msg map[string]json.RawMessage
+	if json.Unmarshal(body, &msg) != nil {
+		return jsonrpc.CodeInvalidRequest, "The body is not a JSON-RPC 2.0 message: send one object, not an array or a value."
+	}
+	var version string
+	if json.Unmarshal(msg["jsonrpc"], &version) != nil || version != "2.0" {
+		return jsonrpc.CodeInvalidRequest, `The body is not a JSON-RPC 2.0 message: "jsonrpc" must be "2.0".`
+	}
+	_, hasMethod := msg["method"]
+	_, hasResult := msg["result"]
+	_, hasError := msg["error"]
+	if !hasMethod && !hasResult && !hasError {
+		return jsonrpc.CodeInvalidRequest, `The body is not a JSON-RPC 2.0 message: it has no "method".`
+	}
+	if raw, ok := msg["method"]; ok {
+		var method string
+		if json.Unmarshal(raw, &method) != nil || method == "" {
+			return jsonrpc.CodeInvalidRequest, `The body is not a JSON-RPC 2.0 message: "method" must be a string.`
+		}
+	}
+	if raw, ok := msg["id"]; ok {
+		switch t := strings.TrimSpace(string(raw)); {
+		case t == "null", strings.HasPrefix(t, `"`), len(t) > 0 && (t[0] == '-' || t[0] >= '0' && t[0] <= '9'):
+		default:
+			return jsonrpc.CodeInvalidRequest, `The body is not a JSON-RPC 2.0 message: "id" must be a string or a number.`
+		}
+	}
+	return 0, ""
+}
+
+// methods are the JSON-RPC methods the SDK's server handles; the SDK's
+// transport answers any other with a plain-text 400, where JSON-RPC says
+// -32601.
+var methods = map[string]bool{
+	"initialize": true, "ping": true, "tools/list": true, "tools/call": true,
+	"prompts/list": true, "prompts/get": true, "resources/list": true, "resources/templates/list": true,
+	"resources/read": true, "resources/subscribe": true, "resources/unsubscribe": true, "subscriptions/listen": true,
+	"completion/complete": true, "logging/setLevel": true, "server/discover": true,
+	"notifications/initialized": true, "notifications/cancelled": true, "notifications/progress": true,
+	"notifications/roots/list_changed": true,
+}
+
+// unknownMethod reports a request or notification for a method nobody
+// serves, with its id (nil for a notification).
+func unknownMethod(body []byte) (method string, id json.RawMessage, unknown bool) {
+	var msg struct {
+		Method *string         `json:"method"`
+		ID     json.RawMessage `json:"id"`
+	}
+	if json.Unmarshal(body, &msg) != nil || msg.Method == nil || methods[*msg.Method] {
+		return "", nil, false
+	}
+	return *msg.Method, msg.ID, true
+}
+
+// rpcError answers with a JSON-RPC error response that has no id: the
+// request's could not be read.
+func rpcError(w http.ResponseWriter, status int, code int64, message string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	json.NewEncoder(w).Encode(map[string]any{
+		"jsonrpc": "2.0", "id": nil, "error": map[string]any{"code": code, "message": message},
+	})
+}
