@@ -5,11 +5,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"net/http"
 	"net/http/cookiejar"
 	"net/url"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -86,68 +88,114 @@ func TestCrashKeepsTheCatalog(t *testing.T) {
 	}
 }
 
+// checkpointEvery is how many updates the room lets follow a checkpoint
+// before it writes the next one (room/plan.go).
+const checkpointEvery = 200
+
+// TestCrashKeepsAcknowledgedEdits pushes edits back to back through
+// several checkpoints and kills Chopin at random points: after a random
+// acknowledgement, or the moment an update that makes a checkpoint is
+// published (the room writes the checkpoint before it acknowledges). After
+// each restart every acknowledged edit is there, in order, and nothing
+// else. The seed is logged; CHOPIN_CRASH_SEED repeats a run.
 func TestCrashKeepsAcknowledgedEdits(t *testing.T) {
+	seed := uint64(time.Now().UnixNano())
+	if s, err := strconv.ParseUint(os.Getenv("CHOPIN_CRASH_SEED"), 10, 64); err == nil {
+		seed = s
+	}
+	t.Logf("seed %d (CHOPIN_CRASH_SEED repeats it)", seed)
+	r := rand.New(rand.NewPCG(seed, 0))
+
 	h := newHome(t)
 	srv := h.start("serve")
 	h.api(srv.origin, "POST", "/api/repositories", map[string]string{"name": "octo/plans"}, nil)
 	var ch channel
 	h.api(srv.origin, "POST", "/api/repositories/octo/plans/channels", map[string]string{"title": "Crash"}, &ch)
-
-	conn := dialRoom(t, h, srv.origin, ch.ID)
-	conn.WriteJSON(map[string]any{"type": "plan:open", "epoch": "", "version": 0})
-	var text string
-	for text == "" {
-		var m map[string]any
-		if err := conn.ReadJSON(&m); err != nil {
-			t.Fatal(err)
+	const title = "# Crash\n"
+	want := func(version int) string {
+		var b strings.Builder
+		b.WriteString(title)
+		for i := range version {
+			fmt.Fprintf(&b, "edit %04d\n", i)
 		}
-		if m["type"] == "plan:snapshot" {
-			text = m["source"].(string)
-		}
+		return b.String()
 	}
 
-	// Push edits back to back, each at the version the previous one will
-	// make, and kill Chopin the moment the 40th acknowledgement arrives.
-	const pushes, killAfter = 60, 40
-	length := len(text) // ASCII: UTF-16 length is the byte length
-	go func() {
-		for i := range pushes {
-			line := fmt.Sprintf("edit %02d", i)
-			conn.WriteJSON(map[string]any{"type": "plan:push", "id": fmt.Sprint(i), "version": i,
-				"updates": []any{map[string]any{"clientID": "crash", "changes": []any{length, []any{0, line, ""}}}}})
-			length += len(line) + 1
+	version, checkpoints, round := 0, 0, 0
+	for ; version < 4*checkpointEvery+50; round++ {
+		conn := dialRoom(t, h, srv.origin, ch.ID)
+		conn.WriteJSON(map[string]any{"type": "plan:open", "epoch": "", "version": 0})
+		var text string
+		for text == "" {
+			var m map[string]any
+			if err := conn.ReadJSON(&m); err != nil {
+				t.Fatal(err)
+			}
+			if m["type"] == "plan:snapshot" {
+				text, version = m["source"].(string), int(m["version"].(float64))
+			}
 		}
-	}()
-	acked := 0
-	for acked < killAfter {
-		var m map[string]any
-		if err := conn.ReadJSON(&m); err != nil {
-			t.Fatal(err)
+		if text != want(version) {
+			t.Fatalf("round %d: the plan at version %d is\n%q\nwant\n%q", round, version, text, want(version))
 		}
-		switch m["type"] {
-		case "plan:ack":
-			acked++
-		case "error":
-			t.Fatalf("push refused: %v", m)
-		}
-	}
-	srv.kill9(t)
 
-	srv = h.start("serve")
-	var plan struct {
-		Source  string
-		Version int
+		// Push edits, each at the version the previous one will make. Kill
+		// at the next checkpoint's publication every other round, else after
+		// a random acknowledgement.
+		pushes := checkpointEvery + 100
+		nextCheckpoint := (version/checkpointEvery + 1) * checkpointEvery
+		atCheckpoint := round%2 == 1
+		killAfter := 1 + r.IntN(pushes-1)
+		length := len(text) // ASCII: UTF-16 length is the byte length
+		go func(from int) {
+			for i := range pushes {
+				line := fmt.Sprintf("edit %04d", from+i)
+				if conn.WriteJSON(map[string]any{"type": "plan:push", "id": fmt.Sprint(i), "version": from + i,
+					"updates": []any{map[string]any{"clientID": "crash", "changes": []any{length, []any{0, line, ""}}}}}) != nil {
+					return
+				}
+				length += len(line) + 1
+			}
+		}(version)
+		acked := version
+		for {
+			var m map[string]any
+			if err := conn.ReadJSON(&m); err != nil {
+				t.Fatalf("round %d: %v", round, err)
+			}
+			if m["type"] == "error" {
+				t.Fatalf("round %d: push refused: %v", round, m)
+			}
+			if atCheckpoint && m["type"] == "plan:updates" && int(m["version"].(float64))+1 == nextCheckpoint {
+				checkpoints++
+				break
+			}
+			if m["type"] == "plan:ack" {
+				acked = int(m["version"].(float64))
+				if !atCheckpoint && acked-version >= killAfter {
+					break
+				}
+			}
+		}
+		srv.kill9(t)
+		srv = h.start("serve")
+
+		var plan struct {
+			Source  string
+			Version int
+		}
+		h.api(srv.origin, "GET", "/api/channels/"+ch.ID+"/plan", nil, &plan)
+		if plan.Version < acked {
+			t.Fatalf("round %d: after the crash the plan is at version %d; edits up to %d were acknowledged", round, plan.Version, acked)
+		}
+		if plan.Source != want(plan.Version) {
+			t.Fatalf("round %d: after the crash at version %d:\n%q\nwant the first %d edits", round, plan.Version, plan.Source, plan.Version)
+		}
+		version = plan.Version
 	}
-	h.api(srv.origin, "GET", "/api/channels/"+ch.ID+"/plan", nil, &plan)
-	if plan.Version < acked {
-		t.Fatalf("after the crash the plan is at version %d; %d edits were acknowledged", plan.Version, acked)
-	}
-	want := text
-	for i := range plan.Version {
-		want += fmt.Sprintf("edit %02d\n", i)
-	}
-	if plan.Source != want {
-		t.Errorf("after the crash:\n%q\nwant the first %d edits:\n%q", plan.Source, plan.Version, want)
+	t.Logf("%d crashes, %d of them as a checkpoint was written, up to version %d", round, checkpoints, version)
+	if checkpoints < 2 {
+		t.Errorf("killed at %d checkpoints", checkpoints)
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -120,6 +121,41 @@ func TestUnresponsive(t *testing.T) {
 			t.Errorf("close = %d %q after %q", code, reason, frames)
 		}
 	})
+	t.Run("longest silence: frames flow to a client that never sends", func(t *testing.T) {
+		h := newHarness(t, func(o *agentconn.Options) {
+			o.Ping, o.Timeout, o.MaxSilence = 10*time.Millisecond, time.Hour, limit
+		})
+		c := h.raw(t, http.Header{"Authorization": {"Bearer tok-ana"}, wire.FeaturesHeader: {wire.FeatureSteerTurn}})
+		writeJSON(t, c, `{"type":"attach","version":1,"document":"doc1"}`)
+		if got := readFrame(t, c); !strings.HasPrefix(got, `{"type":"attached"`) {
+			t.Fatalf("attach answered %s", got)
+		}
+		startRawTurn(t, h, c, newSink())
+		c.SetPingHandler(func(string) error { return nil }) // no pongs
+		// The server keeps sending (steer requests nobody answers), and the
+		// client keeps reading: a draining queue is not hearing from it.
+		stop := make(chan struct{})
+		defer close(stop)
+		go func() {
+			tick := time.NewTicker(50 * time.Millisecond)
+			defer tick.Stop()
+			for {
+				select {
+				case <-stop:
+					return
+				case <-tick.C:
+					go h.srv.Steer(context.Background(), "doc1", "@ana: more")
+				}
+			}
+		}()
+		frames, code, reason := readClose(t, c)
+		if code != 1001 || reason != "unresponsive" {
+			t.Errorf("close = %d %q", code, reason)
+		}
+		if len(frames) < 2 || !strings.HasPrefix(frames[0], `{"type":"steer"`) {
+			t.Errorf("frames before the close: %d, first %.40q", len(frames), frames)
+		}
+	})
 	t.Run("pongs keep a link alive", func(t *testing.T) {
 		h := newHarness(t, func(o *agentconn.Options) {
 			o.Ping, o.Timeout, o.MaxSilence = 10*time.Millisecond, limit, time.Hour
@@ -132,7 +168,14 @@ func TestUnresponsive(t *testing.T) {
 				}
 			}
 		}()
-		time.Sleep(3 * limit)
+		// A link attached after it that does not answer is closed as
+		// unresponsive: by then this one's deadline has passed too.
+		quiet := h.raw(t, http.Header{"Authorization": {"Bearer tok-bo"}})
+		writeJSON(t, quiet, `{"type":"attach","version":1,"document":"doc2"}`)
+		if got := readFrame(t, quiet); !strings.HasPrefix(got, `{"type":"attached"`) {
+			t.Fatalf("attach answered %s", got)
+		}
+		h.waitStatus(t, "doc2", agentconn.PlannerGrace)
 		if st := h.srv.Status("doc1"); st.State != agentconn.PlannerAttached {
 			t.Fatalf("a link answering pings was closed: %+v", st)
 		}

@@ -1,6 +1,7 @@
 package agentconn_test
 
 import (
+	"context"
 	"errors"
 	"io"
 	"net/http"
@@ -32,6 +33,9 @@ func TestHTTPRefusals(t *testing.T) {
 		return hd
 	}
 	const proto = "Sec-WebSocket-Protocol"
+	// Tokens the host would accept, which the server refuses before asking it.
+	paired, huge := "chopin_p_"+strings.Repeat("A", 43), strings.Repeat("a", 4097)
+	h.host.set(func(f *fakeHost) { f.tokens[paired], f.tokens[huge] = "ana", "ana" })
 	tests := []struct {
 		name   string
 		h      *harness
@@ -55,7 +59,8 @@ func TestHTTPRefusals(t *testing.T) {
 		{"empty bearer", h, upgrade(proto, wire.Subprotocol, "Authorization", "Bearer "), 401, ""},
 		{"malformed bearer", h, upgrade(proto, wire.Subprotocol, "Authorization", "Bearer tok ana"), 401, ""},
 		{"unknown bearer", h, upgrade(proto, wire.Subprotocol, "Authorization", "Bearer tok-eve"), 401, ""},
-		{"planner credential in local mode", h, upgrade(proto, wire.Subprotocol, "Authorization", "Bearer chopin_p_"+strings.Repeat("A", 43)), 401, ""},
+		{"planner credential in local mode", h, upgrade(proto, wire.Subprotocol, "Authorization", "Bearer "+paired), 401, ""},
+		{"bearer over 4096 bytes", h, upgrade(proto, wire.Subprotocol, "Authorization", "Bearer "+huge), 401, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -142,6 +147,13 @@ func TestAttachRefusals(t *testing.T) {
 			`{"type":"refused","code":"document-archived","message":"This document is archived. Restore it in Chopin, then connect again."}`, 4404, "document-archived"},
 		{"forbidden", "tok-cy", `{"type":"attach","version":1,"document":"doc1"}`,
 			`{"type":"refused","code":"repository-forbidden","message":"cy cannot push to or administer octo/score, so it cannot be this document's Planner."}`, 4403, "repository-forbidden"},
+		// The checks go in the spec's order: version, document, access.
+		{"version before document", "tok-cy", `{"type":"attach","version":2,"document":"nope"}`,
+			`{"type":"refused","code":"unsupported-version","message":"This server speaks version 1 of the agent connection (chopin.agent.v1), not version 2. Attach with version 1."}`, 4426, "unsupported-version"},
+		{"document before access", "tok-cy", `{"type":"attach","version":1,"document":"nope"}`,
+			`{"type":"refused","code":"document-unavailable","message":"No document matches this id or URL, or it is being deleted. Check the document's URL in Chopin."}`, 4404, "document-unavailable"},
+		{"archived before access", "tok-cy", `{"type":"attach","version":1,"document":"old"}`,
+			`{"type":"refused","code":"document-archived","message":"This document is archived. Restore it in Chopin, then connect again."}`, 4404, "document-archived"},
 		{"not attach first", "tok-ana", `{"type":"detach"}`,
 			`{"type":"error","code":"protocol","message":"The first message must be attach, and nothing else may be sent until attached or refused."}`, 1008, "protocol"},
 		{"malformed attach", "tok-ana", `{"type":"attach","version":1}`,
@@ -154,6 +166,20 @@ func TestAttachRefusals(t *testing.T) {
 			expectClose(t, c, tt.frame, tt.code, tt.reason)
 		})
 	}
+
+	// A refused account takes nothing: the document is free for its Planner.
+	t.Run("refused account", func(t *testing.T) {
+		c := h.raw(t, http.Header{"Authorization": {"Bearer tok-cy"}})
+		writeJSON(t, c, `{"type":"attach","version":1,"document":"doc1"}`)
+		expectClose(t, c, `{"type":"refused","code":"repository-forbidden","message":"cy cannot push to or administer octo/score, so it cannot be this document's Planner."}`, 4403, "repository-forbidden")
+		if st := h.srv.Status("doc1"); st.State != agentconn.PlannerNone {
+			t.Errorf("after a refused attach: %+v", st)
+		}
+		l := h.dial(t, client.Config{})
+		l.Detach(context.Background())
+		h.waitStatus(t, "doc1", agentconn.PlannerGrace)
+		h.srv.Reset("doc1")
+	})
 
 	t.Run("unavailable", func(t *testing.T) {
 		h.host.set(func(f *fakeHost) { f.docErr = errors.New("disk on fire") })

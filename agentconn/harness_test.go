@@ -34,6 +34,7 @@ type fakeHost struct {
 	tools     map[string]func(context.Context, agentconn.ToolCall) (json.RawMessage, error)
 
 	planner   chan plannerEvent
+	checked   chan error // each access check's outcome, as it is made
 	asked     chan *agentconn.Question
 	withdrawn chan *agentconn.Question
 	runs      chan agentconn.RunsReport
@@ -55,6 +56,7 @@ func newFakeHost() *fakeHost {
 		forbidden: map[string]bool{},
 		tools:     map[string]func(context.Context, agentconn.ToolCall) (json.RawMessage, error){},
 		planner:   make(chan plannerEvent, 1000),
+		checked:   make(chan error, 1000),
 		asked:     make(chan *agentconn.Question, 1000),
 		withdrawn: make(chan *agentconn.Question, 1000),
 		runs:      make(chan agentconn.RunsReport, 1000),
@@ -87,13 +89,15 @@ func (h *fakeHost) Document(_ context.Context, ref string) (agentconn.Document, 
 func (h *fakeHost) Access(_ context.Context, a agentconn.Account, _ agentconn.Document) error {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if h.accessErr != nil {
-		return h.accessErr
+	err := h.accessErr
+	if err == nil && h.forbidden[a.Login] {
+		err = agentconn.ErrForbidden
 	}
-	if h.forbidden[a.Login] {
-		return agentconn.ErrForbidden
+	select {
+	case h.checked <- err:
+	default:
 	}
-	return nil
+	return err
 }
 
 func (h *fakeHost) PlannerChanged(doc string, st agentconn.PlannerStatus) {

@@ -122,9 +122,12 @@ func TestReleases(t *testing.T) {
 func TestPeriodicRecheck(t *testing.T) {
 	h := newHarness(t, func(o *agentconn.Options) { o.Recheck = 20 * time.Millisecond })
 	c := h.rawAttached(t)
-	// An outage leaves the link open...
+	// An outage leaves the link open: a check fails with it, and the next
+	// check comes, which it would not had the failure closed the link.
 	h.host.set(func(f *fakeHost) { f.accessErr = errors.New("outage") })
-	time.Sleep(100 * time.Millisecond)
+	for recv(t, h.host.checked) == nil {
+	}
+	recv(t, h.host.checked)
 	if st := h.srv.Status("doc1"); st.State != agentconn.PlannerAttached {
 		t.Fatalf("an outage closed the link: %+v", st)
 	}

@@ -100,17 +100,22 @@ func TestReportRunsSplit(t *testing.T) {
 			}}})
 			must(t, h.srv.StartTurn(context.Background(), "doc1", agentconn.TurnRequest{Prompt: "p", Sink: newSink()}))
 			must(t, recv(t, reported))
+			// Count the parts as the host hears them, up to the one that
+			// carries the last stage; then the status has the whole card.
 			parts := 0
-			for {
-				st := h.srv.Status("doc1")
-				if len(st.Runs) == 1 && (len(st.Runs[0].Stages) == 300 || !deltas && len(st.Runs[0].Stages) == 64) {
-					if !deltas && *st.Runs[0].EarlierStages != 236 {
-						t.Errorf("earlierStages = %d", *st.Runs[0].EarlierStages)
-					}
-					break
-				}
-				recv(t, h.host.runs)
+			for last := false; !last; {
+				r := recv(t, h.host.runs)
 				parts++
+				for _, c := range r.Cards {
+					last = last || len(c.Stages) > 0 && c.Stages[len(c.Stages)-1].ID == "s299"
+				}
+			}
+			st := h.srv.Status("doc1")
+			if len(st.Runs) != 1 || deltas && len(st.Runs[0].Stages) != 300 || !deltas && len(st.Runs[0].Stages) != 64 {
+				t.Fatalf("status after the last part: %d runs", len(st.Runs))
+			}
+			if !deltas && *st.Runs[0].EarlierStages != 236 {
+				t.Errorf("earlierStages = %d", *st.Runs[0].EarlierStages)
 			}
 			if deltas && parts < 2 {
 				t.Errorf("a 1.2 MB report arrived in %d parts", parts)

@@ -137,7 +137,11 @@ func (w *writer) run(stop <-chan struct{}) {
 		}
 		if pingDue {
 			pingDue = false
-			if err := w.conn.WriteControl(websocket.PingMessage, nil, time.Now().Add(w.ping)); err != nil {
+			// The write may take a second even with a shorter ping interval:
+			// a write past its deadline breaks the connection for good
+			// (gorilla/websocket), so on a loaded machine the close frame
+			// that follows would be lost too.
+			if err := w.conn.WriteControl(websocket.PingMessage, nil, time.Now().Add(max(w.ping, time.Second))); err != nil {
 				return
 			}
 		}

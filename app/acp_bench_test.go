@@ -19,6 +19,8 @@ import (
 	"time"
 
 	"github.com/gorilla/websocket"
+
+	"github.com/chopin-desktop/chopin/app/apptest"
 )
 
 const chunkBrowsers = 10
@@ -69,20 +71,20 @@ func chunkModel(b *testing.B) string {
 
 func benchChunks(b *testing.B, start func(ta *testApp, doc string) *plannerCLI) {
 	ta := startApp(b)
-	ta.addRepository("octo/plans")
-	ch := ta.createDocument("octo/plans", "Bench")
-	watch := ta.dialRoom(ch.ID)
+	ta.AddRepository("octo/plans")
+	ch := ta.CreateDocument("octo/plans", "Bench")
+	watch := ta.DialRoom(ch.ID)
 	cli := start(ta, ch.ID)
 	defer func() { cli.cancel(); cli.wait(b) }()
 	ta.waitAttached(watch, ch.ID)
-	watch.conn.Close()
+	watch.Conn.Close()
 
 	var counts [chunkBrowsers]int
 	var mu sync.Mutex
 	done := make(chan struct{}, chunkBrowsers)
 	for i := range chunkBrowsers {
-		rc := ta.dialRoom(ch.ID)
-		rc.conn.SetReadDeadline(time.Time{})
+		rc := ta.DialRoom(ch.ID)
+		rc.Conn.SetReadDeadline(time.Time{})
 		go func(i int, conn *websocket.Conn) {
 			for {
 				_, frame, err := conn.ReadMessage()
@@ -102,11 +104,11 @@ func benchChunks(b *testing.B, start func(ta *testApp, doc string) *plannerCLI) 
 					done <- struct{}{}
 				}
 			}
-		}(i, rc.conn)
+		}(i, rc.Conn)
 	}
 	b.ResetTimer()
 	start0 := time.Now()
-	want(b, ta.do("POST", "/api/channels/"+ch.ID+"/messages", map[string]string{"text": fmt.Sprintf("@chopin bench %d", b.N)}), http.StatusCreated, "")
+	apptest.Want(b, ta.Do("POST", "/api/channels/"+ch.ID+"/messages", map[string]string{"text": fmt.Sprintf("@chopin bench %d", b.N)}), http.StatusCreated, "")
 	for range chunkBrowsers {
 		select {
 		case <-done:

@@ -44,9 +44,9 @@ func nodeACPAgent(t testing.TB) []string {
 func TestACPPlannerNodeAgent(t *testing.T) {
 	agent := nodeACPAgent(t)
 	ta := startApp(t)
-	ta.addRepository("octo/plans")
-	ch := ta.createDocument("octo/plans", "Launch")
-	browser := ta.dialRoom(ch.ID)
+	ta.AddRepository("octo/plans")
+	ch := ta.CreateDocument("octo/plans", "Launch")
+	browser := ta.DialRoom(ch.ID)
 	cli := runPlanner(t, ta.plannerEnv(nil), append([]string{"--acp", "exec", ta.app.URL() + ch.URL, "--"}, agent...)...)
 	t.Cleanup(func() {
 		if t.Failed() {
@@ -59,7 +59,7 @@ func TestACPPlannerNodeAgent(t *testing.T) {
 		t.Fatalf("reply %v", r)
 	}
 	var plan room.Plan
-	ta.do("GET", "/api/channels/"+ch.ID+"/plan", nil).json(t, &plan)
+	ta.Do("GET", "/api/channels/"+ch.ID+"/plan", nil).JSON(t, &plan)
 	if plan.Source != "# Launch\n\n## Risks\n\nNone yet.\n" {
 		t.Errorf("plan %q", plan.Source)
 	}
@@ -69,20 +69,20 @@ func TestACPPlannerNodeAgent(t *testing.T) {
 			Stages []struct{ Name, Status string }
 		}
 	}
-	ta.do("GET", "/api/channels/"+ch.ID+"/planner", nil).json(t, &planner)
+	ta.Do("GET", "/api/channels/"+ch.ID+"/planner", nil).JSON(t, &planner)
 	if len(planner.Runs) != 1 || len(planner.Runs[0].Stages) != 2 || planner.Runs[0].Stages[1].Status != "completed" {
 		t.Errorf("runs %+v", planner.Runs)
 	}
 
-	browser.send(map[string]any{"type": "chat:send", "id": "m2", "text": "@chopin may I"})
-	card := browser.until("decision:update")["decision"].(map[string]any)
-	if r := ta.do("POST", "/api/channels/"+ch.ID+"/decisions/"+card["id"].(string)+"/answer",
+	browser.Send(map[string]any{"type": "chat:send", "id": "m2", "text": "@chopin may I"})
+	card := browser.Until("decision:update")["decision"].(map[string]any)
+	if r := ta.Do("POST", "/api/channels/"+ch.ID+"/decisions/"+card["id"].(string)+"/answer",
 		map[string]any{"labels": []string{"Reject"}}); r.Status != http.StatusOK {
 		t.Fatalf("answer: %d %s", r.Status, r.Body)
 	}
 	var r map[string]any
 	for r == nil || r["status"] == "streaming" {
-		if m := browser.until("chat:message")["message"].(map[string]any); m["role"] == "planner" {
+		if m := browser.Until("chat:message")["message"].(map[string]any); m["role"] == "planner" {
 			r = m
 		}
 	}
@@ -90,11 +90,11 @@ func TestACPPlannerNodeAgent(t *testing.T) {
 		t.Errorf("after the answer %v", r)
 	}
 
-	browser.send(map[string]any{"type": "chat:send", "id": "m3", "text": "@chopin wait"})
-	browser.until("chat:delta")
-	ta.do("POST", "/api/channels/"+ch.ID+"/planner/stop", nil)
+	browser.Send(map[string]any{"type": "chat:send", "id": "m3", "text": "@chopin wait"})
+	browser.Until("chat:delta")
+	ta.Do("POST", "/api/channels/"+ch.ID+"/planner/stop", nil)
 	for {
-		m := browser.until("chat:message")["message"].(map[string]any)
+		m := browser.Until("chat:message")["message"].(map[string]any)
 		if m["role"] == "planner" && m["status"] != "streaming" {
 			if m["status"] != "stopped" || !strings.HasPrefix(fmt.Sprint(m["text"]), "Waiting") {
 				t.Errorf("after Stop %v", m)

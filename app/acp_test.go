@@ -23,6 +23,7 @@ import (
 	sdk "github.com/coder/acp-go-sdk"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/chopin-desktop/chopin/app/apptest"
 	"github.com/chopin-desktop/chopin/room"
 )
 
@@ -395,23 +396,23 @@ func (ta *testApp) runACPPlanner(t *testing.T, mode, docURL string) *plannerCLI 
 
 // waitAttached waits until the document's Planner is attached: the tab's
 // socket says so, or it was already when the tab joined.
-func (ta *testApp) waitAttached(browser *roomClient, channelID string) {
+func (ta *testApp) waitAttached(browser *apptest.Room, channelID string) {
 	for {
 		var st struct{ State string }
-		ta.do("GET", "/api/channels/"+channelID+"/planner", nil).json(ta.t, &st)
+		ta.Do("GET", "/api/channels/"+channelID+"/planner", nil).JSON(ta.T, &st)
 		if st.State == "attached" {
 			return
 		}
-		browser.until("planner:status")
+		browser.Until("planner:status")
 	}
 }
 
 // reply sends text to Chat and waits for the Planner's finished reply.
-func reply(browser *roomClient, id, text string) map[string]any {
-	browser.send(map[string]any{"type": "chat:send", "id": id, "text": text})
+func reply(browser *apptest.Room, id, text string) map[string]any {
+	browser.Send(map[string]any{"type": "chat:send", "id": id, "text": text})
 	var r map[string]any
 	for r == nil || r["status"] == "streaming" {
-		m := browser.until("chat:message")["message"].(map[string]any)
+		m := browser.Until("chat:message")["message"].(map[string]any)
 		if m["role"] == "planner" {
 			r = m
 		}
@@ -424,9 +425,9 @@ func reply(browser *roomClient, id, text string) map[string]any {
 // call is a row, its MCP call is not shown twice, and its reply streams.
 func TestACPPlannerAnswersInChat(t *testing.T) {
 	ta := startApp(t)
-	ta.addRepository("octo/plans")
-	ch := ta.createDocument("octo/plans", "Launch")
-	browser := ta.dialRoom(ch.ID)
+	ta.AddRepository("octo/plans")
+	ch := ta.CreateDocument("octo/plans", "Launch")
+	browser := ta.DialRoom(ch.ID)
 	cli := ta.runACPPlanner(t, "script", ta.app.URL()+ch.URL)
 	ta.waitAttached(browser, ch.ID)
 
@@ -435,12 +436,12 @@ func TestACPPlannerAnswersInChat(t *testing.T) {
 		t.Fatalf("reply %v", r)
 	}
 	var plan room.Plan
-	ta.do("GET", "/api/channels/"+ch.ID+"/plan", nil).json(t, &plan)
+	ta.Do("GET", "/api/channels/"+ch.ID+"/plan", nil).JSON(t, &plan)
 	if plan.Source != "# Launch\n\n## Risks\n\nNone yet.\n" {
 		t.Errorf("plan %q", plan.Source)
 	}
 	var list struct{ Messages []room.Message }
-	ta.do("GET", "/api/channels/"+ch.ID+"/messages", nil).json(t, &list)
+	ta.Do("GET", "/api/channels/"+ch.ID+"/messages", nil).JSON(t, &list)
 	var details room.ReplyDetails
 	json.Unmarshal(list.Messages[len(list.Messages)-1].Details, &details)
 	// The agent's notifications and its MCP calls take different ways to
@@ -464,7 +465,7 @@ func TestACPPlannerAnswersInChat(t *testing.T) {
 			Stages       []struct{ Name, Status string }
 		}
 	}
-	ta.do("GET", "/api/channels/"+ch.ID+"/planner", nil).json(t, &planner)
+	ta.Do("GET", "/api/channels/"+ch.ID+"/planner", nil).JSON(t, &planner)
 	if len(planner.Runs) != 1 || planner.Runs[0].Status != "finished" || len(planner.Runs[0].Stages) != 2 ||
 		planner.Runs[0].Stages[1].Name != "Add risks" || planner.Runs[0].Stages[1].Status != "completed" {
 		t.Errorf("runs %+v", planner.Runs)
@@ -476,11 +477,11 @@ func TestACPPlannerAnswersInChat(t *testing.T) {
 		Models   []struct{ ID string }
 		Commands []struct{ Name string }
 	}
-	ta.do("GET", "/api/channels/"+ch.ID+"/planner/model", nil).json(t, &model)
+	ta.Do("GET", "/api/channels/"+ch.ID+"/planner/model", nil).JSON(t, &model)
 	if got := model.Models; len(got) != 2 || got[0].ID != "fast" || got[1].ID != "deep" {
-		t.Errorf("catalog %s", ta.do("GET", "/api/channels/"+ch.ID+"/planner/model", nil).Body)
+		t.Errorf("catalog %s", ta.Do("GET", "/api/channels/"+ch.ID+"/planner/model", nil).Body)
 	}
-	if r := ta.do("PUT", "/api/channels/"+ch.ID+"/planner/model", map[string]any{"model": "deep"}); r.Status != http.StatusOK {
+	if r := ta.Do("PUT", "/api/channels/"+ch.ID+"/planner/model", map[string]any{"model": "deep"}); r.Status != http.StatusOK {
 		t.Fatalf("choose deep: %d %s", r.Status, r.Body)
 	}
 	if r := reply(browser, "m3", "@chopin model"); r["text"] != "model deep" {
@@ -489,11 +490,11 @@ func TestACPPlannerAnswersInChat(t *testing.T) {
 	// available_commands_update comes after the session opened: read the
 	// state, and wait for the next chat:model while it lacks the command.
 	for {
-		ta.do("GET", "/api/channels/"+ch.ID+"/planner/model", nil).json(t, &model)
+		ta.Do("GET", "/api/channels/"+ch.ID+"/planner/model", nil).JSON(t, &model)
 		if len(model.Commands) > 0 {
 			break
 		}
-		browser.until("chat:model")
+		browser.Until("chat:model")
 	}
 	if len(model.Commands) != 1 || model.Commands[0].Name != "review" {
 		t.Errorf("commands %+v", model.Commands)
@@ -520,9 +521,9 @@ func TestACPPlannerWritesDescriptions(t *testing.T) {
 	events := filepath.Join(t.TempDir(), "events")
 	t.Setenv(fakeACPEventsEnv, events)
 	ta := startAppWith(t, describeConfig(t, 50*time.Millisecond))
-	ta.addRepository("octo/plans")
-	ch := ta.createDocument("octo/plans", "Launch")
-	browser := ta.dialRoom(ch.ID)
+	ta.AddRepository("octo/plans")
+	ch := ta.CreateDocument("octo/plans", "Launch")
+	browser := ta.DialRoom(ch.ID)
 	cli := ta.runACPPlanner(t, "script", ta.app.URL()+ch.URL)
 	ta.waitAttached(browser, ch.ID)
 
@@ -624,31 +625,31 @@ func TestACPPlannerWritesDescriptions(t *testing.T) {
 // mid-turn fails it, and the next @chopin starts a new agent.
 func TestACPPlannerPermissionStopCrash(t *testing.T) {
 	ta := startApp(t)
-	ta.addRepository("octo/plans")
-	ch := ta.createDocument("octo/plans", "Launch")
-	browser := ta.dialRoom(ch.ID)
+	ta.AddRepository("octo/plans")
+	ch := ta.CreateDocument("octo/plans", "Launch")
+	browser := ta.DialRoom(ch.ID)
 	cli := ta.runACPPlanner(t, "script", ta.app.URL()+ch.URL)
 	ta.waitAttached(browser, ch.ID)
 
-	browser.send(map[string]any{"type": "chat:send", "id": "m1", "text": "@chopin may I"})
+	browser.Send(map[string]any{"type": "chat:send", "id": "m1", "text": "@chopin may I"})
 	t.Cleanup(func() {
 		if t.Failed() {
 			t.Logf("planner stdout:\n%s\nstderr:\n%s", cli.stdout, cli.stderr)
 		}
 	})
-	card := browser.until("decision:update")["decision"].(map[string]any)
+	card := browser.Until("decision:update")["decision"].(map[string]any)
 	raw, _ := json.Marshal(card)
 	if !strings.Contains(string(raw), `"label":"Allow"`) || !strings.Contains(string(raw), `allow once`) || !strings.Contains(string(raw), "Edit main.go") {
 		t.Errorf("decision %s", raw)
 	}
-	resp := ta.do("POST", "/api/channels/"+ch.ID+"/decisions/"+card["id"].(string)+"/answer",
+	resp := ta.Do("POST", "/api/channels/"+ch.ID+"/decisions/"+card["id"].(string)+"/answer",
 		map[string]any{"labels": []string{"Allow"}})
 	if resp.Status != http.StatusOK {
 		t.Fatalf("answer: %d %s", resp.Status, resp.Body)
 	}
 	var r map[string]any
 	for r == nil || r["status"] == "streaming" {
-		m := browser.until("chat:message")["message"].(map[string]any)
+		m := browser.Until("chat:message")["message"].(map[string]any)
 		if m["role"] == "planner" {
 			r = m
 		}
@@ -662,11 +663,11 @@ func TestACPPlannerPermissionStopCrash(t *testing.T) {
 	}
 
 	// Stop: session/cancel, and the turn ends stopped.
-	browser.send(map[string]any{"type": "chat:send", "id": "m3", "text": "@chopin wait"})
-	browser.until("chat:delta") // "Waiting": the agent is in its prompt
-	ta.do("POST", "/api/channels/"+ch.ID+"/planner/stop", nil)
+	browser.Send(map[string]any{"type": "chat:send", "id": "m3", "text": "@chopin wait"})
+	browser.Until("chat:delta") // "Waiting": the agent is in its prompt
+	ta.Do("POST", "/api/channels/"+ch.ID+"/planner/stop", nil)
 	for {
-		m := browser.until("chat:message")["message"].(map[string]any)
+		m := browser.Until("chat:message")["message"].(map[string]any)
 		if m["role"] == "planner" && m["status"] != "streaming" {
 			if m["status"] != "stopped" {
 				t.Errorf("after Stop %v", m)
@@ -692,9 +693,9 @@ func TestACPPlannerSilentAgent(t *testing.T) {
 	defer func(d time.Duration) { acpInitializeTimeout = d }(acpInitializeTimeout)
 	acpInitializeTimeout = 300 * time.Millisecond
 	ta := startApp(t)
-	ta.addRepository("octo/plans")
-	ch := ta.createDocument("octo/plans", "Launch")
-	browser := ta.dialRoom(ch.ID)
+	ta.AddRepository("octo/plans")
+	ch := ta.CreateDocument("octo/plans", "Launch")
+	browser := ta.DialRoom(ch.ID)
 	cli := ta.runACPPlanner(t, "silent", ta.app.URL()+ch.URL)
 	ta.waitAttached(browser, ch.ID)
 	r := reply(browser, "m1", "@chopin hello")
@@ -721,10 +722,10 @@ func failure(m map[string]any) string {
 // starts a new session.
 func TestACPPlannerSessions(t *testing.T) {
 	ta := startApp(t)
-	ta.addRepository("octo/plans")
-	ch := ta.createDocument("octo/plans", "Launch")
+	ta.AddRepository("octo/plans")
+	ch := ta.CreateDocument("octo/plans", "Launch")
 	docURL := ch.ID // its URL names the port, which changes with the restart
-	browser := ta.dialRoom(ch.ID)
+	browser := ta.DialRoom(ch.ID)
 	cli := ta.runACPPlanner(t, "script-load", docURL)
 	ta.waitAttached(browser, ch.ID)
 	first := fmt.Sprint(reply(browser, "m1", "@chopin sessions")["text"])
@@ -734,15 +735,15 @@ func TestACPPlannerSessions(t *testing.T) {
 
 	// Chopin restarts: the link drops and comes back; the same process
 	// answers in the same session.
-	ta.stop()
+	ta.Stop()
 	ta = startAppWith(t, ta.app.cfg)
-	browser = ta.dialRoom(ch.ID)
+	browser = ta.DialRoom(ch.ID)
 	ta.waitAttached(browser, ch.ID)
 	if again := fmt.Sprint(reply(browser, "m2", "@chopin sessions")["text"]); again != first {
 		t.Errorf("after the link dropped %q, want %q", again, first)
 	}
 	var model struct{ Models []struct{ ID string } }
-	ta.do("GET", "/api/channels/"+ch.ID+"/planner/model", nil).json(t, &model)
+	ta.Do("GET", "/api/channels/"+ch.ID+"/planner/model", nil).JSON(t, &model)
 	if len(model.Models) != 2 {
 		t.Errorf("the catalog after the link came back: %+v", model)
 	}
@@ -781,11 +782,11 @@ func TestACPPlannerCheckoutReads(t *testing.T) {
 	outside := filepath.Join(t.TempDir(), "outside.txt")
 	os.WriteFile(outside, []byte("outside"), 0o600)
 	os.Symlink(outside, filepath.Join(checkout, "link.txt"))
-	if r := ta.do("POST", "/api/repositories", map[string]any{"name": "octo/plans", "path": checkout}); r.Status != http.StatusCreated {
+	if r := ta.Do("POST", "/api/repositories", map[string]any{"name": "octo/plans", "path": checkout}); r.Status != http.StatusCreated {
 		t.Fatalf("add repository: %d %s", r.Status, r.Body)
 	}
-	ch := ta.createDocument("octo/plans", "Launch")
-	browser := ta.dialRoom(ch.ID)
+	ch := ta.CreateDocument("octo/plans", "Launch")
+	browser := ta.DialRoom(ch.ID)
 	cli := ta.runACPPlanner(t, "script-stdio", ta.app.URL()+ch.URL)
 	ta.waitAttached(browser, ch.ID)
 
@@ -809,8 +810,8 @@ func TestACPPlannerCheckoutReads(t *testing.T) {
 // it knows, or an agent whose command is missing.
 func TestACPPlannerCommandErrors(t *testing.T) {
 	ta := startApp(t)
-	ta.addRepository("octo/plans")
-	ch := ta.createDocument("octo/plans", "Launch")
+	ta.AddRepository("octo/plans")
+	ch := ta.CreateDocument("octo/plans", "Launch")
 	toml := "[[acp_agent]]\nname = \"mine\"\ncommand = [\"/no/such/acp-agent\", \"--acp\"]\n"
 	if err := os.WriteFile(filepath.Join(ta.app.cfg.ConfigDir, "chopin.toml"), []byte(toml), 0o600); err != nil {
 		t.Fatal(err)
@@ -837,7 +838,7 @@ func TestACPPlannerCommandErrors(t *testing.T) {
 
 	// An agent of chopin.toml whose command is missing: said at attach, and
 	// the turn that waits for it fails with the same words.
-	browser := ta.dialRoom(ch.ID)
+	browser := ta.DialRoom(ch.ID)
 	cli := runPlanner(t, ta.plannerEnv(nil), "--acp", "mine", ch.ID)
 	ta.waitAttached(browser, ch.ID)
 	const missing = `The agent's command "/no/such/acp-agent" was not found on this computer.`

@@ -25,8 +25,8 @@ import (
 func TestBackupWhileEditing(t *testing.T) {
 	dir := t.TempDir()
 	ta := startAppWith(t, testConfig(t, dir))
-	ta.addRepository("acme/rocket")
-	doc := ta.createDocument("acme/rocket", "Launch plan")
+	ta.AddRepository("acme/rocket")
+	doc := ta.CreateDocument("acme/rocket", "Launch plan")
 
 	var mu sync.Mutex
 	acked := 0 // edits the server acknowledged
@@ -47,7 +47,7 @@ func TestBackupWhileEditing(t *testing.T) {
 			req, _ := http.NewRequest("PUT", ta.URL()+"/api/channels/"+doc.ID+"/plan", bytes.NewReader(body))
 			req.Header.Set("Content-Type", "application/json")
 			req.Header.Set("Origin", ta.URL())
-			resp, err := ta.browser.Do(req)
+			resp, err := ta.Browser.Do(req)
 			if err != nil {
 				mu.Lock()
 				editErr = err
@@ -114,7 +114,7 @@ func TestBackupWhileEditing(t *testing.T) {
 		!strings.Contains(stderr.String(), "already exists; add --force to replace it") {
 		t.Errorf("backup over an existing file: exit %d, stderr %q", code, &stderr)
 	}
-	ta.stop()
+	ta.Stop()
 
 	// Restore: put the backup in place of chopin.db and start Chopin on it.
 	restored := t.TempDir()
@@ -127,7 +127,7 @@ func TestBackupWhileEditing(t *testing.T) {
 	os.WriteFile(filepath.Join(cfg.DataDir, "chopin.db"), raw, 0o600)
 	again := startAppWith(t, cfg)
 	var plan struct{ Source string }
-	again.do("GET", "/api/channels/"+doc.ID+"/plan", nil).json(t, &plan)
+	again.Do("GET", "/api/channels/"+doc.ID+"/plan", nil).JSON(t, &plan)
 	for n := 1; n <= before; n++ {
 		if !strings.Contains(plan.Source, fmt.Sprintf("\nedit %d\n", n)) {
 			t.Fatalf("the backup lacks edit %d, acknowledged before the backup began:\n%s", n, plan.Source)
@@ -139,9 +139,9 @@ func TestBackupWhileEditing(t *testing.T) {
 func TestBackupWhenNotRunning(t *testing.T) {
 	dir := t.TempDir()
 	ta := startAppWith(t, testConfig(t, dir))
-	ta.addRepository("acme/rocket")
-	doc := ta.createDocument("acme/rocket", "Kept while stopped")
-	ta.stop()
+	ta.AddRepository("acme/rocket")
+	doc := ta.CreateDocument("acme/rocket", "Kept while stopped")
+	ta.Stop()
 
 	backup := filepath.Join(t.TempDir(), "b.db")
 	env := apptest.Env(dir)

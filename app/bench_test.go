@@ -22,11 +22,11 @@ import (
 // everything Chopin adds around the commit.
 func BenchmarkEditAck(b *testing.B) {
 	ta := startApp(b)
-	ta.addRepository("octo/plans")
-	ch := ta.createDocument("octo/plans", "Bench")
-	c := ta.dialRoom(ch.ID)
-	c.send(map[string]any{"type": "plan:open", "epoch": "", "version": 0})
-	length := len(c.until("plan:snapshot")["source"].(string))
+	ta.AddRepository("octo/plans")
+	ch := ta.CreateDocument("octo/plans", "Bench")
+	c := ta.DialRoom(ch.ID)
+	c.Send(map[string]any{"type": "plan:open", "epoch": "", "version": 0})
+	length := len(c.Until("plan:snapshot")["source"].(string))
 
 	bare := openBareSQLite(b, filepath.Join(filepath.Dir(ta.app.cfg.DataDir), "bare.db"))
 	defer bare.Close()
@@ -37,9 +37,9 @@ func BenchmarkEditAck(b *testing.B) {
 	b.ResetTimer()
 	for i := range n {
 		start := time.Now()
-		c.send(map[string]any{"type": "plan:push", "id": "p", "version": i,
+		c.Send(map[string]any{"type": "plan:push", "id": "p", "version": i,
 			"updates": []any{map[string]any{"clientID": "bench", "changes": insertAt(0, length, "a")}}})
-		if ack := c.until("plan:ack"); ack["version"] != float64(i+1) {
+		if ack := c.Until("plan:ack"); ack["version"] != float64(i+1) {
 			b.Fatalf("ack %v", ack)
 		}
 		app = append(app, time.Since(start))
@@ -101,7 +101,7 @@ func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond)
 func BenchmarkOpenRooms(b *testing.B) {
 	const rooms = 1000
 	ta := startApp(b)
-	ta.addRepository("octo/plans")
+	ta.AddRepository("octo/plans")
 	ctx := context.Background()
 	repo, _ := ta.app.store.RepositoryByName(ctx, "octo", "plans")
 	paragraph := strings.Repeat("We plan the rollout in small, reversible steps. ", 4) + "\n\n"
@@ -155,7 +155,7 @@ func heapInUse() uint64 {
 // replay record.
 func BenchmarkMCPPlan(b *testing.B) {
 	ta := startApp(b)
-	ta.addRepository("octo/plans")
+	ta.AddRepository("octo/plans")
 	cs := ta.mcpSession("bench")
 	var sb strings.Builder
 	sb.WriteString("# Bench\n\n")
@@ -164,7 +164,7 @@ func BenchmarkMCPPlan(b *testing.B) {
 	}
 	made := callTool(b, cs, "create_document", map[string]any{"idempotencyKey": "bench", "repository": "octo/plans", "title": "Bench", "plan": sb.String()})
 	id := made.str("id")
-	auth := map[string]string{"Authorization": "Bearer " + ta.token()}
+	auth := map[string]string{"Authorization": "Bearer " + ta.Token()}
 	source := sb.String()
 
 	n := b.N
@@ -179,7 +179,7 @@ func BenchmarkMCPPlan(b *testing.B) {
 		mcpRead = append(mcpRead, time.Since(start))
 
 		start = time.Now()
-		if r := ta.request(http.DefaultClient, "GET", "/api/channels/"+id+"/plan", nil, auth); r.Status != 200 {
+		if r := ta.Request(http.DefaultClient, "GET", "/api/channels/"+id+"/plan", nil, auth); r.Status != 200 {
 			b.Fatal(r.Status)
 		}
 		httpGet = append(httpGet, time.Since(start))
@@ -195,7 +195,7 @@ func BenchmarkMCPPlan(b *testing.B) {
 
 		source += "y"
 		start = time.Now()
-		if r := ta.request(http.DefaultClient, "PUT", "/api/channels/"+id+"/plan", map[string]any{"revision": revision, "source": source}, auth); r.Status != 200 {
+		if r := ta.Request(http.DefaultClient, "PUT", "/api/channels/"+id+"/plan", map[string]any{"revision": revision, "source": source}, auth); r.Status != 200 {
 			b.Fatal(r.Status, string(r.Body))
 		}
 		httpPut = append(httpPut, time.Since(start))

@@ -22,6 +22,7 @@ import (
 
 	"github.com/chopin-desktop/chopin/agentconn/client"
 	"github.com/chopin-desktop/chopin/agentconn/wire"
+	"github.com/chopin-desktop/chopin/app/apptest"
 	"github.com/chopin-desktop/chopin/room"
 )
 
@@ -121,7 +122,7 @@ func answerBrowser(ta *testApp, bp *browserPlanner, ask, channelID, text string)
 	case "attach":
 		return map[string]bool{"ok": true}, bp.attach(channelID)
 	case "token":
-		return map[string]string{"token": ta.token()}, nil
+		return map[string]string{"token": ta.Token()}, nil
 	case "planner":
 		return bp.seen(), nil
 	case "describe-hold":
@@ -147,11 +148,11 @@ func answerBrowser(ta *testApp, bp *browserPlanner, ask, channelID, text string)
 	case "checkout":
 		// A Git checkout whose origin names another repository, and a plain
 		// folder; the Planner reports reading the checkout once attached.
-		dir := gitCheckout(ta.t, "git@github.com:someone/else.git")
+		dir := gitCheckout(ta.T, "git@github.com:someone/else.git")
 		bp.mu.Lock()
 		bp.checkout = dir
 		bp.mu.Unlock()
-		return map[string]string{"path": dir, "plain": ta.t.TempDir()}, nil
+		return map[string]string{"path": dir, "plain": ta.T.TempDir()}, nil
 	case "nogit":
 		// The Planner reports its checkout again, with Git found or not.
 		bp.mu.Lock()
@@ -160,16 +161,16 @@ func answerBrowser(ta *testApp, bp *browserPlanner, ask, channelID, text string)
 		return map[string]bool{"ok": true}, bp.reportCatalog()
 	case "plan":
 		var plan room.Plan
-		r := ta.do("GET", "/api/channels/"+channelID+"/plan", nil)
+		r := ta.Do("GET", "/api/channels/"+channelID+"/plan", nil)
 		if r.Status != 200 {
 			return nil, fmt.Errorf("GET plan: %d %s", r.Status, r.Body)
 		}
-		r.json(ta.t, &plan)
+		r.JSON(ta.T, &plan)
 		return plan, nil
 	case "append":
 		var plan room.Plan
-		ta.do("GET", "/api/channels/"+channelID+"/plan", nil).json(ta.t, &plan)
-		r := ta.do("PUT", "/api/channels/"+channelID+"/plan", map[string]any{"revision": plan.Revision, "source": plan.Source + text})
+		ta.Do("GET", "/api/channels/"+channelID+"/plan", nil).JSON(ta.T, &plan)
+		r := ta.Do("PUT", "/api/channels/"+channelID+"/plan", map[string]any{"revision": plan.Revision, "source": plan.Source + text})
 		if r.Status != 200 {
 			return nil, fmt.Errorf("PUT plan: %d %s", r.Status, r.Body)
 		}
@@ -178,7 +179,7 @@ func answerBrowser(ta *testApp, bp *browserPlanner, ask, channelID, text string)
 		var list struct {
 			Decisions []room.Decision `json:"decisions"`
 		}
-		ta.do("GET", "/api/channels/"+channelID+"/decisions", nil).json(ta.t, &list)
+		ta.Do("GET", "/api/channels/"+channelID+"/decisions", nil).JSON(ta.T, &list)
 		return list, nil
 	case "decision":
 		// As the Planner's ask would: a questionnaire whose card lands in the plan.
@@ -203,8 +204,8 @@ func answerBrowser(ta *testApp, bp *browserPlanner, ask, channelID, text string)
 		return map[string]bool{"ok": true}, err
 	case "repository-checkout":
 		// A repository with a local Git checkout, text its owner/name.
-		dir := gitCheckout(ta.t, "")
-		r := ta.do("POST", "/api/repositories", map[string]string{"name": text, "path": dir})
+		dir := gitCheckout(ta.T, "")
+		r := ta.Do("POST", "/api/repositories", map[string]string{"name": text, "path": dir})
 		if r.Status != 201 {
 			return nil, fmt.Errorf("POST repository: %d %s", r.Status, r.Body)
 		}
@@ -324,15 +325,15 @@ func (bp *browserPlanner) reportCatalog(without ...string) error {
 }
 
 func (bp *browserPlanner) attach(channelID string) error {
-	ctx, cancel := context.WithTimeout(context.Background(), agentWait)
+	ctx, cancel := context.WithTimeout(context.Background(), apptest.Wait)
 	defer cancel()
-	l, err := client.Dial(ctx, client.Config{URL: bp.ta.agentURL(), Token: bp.ta.token(), Document: channelID,
+	l, err := client.Dial(ctx, client.Config{URL: bp.ta.AgentURL(), Token: bp.ta.Token(), Document: channelID,
 		Features: []string{"capability-catalog", "attachments", "steer-turn"},
 		Handler:  client.Handler{Turn: bp.turn, Stop: bp.stop, Resume: bp.resume, Steer: bp.steer}})
 	if err != nil {
 		return err
 	}
-	bp.ta.t.Cleanup(func() { l.Close() })
+	bp.ta.T.Cleanup(func() { l.Close() })
 	bp.mu.Lock()
 	bp.link = l
 	bp.mu.Unlock()

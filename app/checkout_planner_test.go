@@ -19,6 +19,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/chopin-desktop/chopin/app/apptest"
 	"github.com/chopin-desktop/chopin/room"
 )
 
@@ -123,15 +124,15 @@ func newCheckoutModel(t *testing.T) *checkoutModel {
 
 func TestPlannerReadsTheCheckout(t *testing.T) {
 	ta := startApp(t)
-	ta.addRepository("octo/engine")
+	ta.AddRepository("octo/engine")
 	dir := gitCheckout(t, "git@github.com:octo/engine.git")
 	os.MkdirAll(filepath.Join(dir, "cmd"), 0o755)
 	os.WriteFile(filepath.Join(dir, "cmd", "engine.go"), []byte("package main\n\n// Start runs the engine.\nfunc Start() {}\n"), 0o644)
 	os.WriteFile(filepath.Join(dir, ".env"), []byte("GITHUB_TOKEN="+checkoutToken+"\n"), 0o644)
 	os.WriteFile(filepath.Join(filepath.Dir(dir), "outside.txt"), []byte("outside\n"), 0o644)
-	want(t, ta.do("PATCH", "/api/repositories/octo/engine", map[string]string{"path": dir}), 200, "")
-	ch := ta.createDocument("octo/engine", "Start")
-	browser := ta.dialRoom(ch.ID)
+	apptest.Want(t, ta.Do("PATCH", "/api/repositories/octo/engine", map[string]string{"path": dir}), 200, "")
+	ch := ta.CreateDocument("octo/engine", "Start")
+	browser := ta.DialRoom(ch.ID)
 	model := newCheckoutModel(t)
 	env := ta.plannerEnv(nil)
 	env["OPENAI_BASE_URL"] = model.ts.URL + "/v1"
@@ -140,7 +141,7 @@ func TestPlannerReadsTheCheckout(t *testing.T) {
 	// The Planner's status says what it reads, as the header shows it.
 	status := func() map[string]any {
 		for {
-			st := browser.until("planner:status")["planner"].(map[string]any)
+			st := browser.Until("planner:status")["planner"].(map[string]any)
 			if c, ok := st["checkout"].(map[string]any); ok && st["state"] == "attached" {
 				return c
 			}
@@ -150,10 +151,10 @@ func TestPlannerReadsTheCheckout(t *testing.T) {
 		t.Fatalf("the status's checkout: %v", c)
 	}
 
-	browser.send(map[string]any{"type": "chat:send", "id": "m1", "text": "@chopin where does the engine start?"})
+	browser.Send(map[string]any{"type": "chat:send", "id": "m1", "text": "@chopin where does the engine start?"})
 	var reply map[string]any
 	for reply == nil || reply["status"] == "streaming" {
-		if m := browser.until("chat:message")["message"].(map[string]any); m["role"] == "planner" {
+		if m := browser.Until("chat:message")["message"].(map[string]any); m["role"] == "planner" {
 			reply = m
 		}
 	}
@@ -161,7 +162,7 @@ func TestPlannerReadsTheCheckout(t *testing.T) {
 		t.Fatalf("reply %v", reply)
 	}
 	var plan room.Plan
-	ta.do("GET", "/api/channels/"+ch.ID+"/plan", nil).json(t, &plan)
+	ta.Do("GET", "/api/channels/"+ch.ID+"/plan", nil).JSON(t, &plan)
 	if !strings.Contains(plan.Source, "The engine starts in `cmd/engine.go`.") {
 		t.Errorf("the plan does not cite the file the model read: %q", plan.Source)
 	}
@@ -190,8 +191,8 @@ func TestPlannerReadsTheCheckout(t *testing.T) {
 
 	// Chat's work details show the calls, failed one included, masked.
 	var list struct{ Messages []room.Message }
-	r := ta.do("GET", "/api/channels/"+ch.ID+"/messages", nil)
-	r.json(t, &list)
+	r := ta.Do("GET", "/api/channels/"+ch.ID+"/messages", nil)
+	r.JSON(t, &list)
 	if bytes.Contains(r.Body, []byte(checkoutToken)) {
 		t.Errorf("the key reached Chat")
 	}
@@ -207,13 +208,13 @@ func TestPlannerReadsTheCheckout(t *testing.T) {
 
 	// A checkout changed in Chopin is what the next turn reads.
 	other := gitCheckout(t, "")
-	want(t, ta.do("PATCH", "/api/repositories/octo/engine", map[string]string{"path": other}), 200, "")
-	browser.send(map[string]any{"type": "chat:send", "id": "m2", "text": "@chopin again"})
+	apptest.Want(t, ta.Do("PATCH", "/api/repositories/octo/engine", map[string]string{"path": other}), 200, "")
+	browser.Send(map[string]any{"type": "chat:send", "id": "m2", "text": "@chopin again"})
 	if c := status(); c["path"] != other {
 		t.Errorf("after the change, the status reads %v, want %s", c["path"], other)
 	}
 	for {
-		if m := browser.until("chat:message")["message"].(map[string]any); m["role"] == "planner" && m["status"] == "done" {
+		if m := browser.Until("chat:message")["message"].(map[string]any); m["role"] == "planner" && m["status"] == "done" {
 			break
 		}
 	}
@@ -230,9 +231,9 @@ func TestPlannerReadsTheCheckout(t *testing.T) {
 // there stops the command at once.
 func TestPlannerCheckoutFlag(t *testing.T) {
 	ta := startApp(t)
-	ta.addRepository("octo/engine")
-	ch := ta.createDocument("octo/engine", "Start")
-	browser := ta.dialRoom(ch.ID)
+	ta.AddRepository("octo/engine")
+	ch := ta.CreateDocument("octo/engine", "Start")
+	browser := ta.DialRoom(ch.ID)
 	model := newCheckoutModel(t)
 	env := ta.plannerEnv(nil)
 	env["OPENAI_BASE_URL"] = model.ts.URL + "/v1"
@@ -245,7 +246,7 @@ func TestPlannerCheckoutFlag(t *testing.T) {
 
 	runPlanner(t, env, ta.app.URL()+ch.URL, "--checkout", dir)
 	for {
-		st := browser.until("planner:status")["planner"].(map[string]any)
+		st := browser.Until("planner:status")["planner"].(map[string]any)
 		if c, ok := st["checkout"].(map[string]any); ok {
 			if c["path"] != dir || c["branch"] != "main" {
 				t.Fatalf("--checkout reads %v", c)

@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/chopin-desktop/chopin/app/apptest"
 )
 
 // gitCheckout makes a Git work tree with one commit on main and, unless
@@ -48,23 +50,23 @@ func TestRepositoryCheckout(t *testing.T) {
 	ta.AddRepository("octo/docs")
 	dir := gitCheckout(t, "https://github.com/octo/engine.git")
 
-	r := ta.do("PATCH", "/api/repositories/octo/engine", map[string]string{"path": dir})
-	want(t, r, 200, "")
+	r := ta.Do("PATCH", "/api/repositories/octo/engine", map[string]string{"path": dir})
+	apptest.Want(t, r, 200, "")
 	var repo repositoryJSON
-	r.json(t, &repo)
+	r.JSON(t, &repo)
 	if repo.Path != dir || repo.Checkout == nil || repo.Checkout.Branch != "main" || len(repo.Checkout.Head) != 40 ||
 		repo.Checkout.Origin != "https://github.com/octo/engine.git" || repo.Checkout.Warning != "" || !repo.Checkout.Git {
 		t.Fatalf("PATCH answered %s", r.Body)
 	}
 	var got repositoryJSON
-	ta.do("GET", "/api/repositories/OCTO/engine", nil).json(t, &got)
+	ta.Do("GET", "/api/repositories/OCTO/engine", nil).JSON(t, &got)
 	if got.Path != dir || got.Checkout == nil || got.Checkout.Head != repo.Checkout.Head {
 		t.Fatalf("GET one: %+v", got)
 	}
 
 	// The same checkout on a second repository is refused.
-	want(t, ta.do("PATCH", "/api/repositories/octo/docs", map[string]string{"path": dir}), 409, "checkout-taken")
-	want(t, ta.do("POST", "/api/repositories", map[string]string{"name": "octo/third", "path": dir + "/"}), 409, "checkout-taken")
+	apptest.Want(t, ta.Do("PATCH", "/api/repositories/octo/docs", map[string]string{"path": dir}), 409, "checkout-taken")
+	apptest.Want(t, ta.Do("POST", "/api/repositories", map[string]string{"name": "octo/third", "path": dir + "/"}), 409, "checkout-taken")
 
 	// What is not a work tree's top folder is refused, saying why.
 	plain := t.TempDir()
@@ -73,35 +75,35 @@ func TestRepositoryCheckout(t *testing.T) {
 		filepath.Join(plain, "gone"):    "does not exist",
 		filepath.Join(dir, "README.md"): "is a file, not a folder",
 	} {
-		r := ta.do("PATCH", "/api/repositories/octo/docs", map[string]string{"path": path})
-		want(t, r, 400, "invalid-path")
+		r := ta.Do("PATCH", "/api/repositories/octo/docs", map[string]string{"path": path})
+		apptest.Want(t, r, 400, "invalid-path")
 		if !strings.Contains(string(r.Body), says) {
 			t.Errorf("PATCH %s: %s, want it to say %q", path, r.Body, says)
 		}
 	}
 	os.MkdirAll(filepath.Join(dir, "src"), 0o755)
-	if r := ta.do("PATCH", "/api/repositories/octo/docs", map[string]string{"path": filepath.Join(dir, "src")}); !strings.Contains(string(r.Body), "is inside the Git work tree") {
+	if r := ta.Do("PATCH", "/api/repositories/octo/docs", map[string]string{"path": filepath.Join(dir, "src")}); !strings.Contains(string(r.Body), "is inside the Git work tree") {
 		t.Errorf("a subfolder: %s", r.Body)
 	}
-	want(t, ta.do("PATCH", "/api/repositories/octo/docs", map[string]any{}), 400, "invalid-body")
-	want(t, ta.do("PATCH", "/api/repositories/octo/nope", map[string]string{"path": ""}), 404, "repository-not-found")
+	apptest.Want(t, ta.Do("PATCH", "/api/repositories/octo/docs", map[string]any{}), 400, "invalid-body")
+	apptest.Want(t, ta.Do("PATCH", "/api/repositories/octo/nope", map[string]string{"path": ""}), 404, "repository-not-found")
 
 	// Another origin is a warning, not a refusal.
 	other := gitCheckout(t, "git@github.com:someone/else.git")
-	r = ta.do("PATCH", "/api/repositories/octo/docs", map[string]string{"path": other})
-	want(t, r, 200, "")
-	r.json(t, &repo)
+	r = ta.Do("PATCH", "/api/repositories/octo/docs", map[string]string{"path": other})
+	apptest.Want(t, r, 200, "")
+	r.JSON(t, &repo)
 	if repo.Checkout == nil || !strings.Contains(repo.Checkout.Warning, "origin remote is someone/else, not octo/docs") {
 		t.Fatalf("another origin: %s", r.Body)
 	}
 
 	// Clearing frees the path; a folder that went away cannot be set.
-	want(t, ta.do("PATCH", "/api/repositories/octo/engine", map[string]string{"path": ""}), 200, "")
-	want(t, ta.do("PATCH", "/api/repositories/octo/docs", map[string]string{"path": dir}), 200, "")
+	apptest.Want(t, ta.Do("PATCH", "/api/repositories/octo/engine", map[string]string{"path": ""}), 200, "")
+	apptest.Want(t, ta.Do("PATCH", "/api/repositories/octo/docs", map[string]string{"path": dir}), 200, "")
 	os.RemoveAll(other)
-	ta.do("PATCH", "/api/repositories/octo/engine", map[string]string{"path": other})
+	ta.Do("PATCH", "/api/repositories/octo/engine", map[string]string{"path": other})
 	var list struct{ Repositories []repositoryJSON }
-	ta.do("GET", "/api/repositories", nil).json(t, &list)
+	ta.Do("GET", "/api/repositories", nil).JSON(t, &list)
 	for _, r := range list.Repositories {
 		if r.Name == "octo/docs" && (r.Path != dir || r.Checkout == nil || r.Checkout.Branch != "main") {
 			t.Errorf("listed %+v", r)

@@ -34,7 +34,7 @@ func TestRepoAddRunning(t *testing.T) {
 			t.Errorf("%s: exit %d, %q, %q", remote, code, out, errs)
 		}
 		var got repositoryJSON
-		ta.do("GET", "/api/repositories/"+name, nil).json(t, &got)
+		ta.Do("GET", "/api/repositories/"+name, nil).JSON(t, &got)
 		if got.Path != dir || got.Checkout == nil || got.Checkout.Branch != "main" {
 			t.Errorf("%s registered as %+v", remote, got)
 		}

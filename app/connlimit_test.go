@@ -17,9 +17,9 @@ import (
 // Origin rule, and /ws takes only the upgrade browsers send.
 func TestEveryUpgradeIsCheckedForOrigin(t *testing.T) {
 	ta := startApp(t)
-	ta.addRepository("octo/plans")
-	ch := ta.createDocument("octo/plans", "Upgrades")
-	upgrade := func(origin string, up ...string) response {
+	ta.AddRepository("octo/plans")
+	ch := ta.CreateDocument("octo/plans", "Upgrades")
+	upgrade := func(origin string, up ...string) apptest.Response {
 		h := map[string]string{"Connection": "Upgrade", "Sec-WebSocket-Version": "13", "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ==", "Origin": origin}
 		req, _ := http.NewRequest("GET", ta.URL()+"/ws?channel="+ch.ID, nil)
 		for k, v := range h {
@@ -28,7 +28,7 @@ func TestEveryUpgradeIsCheckedForOrigin(t *testing.T) {
 		for _, u := range up {
 			req.Header.Add("Upgrade", u)
 		}
-		for _, c := range ta.browser.Jar.Cookies(req.URL) {
+		for _, c := range ta.Browser.Jar.Cookies(req.URL) {
 			req.AddCookie(c)
 		}
 		res, err := http.DefaultTransport.RoundTrip(req)
@@ -40,20 +40,20 @@ func TestEveryUpgradeIsCheckedForOrigin(t *testing.T) {
 		if res.StatusCode != http.StatusSwitchingProtocols {
 			body, _ = io.ReadAll(res.Body)
 		}
-		return response{apptest.Response{Status: res.StatusCode, Header: res.Header, Body: body}}
+		return apptest.Response{Status: res.StatusCode, Header: res.Header, Body: body}
 	}
 	for _, up := range [][]string{{"websocket"}, {"WebSocket"}, {"websocket, x"}, {"x, websocket"}, {"x", "websocket"}} {
-		if r := upgrade("http://127.0.0.1:1", up...); r.Status != 403 || r.code() != "forbidden-origin" {
-			t.Errorf("Upgrade %q from another origin: %d %s", up, r.Status, r.code())
+		if r := upgrade("http://127.0.0.1:1", up...); r.Status != 403 || r.Code() != "forbidden-origin" {
+			t.Errorf("Upgrade %q from another origin: %d %s", up, r.Status, r.Code())
 		}
 	}
 	for _, up := range [][]string{{"websocket, x"}, {"x", "websocket"}} {
-		if r := upgrade(ta.URL(), up...); r.Status != 400 || r.code() != "websocket-required" {
-			t.Errorf("Upgrade %q: %d %s", up, r.Status, r.code())
+		if r := upgrade(ta.URL(), up...); r.Status != 400 || r.Code() != "websocket-required" {
+			t.Errorf("Upgrade %q: %d %s", up, r.Status, r.Code())
 		}
 	}
 	if r := upgrade(ta.URL(), "websocket"); r.Status != http.StatusSwitchingProtocols {
-		t.Errorf("a browser's upgrade: %d %s", r.Status, r.code())
+		t.Errorf("a browser's upgrade: %d %s", r.Status, r.Code())
 	}
 }
 

@@ -13,6 +13,7 @@ import (
 
 	"github.com/gorilla/websocket"
 
+	"github.com/chopin-desktop/chopin/app/apptest"
 	"github.com/chopin-desktop/chopin/room"
 )
 
@@ -86,8 +87,8 @@ type collabClient struct {
 // here before.
 func (c *collabClient) connect() {
 	c.t.Helper()
-	rc := c.ta.dialRoom(c.doc)
-	c.conn, c.gen, c.pending = rc.conn, c.gen+1, nil
+	rc := c.ta.DialRoom(c.doc)
+	c.conn, c.gen, c.pending = rc.Conn, c.gen+1, nil
 	c.reads.Add(1)
 	// dialRoom read the greeting with a deadline; a tab waits as long as it
 	// takes.
@@ -434,8 +435,8 @@ func TestConvergence(t *testing.T) {
 	comeBack := min(goOffline+50+r.IntN(60), lastReturn)
 
 	ta := startApp(t)
-	ta.addRepository("octo/plans")
-	doc := ta.createDocument("octo/plans", "Convergence").ID
+	ta.AddRepository("octo/plans")
+	doc := ta.CreateDocument("octo/plans", "Convergence").ID
 
 	frames := make(chan socketFrame, 1<<14)
 	stop := make(chan struct{})
@@ -494,20 +495,20 @@ func TestConvergence(t *testing.T) {
 	// The plan starts as a Windows user's import would: CRLF, normalised by
 	// the server on the way in.
 	serverEdits, serverStale := 0, 0
-	want(t, ta.do("PUT", "/api/channels/"+doc+"/plan", map[string]any{"revision": 0,
+	apptest.Want(t, ta.Do("PUT", "/api/channels/"+doc+"/plan", map[string]any{"revision": 0,
 		"source": "# Convergence\r\n\r\nFirst step 😀\r\nSecond step e\u0301\r\n"}), 200, "")
 	serverEdit := func() bool {
 		var plan room.Plan
-		ta.do("GET", "/api/channels/"+doc+"/plan", nil).json(t, &plan)
+		ta.Do("GET", "/api/channels/"+doc+"/plan", nil).JSON(t, &plan)
 		lines := strings.SplitAfter(plan.Source, "\n")
 		at := r.IntN(len(lines) + 1)
 		source := strings.Join(lines[:at], "") + fmt.Sprintf("Server note %d\r\n", serverEdits) + strings.Join(lines[at:], "")
-		resp := ta.do("PUT", "/api/channels/"+doc+"/plan", map[string]any{"revision": plan.Revision, "source": source})
-		if resp.Status == 409 && resp.code() == "stale-revision" {
+		resp := ta.Do("PUT", "/api/channels/"+doc+"/plan", map[string]any{"revision": plan.Revision, "source": source})
+		if resp.Status == 409 && resp.Code() == "stale-revision" {
 			serverStale++ // a push got in between: fine, try another time
 			return false
 		}
-		want(t, resp, 200, "")
+		apptest.Want(t, resp, 200, "")
 		serverEdits++
 		return true
 	}
@@ -590,7 +591,7 @@ func TestConvergence(t *testing.T) {
 	}
 
 	var plan room.Plan
-	ta.do("GET", "/api/channels/"+doc+"/plan", nil).json(t, &plan)
+	ta.Do("GET", "/api/channels/"+doc+"/plan", nil).JSON(t, &plan)
 	for _, c := range clients {
 		if c.text != plan.Source || c.version != plan.Version {
 			t.Errorf("%s at version %d holds\n%q\nthe server at version %d holds\n%q", c.id, c.version, c.text, plan.Version, plan.Source)
@@ -608,10 +609,10 @@ func TestConvergence(t *testing.T) {
 		c.disconnect()
 	}
 	reads.Wait()
-	ta.stop()
+	ta.Stop()
 	again := startAppWith(t, ta.app.cfg)
 	var after room.Plan
-	again.do("GET", "/api/channels/"+doc+"/plan", nil).json(t, &after)
+	again.Do("GET", "/api/channels/"+doc+"/plan", nil).JSON(t, &after)
 	if after.Source != plan.Source || after.Version != plan.Version || after.Epoch != plan.Epoch {
 		t.Errorf("after a restart the plan is %s/%d\n%q\nnot %s/%d\n%q",
 			after.Epoch, after.Version, after.Source, plan.Epoch, plan.Version, plan.Source)
@@ -626,12 +627,12 @@ func TestConvergence(t *testing.T) {
 func BenchmarkRoomFanOut(b *testing.B) {
 	const readers = 20
 	ta := startApp(b)
-	ta.addRepository("octo/plans")
-	doc := ta.createDocument("octo/plans", "Fan-out").ID
+	ta.AddRepository("octo/plans")
+	doc := ta.CreateDocument("octo/plans", "Fan-out").ID
 
-	writer := ta.dialRoom(doc)
-	writer.send(map[string]any{"type": "plan:open", "epoch": "", "version": 0})
-	snap := writer.until("plan:snapshot")
+	writer := ta.DialRoom(doc)
+	writer.Send(map[string]any{"type": "plan:open", "epoch": "", "version": 0})
+	snap := writer.Until("plan:snapshot")
 	version, length := int64(snap["version"].(float64)), room.UTF16Len(snap["source"].(string))
 	target := version + int64(b.N)
 
@@ -639,10 +640,10 @@ func BenchmarkRoomFanOut(b *testing.B) {
 	// on a channel: only the benchmark's goroutine may fail it.
 	done := make(chan error, readers)
 	for range readers {
-		rc := ta.dialRoom(doc)
-		rc.send(map[string]any{"type": "plan:open", "epoch": "", "version": 0})
-		rc.until("plan:snapshot")
-		rc.conn.SetReadDeadline(time.Time{})
+		rc := ta.DialRoom(doc)
+		rc.Send(map[string]any{"type": "plan:open", "epoch": "", "version": 0})
+		rc.Until("plan:snapshot")
+		rc.Conn.SetReadDeadline(time.Time{})
 		go func(conn *websocket.Conn) {
 			at := version
 			for at < target {
@@ -664,21 +665,21 @@ func BenchmarkRoomFanOut(b *testing.B) {
 				}
 			}
 			done <- nil
-		}(rc.conn)
+		}(rc.Conn)
 	}
 
-	writer.conn.SetReadDeadline(time.Time{})
+	writer.Conn.SetReadDeadline(time.Time{})
 	b.ResetTimer()
 	start := time.Now()
 	for i := range b.N {
 		// Retype the last character, so the plan stays the same size.
 		changes := fmt.Sprintf(`[%d,[1,"%c"]]`, length-1, 'a'+i%26)
 		id := fmt.Sprint("p", i)
-		writer.send(map[string]any{"type": "plan:push", "id": id, "version": version,
+		writer.Send(map[string]any{"type": "plan:push", "id": id, "version": version,
 			"updates": []any{map[string]any{"clientID": "writer", "changes": json.RawMessage(changes)}}})
 		for {
 			var m struct{ Type, ID, Code string }
-			if err := writer.conn.ReadJSON(&m); err != nil {
+			if err := writer.Conn.ReadJSON(&m); err != nil {
 				b.Fatal(err)
 			}
 			if m.ID == id && m.Type == "plan:ack" {

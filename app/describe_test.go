@@ -23,6 +23,7 @@ import (
 	"github.com/chopin-desktop/chopin/agentconn"
 	"github.com/chopin-desktop/chopin/agentconn/client"
 	"github.com/chopin-desktop/chopin/agentconn/wire"
+	"github.com/chopin-desktop/chopin/app/apptest"
 )
 
 // describingPlanner answers isolated turns: a chunk's turn with answer(its
@@ -87,9 +88,9 @@ func (p *describingPlanner) seen() []wire.Turn {
 func attachDescriber(t *testing.T, ta *testApp, channelID string, answer func(string) string) *describingPlanner {
 	t.Helper()
 	p := &describingPlanner{ta: ta, answer: answer}
-	ctx, cancel := context.WithTimeout(context.Background(), agentWait)
+	ctx, cancel := context.WithTimeout(context.Background(), apptest.Wait)
 	defer cancel()
-	l, err := client.Dial(ctx, client.Config{URL: ta.agentURL(), Token: ta.token(), Document: channelID,
+	l, err := client.Dial(ctx, client.Config{URL: ta.AgentURL(), Token: ta.Token(), Document: channelID,
 		Handler: client.Handler{Turn: p.turn}})
 	if err != nil {
 		t.Fatal(err)
@@ -115,7 +116,7 @@ func describeConfig(t *testing.T, debounce time.Duration) Config {
 // eventually polls until ok; it measures nothing.
 func eventually(t *testing.T, what string, ok func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(agentWait)
+	deadline := time.Now().Add(apptest.Wait)
 	for !ok() {
 		if time.Now().After(deadline) {
 			t.Fatalf("never: %s", what)
@@ -131,32 +132,32 @@ type jobsJSON struct {
 func (ta *testApp) jobs(t *testing.T, channelID string) []jobView {
 	t.Helper()
 	var out jobsJSON
-	r := ta.do("GET", "/api/channels/"+channelID+"/jobs", nil)
-	want(t, r, 200, "")
-	r.json(t, &out)
+	r := ta.Do("GET", "/api/channels/"+channelID+"/jobs", nil)
+	apptest.Want(t, r, 200, "")
+	r.JSON(t, &out)
 	return out.Jobs
 }
 
 func (ta *testApp) channelNow(t *testing.T, id string) channelJSON {
 	t.Helper()
 	var ch channelJSON
-	ta.do("GET", "/api/channels/"+id, nil).json(t, &ch)
+	ta.Do("GET", "/api/channels/"+id, nil).JSON(t, &ch)
 	return ch
 }
 
 func (ta *testApp) putPlan(t *testing.T, id string, revision int64, source string) int64 {
 	t.Helper()
-	r := ta.do("PUT", "/api/channels/"+id+"/plan", map[string]any{"revision": revision, "source": source})
-	want(t, r, 200, "")
+	r := ta.Do("PUT", "/api/channels/"+id+"/plan", map[string]any{"revision": revision, "source": source})
+	apptest.Want(t, r, 200, "")
 	var plan struct{ Revision int64 }
-	r.json(t, &plan)
+	r.JSON(t, &plan)
 	return plan.Revision
 }
 
 func (ta *testApp) list(t *testing.T, query string) []channelJSON {
 	t.Helper()
 	var page struct{ Channels []channelJSON }
-	ta.do("GET", "/api/repositories/octo/plans/channels?query="+url.QueryEscape(query), nil).json(t, &page)
+	ta.Do("GET", "/api/repositories/octo/plans/channels?query="+url.QueryEscape(query), nil).JSON(t, &page)
 	return page.Channels
 }
 
@@ -169,8 +170,8 @@ func descriptionOf(ch channelJSON) string {
 
 func TestDescriptionFollowsEdits(t *testing.T) {
 	ta := startAppWith(t, describeConfig(t, 50*time.Millisecond))
-	ta.addRepository("octo/plans")
-	ch := ta.createDocument("octo/plans", "Storage")
+	ta.AddRepository("octo/plans")
+	ch := ta.CreateDocument("octo/plans", "Storage")
 	p := attachDescriber(t, ta, ch.ID, describeByFirstLine)
 	before := ta.channelNow(t, ch.ID)
 
@@ -186,7 +187,7 @@ func TestDescriptionFollowsEdits(t *testing.T) {
 		t.Errorf("search by description: %+v", hits)
 	}
 	var plan struct{ Revision int64 }
-	ta.do("GET", "/api/channels/"+ch.ID+"/plan", nil).json(t, &plan)
+	ta.Do("GET", "/api/channels/"+ch.ID+"/plan", nil).JSON(t, &plan)
 	if plan.Revision != rev {
 		t.Errorf("plan revision %d after the description, want %d", plan.Revision, rev)
 	}
@@ -223,16 +224,16 @@ func TestDescriptionFollowsEdits(t *testing.T) {
 
 func TestDescriptionWaitsForAPlanner(t *testing.T) {
 	ta := startAppWith(t, describeConfig(t, 0))
-	ta.addRepository("octo/plans")
-	ch := ta.createDocument("octo/plans", "Storage")
-	rc := ta.dialRoom(ch.ID)
+	ta.AddRepository("octo/plans")
+	ch := ta.CreateDocument("octo/plans", "Storage")
+	rc := ta.DialRoom(ch.ID)
 	ta.putPlan(t, ch.ID, 0, "# Storage\n\nOne file.\n")
 	eventually(t, "a paused job", func() bool {
 		js := ta.jobs(t, ch.ID)
 		return len(js) > 0 && js[0].State == "paused" && js[0].Reason == "planner-unavailable"
 	})
 	for { // the room's socket carries the same
-		f := rc.until("jobs:state")
+		f := rc.Until("jobs:state")
 		js, _ := f["jobs"].([]any)
 		if len(js) > 0 && js[0].(map[string]any)["state"] == "paused" {
 			if js[0].(map[string]any)["reason"] != "planner-unavailable" {
@@ -252,8 +253,8 @@ func TestDescriptionWaitsForAPlanner(t *testing.T) {
 
 func TestDescriptionRetriesThenFailsAndKeepsTheOld(t *testing.T) {
 	ta := startAppWith(t, describeConfig(t, 0))
-	ta.addRepository("octo/plans")
-	ch := ta.createDocument("octo/plans", "Storage")
+	ta.AddRepository("octo/plans")
+	ch := ta.CreateDocument("octo/plans", "Storage")
 	p := attachDescriber(t, ta, ch.ID, describeByFirstLine)
 	rev := ta.putPlan(t, ch.ID, 0, "# Storage\n\nOne file.\n")
 	eventually(t, "the first description", func() bool { return descriptionOf(ta.channelNow(t, ch.ID)) == "Plan for Storage" })
@@ -281,13 +282,13 @@ func TestDescriptionRetriesThenFailsAndKeepsTheOld(t *testing.T) {
 
 func TestDescriptionOfAChangedDocumentIsStaleAndRedone(t *testing.T) {
 	ta := startAppWith(t, describeConfig(t, 10*time.Minute)) // edits schedule nothing during the test
-	ta.addRepository("octo/plans")
-	ch := ta.createDocument("octo/plans", "Storage")
+	ta.AddRepository("octo/plans")
+	ch := ta.CreateDocument("octo/plans", "Storage")
 	gate := make(chan struct{})
 	p := attachDescriber(t, ta, ch.ID, describeByFirstLine)
 	p.set(describeByFirstLine, gate)
 	rev := ta.putPlan(t, ch.ID, 0, "# First\n")
-	ta.dialRoom(ch.ID) // opening the document ensures a job for revision 1
+	ta.DialRoom(ch.ID) // opening the document ensures a job for revision 1
 	eventually(t, "the turn for the first revision", func() bool { return len(p.seen()) == 1 })
 	ta.putPlan(t, ch.ID, rev, "# Second\n")
 	close(gate)
@@ -306,14 +307,14 @@ func TestDescriptionOfAChangedDocumentIsStaleAndRedone(t *testing.T) {
 func TestDescriptionJobResumesAfterRelaunch(t *testing.T) {
 	cfg := describeConfig(t, 0)
 	ta := startAppWith(t, cfg)
-	ta.addRepository("octo/plans")
-	ch := ta.createDocument("octo/plans", "Storage")
+	ta.AddRepository("octo/plans")
+	ch := ta.CreateDocument("octo/plans", "Storage")
 	p := attachDescriber(t, ta, ch.ID, describeByFirstLine)
 	p.set(describeByFirstLine, make(chan struct{})) // never answers
 	ta.putPlan(t, ch.ID, 0, "# Storage\n\nOne file.\n")
 	eventually(t, "a turn under way", func() bool { return len(p.seen()) == 1 })
 	first := ta.jobs(t, ch.ID)[0]
-	ta.stop() // quit in the middle of the job
+	ta.Stop() // quit in the middle of the job
 
 	ta = startAppWith(t, cfg)
 	if js := ta.jobs(t, ch.ID); len(js) != 1 || js[0].ID != first.ID || !strings.Contains("pending paused", js[0].State) {
@@ -332,8 +333,8 @@ func TestDescriptionJobResumesAfterRelaunch(t *testing.T) {
 // reduced pairwise, in the number of turns the rule gives.
 func TestDescriptionOfALargePlan(t *testing.T) {
 	ta := startAppWith(t, describeConfig(t, 0))
-	ta.addRepository("octo/plans")
-	ch := ta.createDocument("octo/plans", "Storage")
+	ta.AddRepository("octo/plans")
+	ch := ta.CreateDocument("octo/plans", "Storage")
 	p := attachDescriber(t, ta, ch.ID, func(material string) string {
 		return descriptionJSON(fmt.Sprintf("c%d", strings.Count(material, "\n\n")))
 	})
@@ -356,21 +357,21 @@ func TestDescriptionOfALargePlan(t *testing.T) {
 
 func TestArchiveSuspendsAndDeleteCancelsDescriptions(t *testing.T) {
 	ta := startAppWith(t, describeConfig(t, 0))
-	ta.addRepository("octo/plans")
-	ch := ta.createDocument("octo/plans", "Storage")
+	ta.AddRepository("octo/plans")
+	ch := ta.CreateDocument("octo/plans", "Storage")
 	ta.putPlan(t, ch.ID, 0, "# Storage\n\nOne file.\n")
 	eventually(t, "a paused job", func() bool { js := ta.jobs(t, ch.ID); return len(js) == 1 && js[0].State == "paused" })
-	want(t, ta.do("POST", "/api/channels/"+ch.ID+"/archive", nil), 200, "")
+	apptest.Want(t, ta.Do("POST", "/api/channels/"+ch.ID+"/archive", nil), 200, "")
 	if js := ta.jobs(t, ch.ID); js[0].State != "paused" || js[0].Reason != "archived" {
 		t.Errorf("after archive: %+v", js)
 	}
-	want(t, ta.do("POST", "/api/channels/"+ch.ID+"/restore", nil), 200, "")
+	apptest.Want(t, ta.Do("POST", "/api/channels/"+ch.ID+"/restore", nil), 200, "")
 	eventually(t, "the job waiting for a Planner again", func() bool {
 		js := ta.jobs(t, ch.ID)
 		return js[0].State == "paused" && js[0].Reason == "planner-unavailable"
 	})
-	want(t, ta.do("POST", "/api/channels/"+ch.ID+"/archive", nil), 200, "")
-	want(t, ta.do("DELETE", "/api/channels/"+ch.ID, nil), 204, "")
+	apptest.Want(t, ta.Do("POST", "/api/channels/"+ch.ID+"/archive", nil), 200, "")
+	apptest.Want(t, ta.Do("DELETE", "/api/channels/"+ch.ID, nil), 204, "")
 	if js, err := ta.app.store.TargetJobs(context.Background(), ch.ID, 10); err != nil || len(js) != 0 {
 		t.Errorf("jobs left after delete: %+v (%v)", js, err)
 	}
@@ -387,8 +388,8 @@ func testLogger(t testing.TB) *slog.Logger {
 // Planner, answers the isolated turns with its model's structured output.
 func TestPlannerCommandDescribesTheDocument(t *testing.T) {
 	ta := startAppWith(t, describeConfig(t, 0))
-	ta.addRepository("octo/plans")
-	ch := ta.createDocument("octo/plans", "Launch")
+	ta.AddRepository("octo/plans")
+	ch := ta.CreateDocument("octo/plans", "Launch")
 
 	var mu sync.Mutex
 	var formats []string

@@ -10,8 +10,8 @@ import (
 func TestEveryResponseRefusesFramingAndRemoteContent(t *testing.T) {
 	ta := startApp(t)
 	for _, path := range []string{"/", "/documents/octo/plans", "/healthz", "/api/session", "/api/no-such-route", "/no-such-file.js"} {
-		for _, client := range []*http.Client{ta.browser, http.DefaultClient} {
-			res := ta.request(client, "GET", path, nil, nil)
+		for _, client := range []*http.Client{ta.Browser, http.DefaultClient} {
+			res := ta.Request(client, "GET", path, nil, nil)
 			h := res.Header
 			if h.Get("Content-Security-Policy") != pageCSP || h.Get("X-Frame-Options") != "DENY" {
 				t.Errorf("GET %s (%d): CSP %q, X-Frame-Options %q", path, res.Status, h.Get("Content-Security-Policy"), h.Get("X-Frame-Options"))

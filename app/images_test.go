@@ -13,6 +13,7 @@ import (
 
 	"golang.org/x/image/webp"
 
+	"github.com/chopin-desktop/chopin/app/apptest"
 	"github.com/chopin-desktop/chopin/picture"
 	"github.com/chopin-desktop/chopin/room"
 	"github.com/chopin-desktop/chopin/store"
@@ -52,12 +53,12 @@ func storeTestImage(t *testing.T, ta *testApp, channelID string, w, h int) pictu
 
 func TestImageServed(t *testing.T) {
 	ta := startApp(t)
-	ta.addRepository("octo/plans")
-	doc := ta.createDocument("octo/plans", "Images")
+	ta.AddRepository("octo/plans")
+	doc := ta.CreateDocument("octo/plans", "Images")
 	img := storeTestImage(t, ta, doc.ID, 800, 400)
 
-	r := ta.do("GET", room.ImagePath(img), nil)
-	want(t, r, 200, "")
+	r := ta.Do("GET", room.ImagePath(img), nil)
+	apptest.Want(t, r, 200, "")
 	for k, v := range map[string]string{
 		"Content-Type":                 "image/png",
 		"X-Content-Type-Options":       "nosniff",
@@ -73,18 +74,18 @@ func TestImageServed(t *testing.T) {
 	if !bytes.Equal(r.Body, img.Data) {
 		t.Fatal("served bytes differ from the stored ones")
 	}
-	r = ta.request(ta.browser, "GET", room.ImagePath(img), nil, map[string]string{"If-None-Match": `"` + img.SHA256 + `"`})
-	want(t, r, 304, "")
+	r = ta.Request(ta.Browser, "GET", room.ImagePath(img), nil, map[string]string{"If-None-Match": `"` + img.SHA256 + `"`})
+	apptest.Want(t, r, 304, "")
 
 	// The agent token reads it too; a stranger does not.
 	ta.app.agentToken.mu.RLock()
 	token := ta.app.agentToken.value
 	ta.app.agentToken.mu.RUnlock()
-	want(t, ta.request(http.DefaultClient, "GET", room.ImagePath(img), nil, map[string]string{"Authorization": "Bearer " + token}), 200, "")
-	if r := ta.request(http.DefaultClient, "GET", room.ImagePath(img), nil, nil); r.Status != 401 || bytes.Contains(r.Body, img.Data[:16]) {
+	apptest.Want(t, ta.Request(http.DefaultClient, "GET", room.ImagePath(img), nil, map[string]string{"Authorization": "Bearer " + token}), 200, "")
+	if r := ta.Request(http.DefaultClient, "GET", room.ImagePath(img), nil, nil); r.Status != 401 || bytes.Contains(r.Body, img.Data[:16]) {
 		t.Fatalf("without a session: %d", r.Status)
 	}
-	want(t, ta.request(http.DefaultClient, "GET", room.ImagePath(img), nil, map[string]string{"Authorization": "Bearer chopin_a_wrong"}), 401, "")
+	apptest.Want(t, ta.Request(http.DefaultClient, "GET", room.ImagePath(img), nil, map[string]string{"Authorization": "Bearer chopin_a_wrong"}), 401, "")
 
 	// Unknown hash, another extension, a malformed name: 404.
 	for _, p := range []string{
@@ -95,22 +96,22 @@ func TestImageServed(t *testing.T) {
 		"/images/" + strings.ToUpper(img.SHA256) + ".png",
 		"/images/../api/session",
 	} {
-		if r := ta.do("GET", p, nil); r.Status != 404 {
+		if r := ta.Do("GET", p, nil); r.Status != 404 {
 			t.Errorf("%s: %d %s", p, r.Status, r.Body)
 		}
 	}
-	want(t, ta.do("GET", "/images/"+strings.Repeat("0", 64)+".png", nil), 404, "image-not-found")
+	apptest.Want(t, ta.Do("GET", "/images/"+strings.Repeat("0", 64)+".png", nil), 404, "image-not-found")
 }
 
 func TestImageThumbnail(t *testing.T) {
 	ta := startApp(t)
-	ta.addRepository("octo/plans")
-	doc := ta.createDocument("octo/plans", "Thumbnails")
+	ta.AddRepository("octo/plans")
+	doc := ta.CreateDocument("octo/plans", "Thumbnails")
 	img := storeTestImage(t, ta, doc.ID, 800, 400)
 
 	for range 2 { // made, then from the cache
-		r := ta.do("GET", room.ImagePath(img)+"?w=360", nil)
-		want(t, r, 200, "")
+		r := ta.Do("GET", room.ImagePath(img)+"?w=360", nil)
+		apptest.Want(t, r, 200, "")
 		if ct := r.Header.Get("Content-Type"); ct != "image/webp" || r.Header.Get("X-Content-Type-Options") != "nosniff" ||
 			r.Header.Get("Content-Security-Policy") != imageCSP || r.Header.Get("Etag") != `"`+img.SHA256+`-w360"` {
 			t.Fatalf("thumbnail headers %v", r.Header)
@@ -124,23 +125,23 @@ func TestImageThumbnail(t *testing.T) {
 		}
 	}
 	// Wider than the image: the image itself.
-	r := ta.do("GET", room.ImagePath(img)+"?w=960", nil)
-	want(t, r, 200, "")
+	r := ta.Do("GET", room.ImagePath(img)+"?w=960", nil)
+	apptest.Want(t, r, 200, "")
 	if r.Header.Get("Content-Type") != "image/png" || !bytes.Equal(r.Body, img.Data) {
 		t.Fatalf("?w=960 of an 800-wide image: %s", r.Header.Get("Content-Type"))
 	}
-	want(t, ta.do("GET", room.ImagePath(img)+"?w=333", nil), 400, "invalid-width")
-	want(t, ta.do("GET", room.ImagePath(img)+"?w=big", nil), 400, "invalid-width")
+	apptest.Want(t, ta.Do("GET", room.ImagePath(img)+"?w=333", nil), 400, "invalid-width")
+	apptest.Want(t, ta.Do("GET", room.ImagePath(img)+"?w=big", nil), 400, "invalid-width")
 }
 
 func TestImageOfDeletedDocument(t *testing.T) {
 	ta := startApp(t)
-	ta.addRepository("octo/plans")
-	doc := ta.createDocument("octo/plans", "Gone")
+	ta.AddRepository("octo/plans")
+	doc := ta.CreateDocument("octo/plans", "Gone")
 	img := storeTestImage(t, ta, doc.ID, 20, 10)
-	want(t, ta.do("GET", room.ImagePath(img), nil), 200, "")
-	want(t, ta.do("POST", "/api/channels/"+doc.ID+"/archive", nil), 200, "")
-	want(t, ta.do("GET", room.ImagePath(img), nil), 200, "") // an archived document is still read
-	want(t, ta.do("DELETE", "/api/channels/"+doc.ID, nil), 204, "")
-	want(t, ta.do("GET", room.ImagePath(img), nil), 404, "image-not-found")
+	apptest.Want(t, ta.Do("GET", room.ImagePath(img), nil), 200, "")
+	apptest.Want(t, ta.Do("POST", "/api/channels/"+doc.ID+"/archive", nil), 200, "")
+	apptest.Want(t, ta.Do("GET", room.ImagePath(img), nil), 200, "") // an archived document is still read
+	apptest.Want(t, ta.Do("DELETE", "/api/channels/"+doc.ID, nil), 204, "")
+	apptest.Want(t, ta.Do("GET", room.ImagePath(img), nil), 404, "image-not-found")
 }

@@ -4,48 +4,49 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/chopin-desktop/chopin/app/apptest"
 	"github.com/chopin-desktop/chopin/room"
 )
 
 // The small rules of what Chopin takes: each refusal in its documented code.
 func TestInputRules(t *testing.T) {
 	ta := startApp(t)
-	ta.addRepository("octo/plans")
-	ch := ta.createDocument("octo/plans", "Rules")
+	ta.AddRepository("octo/plans")
+	ch := ta.CreateDocument("octo/plans", "Rules")
 
 	for _, title := range []string{"nul\x00here", "two\nlines", "tab\there", "bell\a", "right\u202eleft", "iso\u2066late\u2069", "c1\u0085mid"} {
-		want(t, ta.do("POST", "/api/repositories/octo/plans/channels", map[string]string{"title": title}), 400, "invalid-title")
-		want(t, ta.do("PATCH", "/api/channels/"+ch.ID, map[string]string{"title": title}), 400, "invalid-title")
+		apptest.Want(t, ta.Do("POST", "/api/repositories/octo/plans/channels", map[string]string{"title": title}), 400, "invalid-title")
+		apptest.Want(t, ta.Do("PATCH", "/api/channels/"+ch.ID, map[string]string{"title": title}), 400, "invalid-title")
 	}
-	want(t, ta.do("POST", "/api/repositories/octo/plans/channels", map[string]string{"title": "Ünïcödé plan ✓"}), 201, "")
+	apptest.Want(t, ta.Do("POST", "/api/repositories/octo/plans/channels", map[string]string{"title": "Ünïcödé plan ✓"}), 201, "")
 
-	want(t, ta.do("POST", "/api/repositories/octo/plans/channels", "{\"title\": \"bad \xff\xfe bytes\"}"), 400, "invalid-json")
-	want(t, ta.do("PUT", "/api/channels/"+ch.ID+"/plan", "{\"revision\": 0, \"source\": \"# A\xc3\"}"), 400, "invalid-json")
+	apptest.Want(t, ta.Do("POST", "/api/repositories/octo/plans/channels", "{\"title\": \"bad \xff\xfe bytes\"}"), 400, "invalid-json")
+	apptest.Want(t, ta.Do("PUT", "/api/channels/"+ch.ID+"/plan", "{\"revision\": 0, \"source\": \"# A\xc3\"}"), 400, "invalid-json")
 
 	for _, empty := range []string{"", "\n\n", "   \n"} {
-		want(t, ta.do("PUT", "/api/channels/"+ch.ID+"/plan", map[string]any{"revision": 0, "source": empty}), 400, "empty-document")
+		apptest.Want(t, ta.Do("PUT", "/api/channels/"+ch.ID+"/plan", map[string]any{"revision": 0, "source": empty}), 400, "empty-document")
 	}
-	want(t, ta.do("PUT", "/api/channels/"+ch.ID+"/plan", map[string]any{"revision": 0, "source": "# Kept\n"}), 200, "")
+	apptest.Want(t, ta.Do("PUT", "/api/channels/"+ch.ID+"/plan", map[string]any{"revision": 0, "source": "# Kept\n"}), 200, "")
 
-	want(t, ta.do("GET", "/api/repositories/octo/plans/channels?cursor=%%%", nil), 400, "invalid-cursor")
-	want(t, ta.do("GET", "/api/repositories/octo/plans/channels?cursor=abc", nil), 400, "invalid-cursor")
-	want(t, ta.do("GET", "/api/repositories/octo/plans/channels?query=%zz", nil), 400, "invalid-argument")
+	apptest.Want(t, ta.Do("GET", "/api/repositories/octo/plans/channels?cursor=%%%", nil), 400, "invalid-cursor")
+	apptest.Want(t, ta.Do("GET", "/api/repositories/octo/plans/channels?cursor=abc", nil), 400, "invalid-cursor")
+	apptest.Want(t, ta.Do("GET", "/api/repositories/octo/plans/channels?query=%zz", nil), 400, "invalid-argument")
 }
 
 // A clientID is up to 128 characters, however many bytes they take.
 func TestClientIDCountsCharacters(t *testing.T) {
 	ta := startApp(t)
-	ta.addRepository("octo/plans")
-	ch := ta.createDocument("octo/plans", "Client IDs")
-	rc := ta.dialRoom(ch.ID)
-	rc.send(map[string]any{"type": "plan:open", "id": "o", "epoch": "", "version": 0})
-	snap := rc.until("plan:snapshot")
+	ta.AddRepository("octo/plans")
+	ch := ta.CreateDocument("octo/plans", "Client IDs")
+	rc := ta.DialRoom(ch.ID)
+	rc.Send(map[string]any{"type": "plan:open", "id": "o", "epoch": "", "version": 0})
+	snap := rc.Until("plan:snapshot")
 	length := len([]rune(snap["source"].(string)))
 	push := func(id, clientID string, version int) map[string]any {
-		rc.send(map[string]any{"type": "plan:push", "id": id, "version": version,
+		rc.Send(map[string]any{"type": "plan:push", "id": id, "version": version,
 			"updates": []any{map[string]any{"clientID": clientID, "changes": []any{length, []any{0, "x", ""}}}}})
 		for {
-			if m := rc.next(); m["id"] == id && (m["type"] == "plan:ack" || m["type"] == "error") {
+			if m := rc.Next(); m["id"] == id && (m["type"] == "plan:ack" || m["type"] == "error") {
 				return m
 			}
 		}
@@ -62,11 +63,11 @@ func TestClientIDCountsCharacters(t *testing.T) {
 // A push holds at most room.MaxPushUpdates updates.
 func TestPushUpdatesAreBounded(t *testing.T) {
 	ta := startApp(t)
-	ta.addRepository("octo/plans")
-	ch := ta.createDocument("octo/plans", "Pushes")
-	rc := ta.dialRoom(ch.ID)
-	rc.send(map[string]any{"type": "plan:open", "id": "o", "epoch": "", "version": 0})
-	snap := rc.until("plan:snapshot")
+	ta.AddRepository("octo/plans")
+	ch := ta.CreateDocument("octo/plans", "Pushes")
+	rc := ta.DialRoom(ch.ID)
+	rc.Send(map[string]any{"type": "plan:open", "id": "o", "epoch": "", "version": 0})
+	snap := rc.Until("plan:snapshot")
 	length := len([]rune(snap["source"].(string)))
 	version := int(snap["version"].(float64))
 	push := func(id string, n int) map[string]any {
@@ -74,9 +75,9 @@ func TestPushUpdatesAreBounded(t *testing.T) {
 		for i := range updates {
 			updates[i] = map[string]any{"clientID": "c", "changes": []any{length}}
 		}
-		rc.send(map[string]any{"type": "plan:push", "id": id, "version": version, "updates": updates})
+		rc.Send(map[string]any{"type": "plan:push", "id": id, "version": version, "updates": updates})
 		for {
-			if m := rc.next(); m["id"] == id && (m["type"] == "plan:ack" || m["type"] == "error") {
+			if m := rc.Next(); m["id"] == id && (m["type"] == "plan:ack" || m["type"] == "error") {
 				return m
 			}
 		}

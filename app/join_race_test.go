@@ -10,6 +10,7 @@ import (
 
 	"github.com/gorilla/websocket"
 
+	"github.com/chopin-desktop/chopin/app/apptest"
 	"github.com/chopin-desktop/chopin/room"
 )
 
@@ -111,14 +112,14 @@ func (j *joiningTab) barrier() {
 
 func TestJoinsDuringEditsEndInStep(t *testing.T) {
 	ta := startApp(t)
-	ta.addRepository("octo/plans")
-	ch := ta.createDocument("octo/plans", "Joins")
+	ta.AddRepository("octo/plans")
+	ch := ta.CreateDocument("octo/plans", "Joins")
 	var plan strings.Builder
 	plan.WriteString("# Joins\n\n")
 	for i := 0; plan.Len() < 128<<10; i++ {
 		fmt.Fprintf(&plan, "Paragraph %d of a plan long enough that a snapshot takes a while to send.\n\n", i)
 	}
-	want(t, ta.do("PUT", "/api/channels/"+ch.ID+"/plan", map[string]any{"revision": 0, "source": plan.String()}), 200, "")
+	apptest.Want(t, ta.Do("PUT", "/api/channels/"+ch.ID+"/plan", map[string]any{"revision": 0, "source": plan.String()}), 200, "")
 
 	editor := &joiningTab{t: t}
 	editor.conn, _ = ta.tryDialRoom(ch.ID)

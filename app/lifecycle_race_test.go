@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/gorilla/websocket"
+
+	"github.com/chopin-desktop/chopin/app/apptest"
 )
 
 // Sockets that join while a document is archived, restored or deleted: the
@@ -19,13 +21,13 @@ import (
 // status that refused it.
 func (ta *testApp) tryDialRoom(channelID string) (*websocket.Conn, int) {
 	header := http.Header{"Origin": {ta.URL()}}
-	for _, c := range ta.Browser.Jar.Cookies(mustURL(ta.URL())) {
+	for _, c := range ta.Browser.Jar.Cookies(apptest.MustURL(ta.URL())) {
 		header.Add("Cookie", c.Name+"="+c.Value)
 	}
 	conn, resp, err := websocket.DefaultDialer.Dial("ws"+strings.TrimPrefix(ta.URL(), "http")+"/ws?channel="+channelID, header)
 	if err != nil {
 		if resp == nil {
-			ta.t.Fatalf("dial room: %v", err)
+			ta.T.Fatalf("dial room: %v", err)
 		}
 		return nil, resp.StatusCode
 	}
@@ -69,12 +71,12 @@ func roomState(t *testing.T, conn *websocket.Conn) (archived, canEdit, deleted b
 
 func TestSocketsJoinWhileTheCatalogChanges(t *testing.T) {
 	ta := startApp(t)
-	ta.addRepository("octo/plans")
+	ta.AddRepository("octo/plans")
 	rounds := 1000
 	if testing.Short() {
 		rounds = 100
 	}
-	ch := ta.createDocument("octo/plans", "Lifecycle")
+	ch := ta.CreateDocument("octo/plans", "Lifecycle")
 	archived := false
 	for i := range rounds {
 		deleting := i%10 == 9
@@ -85,11 +87,11 @@ func TestSocketsJoinWhileTheCatalogChanges(t *testing.T) {
 		wg.Go(func() {
 			switch {
 			case deleting:
-				want(t, ta.do("DELETE", "/api/channels/"+ch.ID, nil), 204, "")
+				apptest.Want(t, ta.Do("DELETE", "/api/channels/"+ch.ID, nil), 204, "")
 			case archived:
-				want(t, ta.do("POST", "/api/channels/"+ch.ID+"/restore", nil), 200, "")
+				apptest.Want(t, ta.Do("POST", "/api/channels/"+ch.ID+"/restore", nil), 200, "")
 			default:
-				want(t, ta.do("POST", "/api/channels/"+ch.ID+"/archive", nil), 200, "")
+				apptest.Want(t, ta.Do("POST", "/api/channels/"+ch.ID+"/archive", nil), 200, "")
 			}
 		})
 		wg.Wait()
@@ -110,7 +112,7 @@ func TestSocketsJoinWhileTheCatalogChanges(t *testing.T) {
 			}
 		}
 		if deleting {
-			ch = ta.createDocument("octo/plans", "Lifecycle")
+			ch = ta.CreateDocument("octo/plans", "Lifecycle")
 			archived = false
 		}
 	}

@@ -44,11 +44,11 @@ func TestMCPNodeClient(t *testing.T) {
 		t.Fatalf("build chopin: %v\n%s", err, out)
 	}
 	ta := startAppWith(t, testConfig(t, dir))
-	ta.addRepository("acme/rocket")
+	ta.AddRepository("acme/rocket")
 
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, node, "tests/mcp.mjs", ta.URL()+"/mcp", ta.token(), "acme/rocket", bin)
+	cmd := exec.CommandContext(ctx, node, "tests/mcp.mjs", ta.URL()+"/mcp", ta.Token(), "acme/rocket", bin)
 	cmd.Dir = ui
 	cmd.Env = os.Environ()
 	for k, v := range apptest.Env(dir) {

@@ -40,15 +40,15 @@ func (b bearerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 
 // mcpSession connects the SDK's client to the app's /mcp as name.
 func (ta *testApp) mcpSession(name string) *mcp.ClientSession {
-	ta.t.Helper()
+	ta.T.Helper()
 	c := mcp.NewClient(&mcp.Implementation{Name: name, Version: "1.0"}, nil)
 	tr := &mcp.StreamableClientTransport{Endpoint: ta.URL() + "/mcp", MaxRetries: -1,
-		HTTPClient: &http.Client{Transport: bearerTransport{ta.token}}}
+		HTTPClient: &http.Client{Transport: bearerTransport{ta.Token}}}
 	cs, err := c.Connect(context.Background(), tr, nil)
 	if err != nil {
-		ta.t.Fatalf("connect: %v", err)
+		ta.T.Fatalf("connect: %v", err)
 	}
-	ta.t.Cleanup(func() { cs.Close() })
+	ta.T.Cleanup(func() { cs.Close() })
 	return cs
 }
 
@@ -176,7 +176,7 @@ func TestMCPInitializeAndTools(t *testing.T) {
 
 func TestMCPDocumentLifecycle(t *testing.T) {
 	ta := startApp(t)
-	ta.addRepository("acme/rocket")
+	ta.AddRepository("acme/rocket")
 	cs := ta.mcpSession("claude-code")
 
 	repos := callTool(t, cs, "list_repositories", map[string]any{})
@@ -220,7 +220,7 @@ func TestMCPDocumentLifecycle(t *testing.T) {
 		Revision int64
 		Source   string
 	}
-	ta.do("GET", "/api/channels/"+id+"/plan", nil).json(t, &plan)
+	ta.Do("GET", "/api/channels/"+id+"/plan", nil).JSON(t, &plan)
 	if plan.Source != "# Launch plan\n\nShip it.\n" || plan.Revision != 0 {
 		t.Fatalf("plan: %+v", plan)
 	}
@@ -261,13 +261,13 @@ func TestMCPDocumentLifecycle(t *testing.T) {
 	}
 	update["plan"] = "# Something else\n"
 	wantRefusal(t, callTool(t, cs, "update_document", update), "idempotency-conflict")
-	ta.do("GET", "/api/channels/"+id+"/plan", nil).json(t, &plan)
+	ta.Do("GET", "/api/channels/"+id+"/plan", nil).JSON(t, &plan)
 	if plan.Source != "# Launch plan\n\nShip it on Friday.\n" || plan.Revision != 1 {
 		t.Fatalf("plan after update: %+v", plan)
 	}
 	// Chat says who made the change.
 	var msgs struct{ Messages []struct{ Role, Text string } }
-	ta.do("GET", "/api/channels/"+id+"/messages", nil).json(t, &msgs)
+	ta.Do("GET", "/api/channels/"+id+"/messages", nil).JSON(t, &msgs)
 	if n := len(msgs.Messages); n != 1 || !strings.Contains(msgs.Messages[0].Text, "claude-code replaced the plan") {
 		t.Fatalf("Chat: %+v", msgs.Messages)
 	}
@@ -322,7 +322,7 @@ func TestMCPDocumentLifecycle(t *testing.T) {
 // following each next:, every character exactly once, as read_plan does.
 func TestMCPReadDocumentPaging(t *testing.T) {
 	ta := startApp(t)
-	ta.addRepository("acme/rocket")
+	ta.AddRepository("acme/rocket")
 	cs := ta.mcpSession("reader")
 	var b strings.Builder
 	b.WriteString("# Big\n\n")
@@ -368,8 +368,8 @@ func TestMCPReadDocumentPaging(t *testing.T) {
 
 func TestMCPUploadImage(t *testing.T) {
 	ta := startApp(t)
-	ta.addRepository("acme/rocket")
-	doc := ta.createDocument("acme/rocket", "Pictures")
+	ta.AddRepository("acme/rocket")
+	doc := ta.CreateDocument("acme/rocket", "Pictures")
 	cs := ta.mcpSession("painter")
 	var buf bytes.Buffer
 	png.Encode(&buf, image.NewRGBA(image.Rect(0, 0, 3, 2)))
@@ -381,7 +381,7 @@ func TestMCPUploadImage(t *testing.T) {
 	if !regexp.MustCompile(`^/images/[0-9a-f]{64}\.png$`).MatchString(path) || up.str("markdown") != "![image]("+path+")" {
 		t.Fatalf("upload_image: %v", up.Data)
 	}
-	if r := ta.do("GET", path, nil); r.Status != 200 || !bytes.Equal(r.Body, buf.Bytes()) {
+	if r := ta.Do("GET", path, nil); r.Status != 200 || !bytes.Equal(r.Body, buf.Bytes()) {
 		t.Fatalf("GET %s: %d", path, r.Status)
 	}
 	wantRefusal(t, callTool(t, cs, "upload_image", map[string]any{"id": doc.ID, "data": base64.StdEncoding.EncodeToString([]byte("<svg/>")), "mimeType": "image/svg+xml"}), "unsupported-type")
@@ -393,18 +393,18 @@ func TestMCPUploadImage(t *testing.T) {
 }
 
 // mcpPost sends one raw JSON-RPC body to /mcp with the given headers.
-func (ta *testApp) mcpPost(body string, header map[string]string) response {
-	ta.t.Helper()
+func (ta *testApp) mcpPost(body string, header map[string]string) apptest.Response {
+	ta.T.Helper()
 	h := map[string]string{"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
 	for k, v := range header {
 		h[k] = v
 	}
-	return ta.request(http.DefaultClient, "POST", "/mcp", body, h)
+	return ta.Request(http.DefaultClient, "POST", "/mcp", body, h)
 }
 
 const initializeBody = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`
 
-func rpcErrorCode(t testing.TB, r response) int64 {
+func rpcErrorCode(t testing.TB, r apptest.Response) int64 {
 	t.Helper()
 	var m struct {
 		Error *struct{ Code int64 }
@@ -417,7 +417,7 @@ func rpcErrorCode(t testing.TB, r response) int64 {
 
 func TestMCPTransportAndAuth(t *testing.T) {
 	ta := startApp(t)
-	auth := map[string]string{"Authorization": "Bearer " + ta.token()}
+	auth := map[string]string{"Authorization": "Bearer " + ta.Token()}
 
 	if r := ta.mcpPost(initializeBody, nil); r.Status != 401 {
 		t.Fatalf("no token: %d %s", r.Status, r.Body)
@@ -457,10 +457,10 @@ func TestMCPTransportAndAuth(t *testing.T) {
 			t.Errorf("%s: %d %d, want %d", body, r.Status, got, code)
 		}
 	}
-	if r := ta.request(http.DefaultClient, "GET", "/mcp", nil, session); r.Status != 405 || r.Header.Get("Allow") != "POST, DELETE" {
+	if r := ta.Request(http.DefaultClient, "GET", "/mcp", nil, session); r.Status != 405 || r.Header.Get("Allow") != "POST, DELETE" {
 		t.Fatalf("GET: %d %v", r.Status, r.Header)
 	}
-	if r := ta.request(http.DefaultClient, "PUT", "/mcp", "{}", session); r.Status != 405 || r.Header.Get("Allow") != "POST, DELETE" {
+	if r := ta.Request(http.DefaultClient, "PUT", "/mcp", "{}", session); r.Status != 405 || r.Header.Get("Allow") != "POST, DELETE" {
 		t.Fatalf("PUT: %d %v", r.Status, r.Header)
 	}
 	// A wrong Host is refused as on every route.
@@ -490,7 +490,7 @@ func TestMCPAgentOff(t *testing.T) {
 	cfg := testConfig(t, t.TempDir())
 	cfg.Agent = false
 	ta := startAppWith(t, cfg)
-	if r := ta.mcpPost(initializeBody, map[string]string{"Authorization": "Bearer " + ta.token()}); r.Status != 200 {
+	if r := ta.mcpPost(initializeBody, map[string]string{"Authorization": "Bearer " + ta.Token()}); r.Status != 200 {
 		t.Fatalf("initialize with AGENT=off: %d %s", r.Status, r.Body)
 	}
 }
@@ -499,8 +499,8 @@ func TestMCPAgentOff(t *testing.T) {
 // plan:updates, the same journal as a person's edit.
 func TestMCPUpdateReachesOpenTab(t *testing.T) {
 	ta := startApp(t)
-	ta.addRepository("acme/rocket")
-	doc := ta.createDocument("acme/rocket", "Live")
+	ta.AddRepository("acme/rocket")
+	doc := ta.CreateDocument("acme/rocket", "Live")
 	tab := ta.DialRoom(doc.ID)
 	tab.Send(map[string]any{"type": "plan:open", "id": "o1"})
 	tab.Until("plan:snapshot")
@@ -522,13 +522,13 @@ func TestMCPUpdateReachesOpenTab(t *testing.T) {
 func TestMCPUpdateReplayAcrossRestart(t *testing.T) {
 	cfg := testConfig(t, t.TempDir())
 	ta := startAppWith(t, cfg)
-	ta.addRepository("acme/rocket")
-	doc := ta.createDocument("acme/rocket", "Durable")
+	ta.AddRepository("acme/rocket")
+	doc := ta.CreateDocument("acme/rocket", "Durable")
 	cs := ta.mcpSession("codex")
 	update := map[string]any{"id": doc.ID, "revision": 0, "plan": "# Durable\n\nKept.\n", "idempotencyKey": "once"}
 	wantOK(t, callTool(t, cs, "update_document", update), "update_document")
 	cs.Close()
-	ta.stop()
+	ta.Stop()
 
 	ta = startAppWith(t, cfg)
 	cs = ta.mcpSession("codex")
@@ -546,21 +546,21 @@ func TestMCPUpdateReplayAcrossRestart(t *testing.T) {
 // Planner as a turn.
 func TestMCPInvokePlanner(t *testing.T) {
 	ta := startApp(t)
-	ta.addRepository("acme/rocket")
-	doc := ta.createDocument("acme/rocket", "Invoked")
+	ta.AddRepository("acme/rocket")
+	doc := ta.CreateDocument("acme/rocket", "Invoked")
 	cs := ta.mcpSession("gemini-cli")
 
 	refused := callTool(t, cs, "invoke_planner", map[string]any{"id": doc.ID, "instruction": "Draft the plan."})
 	wantRefusal(t, refused, "planner-not-attached")
 	var person struct{ Code, Message string }
-	ta.do("POST", "/api/channels/"+doc.ID+"/messages", map[string]string{"text": "@chopin Draft the plan."}).json(t, &person)
+	ta.Do("POST", "/api/channels/"+doc.ID+"/messages", map[string]string{"text": "@chopin Draft the plan."}).JSON(t, &person)
 	if person.Code != "planner-not-attached" || refused.str("message") != person.Message {
 		t.Fatalf("invoke_planner's refusal %q is not a person's %q", refused.str("message"), person.Message)
 	}
 	var msgs struct {
 		Messages []struct{ Role, Author, Text string }
 	}
-	ta.do("GET", "/api/channels/"+doc.ID+"/messages", nil).json(t, &msgs)
+	ta.Do("GET", "/api/channels/"+doc.ID+"/messages", nil).JSON(t, &msgs)
 	if len(msgs.Messages) != 0 {
 		t.Fatalf("a refused instruction was kept: %+v", msgs.Messages)
 	}
@@ -569,9 +569,9 @@ func TestMCPInvokePlanner(t *testing.T) {
 	wantInvalidParams(t, cs, "invoke_planner", map[string]any{"id": doc.ID, "instruction": strings.Repeat("x", 64<<10+1)})
 
 	prompts := make(chan string, 4)
-	ctx, cancel := context.WithTimeout(context.Background(), agentWait)
+	ctx, cancel := context.WithTimeout(context.Background(), apptest.Wait)
 	defer cancel()
-	link, err := client.Dial(ctx, client.Config{URL: ta.agentURL(), Token: ta.token(), Document: doc.ID,
+	link, err := client.Dial(ctx, client.Config{URL: ta.AgentURL(), Token: ta.Token(), Document: doc.ID,
 		Handler: client.Handler{Turn: func(_ context.Context, tn *client.Turn) error {
 			prompts <- tn.Prompt()
 			return tn.Text("On it.")
@@ -589,7 +589,7 @@ func TestMCPInvokePlanner(t *testing.T) {
 	if p := <-prompts; !strings.HasSuffix(p, "@gemini-cli: Draft the plan.") {
 		t.Fatalf("prompt: %q", p)
 	}
-	for deadline := time.Now().Add(agentWait); ta.app.agent.Busy(doc.ID); time.Sleep(10 * time.Millisecond) {
+	for deadline := time.Now().Add(apptest.Wait); ta.app.agent.Busy(doc.ID); time.Sleep(10 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatal("the Planner's turn does not end")
 		}
@@ -598,7 +598,7 @@ func TestMCPInvokePlanner(t *testing.T) {
 	if p := <-prompts; !strings.HasSuffix(p, "The run finished.") || strings.Contains(p, "@") {
 		t.Fatalf("system prompt: %q", p)
 	}
-	ta.do("GET", "/api/channels/"+doc.ID+"/messages", nil).json(t, &msgs)
+	ta.Do("GET", "/api/channels/"+doc.ID+"/messages", nil).JSON(t, &msgs)
 	var kinds []string
 	for _, m := range msgs.Messages {
 		kinds = append(kinds, m.Role+":"+m.Author)
@@ -633,7 +633,7 @@ func mcpCommand(t *testing.T, env map[string]string) (*mcp.ClientSession, *appte
 		select {
 		case code := <-done:
 			return code
-		case <-time.After(agentWait):
+		case <-time.After(apptest.Wait):
 			t.Fatalf("chopin mcp did not exit\n%s", stderr)
 			return -1
 		}
@@ -645,7 +645,7 @@ func mcpCommand(t *testing.T, env map[string]string) (*mcp.ClientSession, *appte
 func TestMCPCommandForwards(t *testing.T) {
 	dir := t.TempDir()
 	ta := startAppWith(t, testConfig(t, dir))
-	ta.addRepository("acme/rocket")
+	ta.AddRepository("acme/rocket")
 	cs, stderr, wait := mcpCommand(t, apptest.Env(dir))
 	if cs.InitializeResult().ServerInfo.Name != "chopin" {
 		t.Fatalf("initialize: %+v", cs.InitializeResult())
@@ -657,7 +657,7 @@ func TestMCPCommandForwards(t *testing.T) {
 	wantRefusal(t, callTool(t, cs, "read_document", map[string]any{"id": "/documents/acme/rocket/none"}), "document-unavailable")
 	wantInvalidParams(t, cs, "read_document", map[string]any{"id": made.str("id"), "x": 1})
 	var msgs struct{ Messages []struct{ Text string } }
-	ta.do("GET", "/api/channels/"+made.str("id")+"/messages", nil).json(t, &msgs)
+	ta.Do("GET", "/api/channels/"+made.str("id")+"/messages", nil).JSON(t, &msgs)
 	if len(msgs.Messages) != 1 || !strings.HasPrefix(msgs.Messages[0].Text, "stdio-client replaced the plan") {
 		t.Fatalf("Chat: %+v", msgs.Messages)
 	}
@@ -686,7 +686,7 @@ func TestMCPCommandStartsChopin(t *testing.T) {
 	}
 	// It has stopped: the data directory is free for another Chopin.
 	ta := startAppWith(t, testConfig(t, dir))
-	ta.stop()
+	ta.Stop()
 }
 
 // TestMCPCommandSurvivesRestart: when Chopin restarts (here on another
@@ -696,10 +696,10 @@ func TestMCPCommandSurvivesRestart(t *testing.T) {
 	dir := t.TempDir()
 	cfg := testConfig(t, dir)
 	ta := startAppWith(t, cfg)
-	ta.addRepository("acme/rocket")
+	ta.AddRepository("acme/rocket")
 	cs, stderr, wait := mcpCommand(t, apptest.Env(dir))
 	wantOK(t, callTool(t, cs, "list_repositories", map[string]any{}), "before the restart")
-	ta.stop()
+	ta.Stop()
 	ta = startAppWith(t, cfg)
 	repos := callTool(t, cs, "list_repositories", map[string]any{})
 	if repos.IsError || !strings.Contains(repos.Text, "acme/rocket") {

@@ -31,7 +31,7 @@ func cliIn(dir string) (*CLI, *bytes.Buffer, *bytes.Buffer) {
 func TestExportImportRoundTrip(t *testing.T) {
 	dir := t.TempDir()
 	ta := startAppWith(t, testConfig(t, dir))
-	ta.addRepository("acme/rocket")
+	ta.AddRepository("acme/rocket")
 	src := filepath.Join(t.TempDir(), "launch.md")
 	os.WriteFile(src, []byte(planFixture), 0o600)
 
@@ -60,7 +60,7 @@ func TestExportImportRoundTrip(t *testing.T) {
 		t.Errorf("export to standard output: exit %d, %q", code, stdout)
 	}
 	// The browser's Download .md is the same bytes.
-	r := ta.do("GET", "/api/channels/"+docID(t, ta, "launch-plan")+"/plan.md", nil)
+	r := ta.Do("GET", "/api/channels/"+docID(t, ta, "launch-plan")+"/plan.md", nil)
 	if r.Status != 200 || string(r.Body) != planFixture || r.Header.Get("Content-Disposition") != `attachment; filename="launch-plan.md"` {
 		t.Errorf("plan.md: %d %q %q", r.Status, r.Header.Get("Content-Disposition"), r.Body)
 	}
@@ -80,7 +80,7 @@ func TestExportImportRoundTrip(t *testing.T) {
 func docID(t *testing.T, ta *testApp, slug string) string {
 	t.Helper()
 	var ch channelJSON
-	ta.do("GET", "/api/repositories/acme/rocket/documents/"+slug, nil).json(t, &ch)
+	ta.Do("GET", "/api/repositories/acme/rocket/documents/"+slug, nil).JSON(t, &ch)
 	return ch.ID
 }
 
@@ -89,7 +89,7 @@ func docID(t *testing.T, ta *testApp, slug string) string {
 func TestImportMalformedNamesTheLine(t *testing.T) {
 	dir := t.TempDir()
 	ta := startAppWith(t, testConfig(t, dir))
-	ta.addRepository("acme/rocket")
+	ta.AddRepository("acme/rocket")
 	src := filepath.Join(t.TempDir(), "bad.md")
 	os.WriteFile(src, []byte("# Bad\n\nfine\nnot \xff UTF-8\n\n<Decision id=\"d1\" />\nnul \x00 here\n"), 0o600)
 
@@ -103,7 +103,7 @@ func TestImportMalformedNamesTheLine(t *testing.T) {
 		t.Errorf("exit %d\nstderr:\n%s\nwant:\n%s", code, stderr, want)
 	}
 	var list struct{ Channels []channelJSON }
-	ta.do("GET", "/api/repositories/acme/rocket/channels", nil).json(t, &list)
+	ta.Do("GET", "/api/repositories/acme/rocket/channels", nil).JSON(t, &list)
 	if len(list.Channels) != 0 {
 		t.Errorf("a refused import left documents: %+v", list.Channels)
 	}
@@ -114,8 +114,8 @@ func TestImportMalformedNamesTheLine(t *testing.T) {
 func TestExportImportWhenNotRunning(t *testing.T) {
 	dir := t.TempDir()
 	ta := startAppWith(t, testConfig(t, dir))
-	ta.addRepository("acme/rocket")
-	ta.stop()
+	ta.AddRepository("acme/rocket")
+	ta.Stop()
 
 	src := filepath.Join(t.TempDir(), "launch.md")
 	os.WriteFile(src, []byte(planFixture), 0o600)
@@ -140,13 +140,13 @@ func TestSaveToCheckoutRefusesToClobber(t *testing.T) {
 	checkout := gitCheckout(t, "")
 	apptest.Want(t, ta.Do("POST", "/api/repositories", map[string]string{"name": "acme/rocket", "path": checkout}), 201, "")
 	apptest.Want(t, ta.Do("POST", "/api/repositories", map[string]string{"name": "acme/nopath"}), 201, "")
-	doc := ta.createDocument("acme/rocket", "Launch plan")
+	doc := ta.CreateDocument("acme/rocket", "Launch plan")
 	file := filepath.Join(checkout, "docs", "plans", "launch-plan.md")
 	edit := func(text string) {
 		t.Helper()
 		var plan struct{ Revision int64 }
-		ta.do("GET", "/api/channels/"+doc.ID+"/plan", nil).json(t, &plan)
-		want(t, ta.do("PUT", "/api/channels/"+doc.ID+"/plan", map[string]any{"revision": plan.Revision, "source": text}), 200, "")
+		ta.Do("GET", "/api/channels/"+doc.ID+"/plan", nil).JSON(t, &plan)
+		apptest.Want(t, ta.Do("PUT", "/api/channels/"+doc.ID+"/plan", map[string]any{"revision": plan.Revision, "source": text}), 200, "")
 	}
 	save := func(overwrite bool) apptest.Response {
 		t.Helper()
@@ -181,7 +181,7 @@ func TestSaveToCheckoutRefusesToClobber(t *testing.T) {
 	}
 
 	// A file Chopin never wrote is not replaced either.
-	other := ta.createDocument("acme/rocket", "Other")
+	other := ta.CreateDocument("acme/rocket", "Other")
 	os.WriteFile(filepath.Join(checkout, "docs", "plans", "other.md"), []byte("theirs\n"), 0o644)
 	r = ta.Do("POST", "/api/channels/"+other.ID+"/plan/save", nil)
 	apptest.Want(t, r, 409, "file-changed")
@@ -189,6 +189,6 @@ func TestSaveToCheckoutRefusesToClobber(t *testing.T) {
 		t.Errorf("save over a file Chopin did not write: %s", r.Body)
 	}
 	// A repository without a checkout says so.
-	nopath := ta.createDocument("acme/nopath", "Nowhere")
+	nopath := ta.CreateDocument("acme/nopath", "Nowhere")
 	apptest.Want(t, ta.Do("POST", "/api/channels/"+nopath.ID+"/plan/save", nil), 409, "no-checkout")
 }

@@ -158,25 +158,25 @@ func (ta *testApp) plannerEnv(model *fakeModelServer) map[string]string {
 // the reply streams into Chat.
 func TestPlannerCommandAnswersInChat(t *testing.T) {
 	ta := startApp(t)
-	ta.addRepository("octo/plans")
-	ch := ta.createDocument("octo/plans", "Launch")
-	browser := ta.dialRoom(ch.ID)
+	ta.AddRepository("octo/plans")
+	ch := ta.CreateDocument("octo/plans", "Launch")
+	browser := ta.DialRoom(ch.ID)
 	model := newFakeModelServer(t)
 	docURL := ta.app.URL() + ch.URL
 
 	// The flag after the document is read as a flag.
 	cli := runPlanner(t, ta.plannerEnv(model), docURL, "--model", "qwen2.5")
 	for {
-		st := browser.until("planner:status")["planner"].(map[string]any)
+		st := browser.Until("planner:status")["planner"].(map[string]any)
 		if st["state"] == "attached" {
 			break
 		}
 	}
 
-	browser.send(map[string]any{"type": "chat:send", "id": "m1", "text": "@chopin add a risks section"})
+	browser.Send(map[string]any{"type": "chat:send", "id": "m1", "text": "@chopin add a risks section"})
 	var reply map[string]any
 	for reply == nil || reply["status"] == "streaming" {
-		m := browser.until("chat:message")["message"].(map[string]any)
+		m := browser.Until("chat:message")["message"].(map[string]any)
 		if m["role"] == "planner" {
 			reply = m
 		}
@@ -186,12 +186,12 @@ func TestPlannerCommandAnswersInChat(t *testing.T) {
 	}
 
 	var plan room.Plan
-	ta.do("GET", "/api/channels/"+ch.ID+"/plan", nil).json(t, &plan)
+	ta.Do("GET", "/api/channels/"+ch.ID+"/plan", nil).JSON(t, &plan)
 	if plan.Source != "# Launch\n\n## Risks\n\nNone yet.\n" {
 		t.Errorf("plan %q", plan.Source)
 	}
 	var list struct{ Messages []room.Message }
-	ta.do("GET", "/api/channels/"+ch.ID+"/messages", nil).json(t, &list)
+	ta.Do("GET", "/api/channels/"+ch.ID+"/messages", nil).JSON(t, &list)
 	last := list.Messages[len(list.Messages)-1]
 	var details room.ReplyDetails
 	json.Unmarshal(last.Details, &details)
@@ -236,11 +236,11 @@ func TestPlannerCommandAnswersInChat(t *testing.T) {
 			t.Errorf("stdout lacks %q:\n%s", line, out)
 		}
 	}
-	if all := out + cli.stderr.String(); strings.Contains(all, plannerAPIKey) || strings.Contains(all, ta.token()) {
+	if all := out + cli.stderr.String(); strings.Contains(all, plannerAPIKey) || strings.Contains(all, ta.Token()) {
 		t.Errorf("a secret was printed:\n%s", all)
 	}
 	for st := map[string]any{}; st["state"] != "grace"; {
-		st = browser.until("planner:status")["planner"].(map[string]any)
+		st = browser.Until("planner:status")["planner"].(map[string]any)
 	}
 }
 
@@ -248,8 +248,8 @@ func TestPlannerCommandAnswersInChat(t *testing.T) {
 // start or attach.
 func TestPlannerCommandErrors(t *testing.T) {
 	ta := startApp(t)
-	ta.addRepository("octo/plans")
-	ch := ta.createDocument("octo/plans", "Launch")
+	ta.AddRepository("octo/plans")
+	ch := ta.CreateDocument("octo/plans", "Launch")
 	model := newFakeModelServer(t)
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

@@ -8,13 +8,14 @@ import (
 	"regexp"
 	"testing"
 
+	"github.com/chopin-desktop/chopin/app/apptest"
 	"github.com/chopin-desktop/chopin/assets"
 )
 
 func TestBuiltFilesAreServedCompressed(t *testing.T) {
 	ta := startApp(t)
-	page := ta.do("GET", "/documents/octo/plans", nil)
-	want(t, page, 200, "")
+	page := ta.Do("GET", "/documents/octo/plans", nil)
+	apptest.Want(t, page, 200, "")
 	m := regexp.MustCompile(`src="/(app-[A-Z0-9]+\.js)"`).FindSubmatch(page.Body)
 	if m == nil {
 		t.Fatalf("the page names no script: %s", page.Body)
@@ -55,5 +56,5 @@ func TestBuiltFilesAreServedCompressed(t *testing.T) {
 			t.Errorf("Accept-Encoding %q: the script differs from the built one", accept)
 		}
 	}
-	want(t, ta.request(anon, "GET", "/chunks/../../assets.go", nil, nil), 401, "")
+	apptest.Want(t, ta.Request(anon, "GET", "/chunks/../../assets.go", nil, nil), 401, "")
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/chopin-desktop/chopin/agentconn/client"
 	"github.com/chopin-desktop/chopin/app"
+	"github.com/chopin-desktop/chopin/app/apptest"
 	"github.com/chopin-desktop/chopin/plannerhost"
 )
 
@@ -19,7 +20,7 @@ func TestAgentRefusedBeforeUpgrade(t *testing.T) {
 	upgrade := func(extra map[string]string) map[string]string {
 		h := map[string]string{"Connection": "Upgrade", "Upgrade": "websocket", "Sec-WebSocket-Version": "13",
 			"Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ==", "Sec-WebSocket-Protocol": "chopin.agent.v1",
-			"Authorization": "Bearer " + ta.token()}
+			"Authorization": "Bearer " + ta.Token()}
 		for k, v := range extra {
 			if v == "" {
 				delete(h, k)
@@ -50,7 +51,7 @@ func TestAgentRefusedBeforeUpgrade(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			r := ta.request(client, tc.method, "/api/v1/agent", nil, tc.header)
+			r := ta.Request(client, tc.method, "/api/v1/agent", nil, tc.header)
 			if r.Status != tc.status || tc.body != "" && string(r.Body) != tc.body {
 				t.Errorf("got %d %s, want %d %s", r.Status, r.Body, tc.status, tc.body)
 			}
@@ -63,8 +64,8 @@ func TestAgentRefusedBeforeUpgrade(t *testing.T) {
 
 // attachDocument makes a document and attaches an idle Planner to it.
 func (ta *testApp) attachDocument(t *testing.T) *client.Link {
-	ta.addRepository("octo/plans")
-	ch := ta.createDocument("octo/plans", "Plan")
+	ta.AddRepository("octo/plans")
+	ch := ta.CreateDocument("octo/plans", "Plan")
 	return ta.attach(ch.ID, client.Handler{})
 }
 
@@ -75,10 +76,10 @@ func TestAgentOff(t *testing.T) {
 	cfg.Agent = false
 	ta := startAppWith(t, cfg)
 	for _, method := range []string{"GET", "POST", "DELETE"} {
-		r := ta.request(&http.Client{}, method, "/api/v1/agent", nil, map[string]string{
+		r := ta.Request(&http.Client{}, method, "/api/v1/agent", nil, map[string]string{
 			"Connection": "Upgrade", "Upgrade": "websocket", "Sec-WebSocket-Version": "13",
 			"Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ==", "Origin": "http://evil.example"})
-		want(t, r, 404, "not-found")
+		apptest.Want(t, r, 404, "not-found")
 	}
 	_, err := ta.dialAgent("anything", client.Handler{})
 	var he *client.HTTPError
@@ -91,10 +92,10 @@ func TestAgentOff(t *testing.T) {
 // absolute or a path, by its current slug or a former one.
 func TestAgentAttachByIDAndURL(t *testing.T) {
 	ta := startApp(t)
-	ta.addRepository("octo/plans")
-	ch := ta.createDocument("octo/plans", "Launch plan")
+	ta.AddRepository("octo/plans")
+	ch := ta.CreateDocument("octo/plans", "Launch plan")
 	oldURL := ch.URL
-	want(t, ta.do("PATCH", "/api/channels/"+ch.ID, map[string]string{"title": "Rocket plan"}), 200, "")
+	apptest.Want(t, ta.Do("PATCH", "/api/channels/"+ch.ID, map[string]string{"title": "Rocket plan"}), 200, "")
 
 	for _, ref := range []string{ch.ID, ta.app.URL() + "/documents/octo/plans/rocket-plan", "/documents/octo/plans/rocket-plan",
 		oldURL, ta.app.URL() + oldURL, "/documents/OCTO/plans/Rocket-Plan"} {
@@ -107,7 +108,7 @@ func TestAgentAttachByIDAndURL(t *testing.T) {
 			t.Errorf("attach %s: %+v", ref, d)
 		}
 		l.Detach(t.Context())
-		ta.do("POST", "/api/channels/"+ch.ID+"/agent/reset", nil) // end the grace period
+		ta.Do("POST", "/api/channels/"+ch.ID+"/agent/reset", nil) // end the grace period
 	}
 
 	for _, ref := range []string{"/documents/octo/plans/nothing", "http://other.example/documents/octo/plans/rocket-plan",
@@ -120,7 +121,7 @@ func TestAgentAttachByIDAndURL(t *testing.T) {
 	}
 
 	// An archived document is refused with document-archived.
-	want(t, ta.do("POST", "/api/channels/"+ch.ID+"/archive", nil), 200, "")
+	apptest.Want(t, ta.Do("POST", "/api/channels/"+ch.ID+"/archive", nil), 200, "")
 	_, err := ta.dialAgent(ch.ID, client.Handler{})
 	var rf *client.Refusal
 	if !errors.As(err, &rf) || rf.Code != "document-archived" || rf.CloseCode != 4404 {
@@ -133,8 +134,8 @@ func TestAgentAttachByIDAndURL(t *testing.T) {
 // document for the grace period.
 func TestAgentOneAtATime(t *testing.T) {
 	ta := startApp(t)
-	ta.addRepository("octo/plans")
-	ch := ta.createDocument("octo/plans", "Plan")
+	ta.AddRepository("octo/plans")
+	ch := ta.CreateDocument("octo/plans", "Plan")
 	first := ta.attach(ch.ID, client.Handler{})
 
 	_, err := ta.dialAgent(ch.ID, client.Handler{})
@@ -156,29 +157,29 @@ func TestAgentOneAtATime(t *testing.T) {
 // spec's words.
 func TestAgentRevoked(t *testing.T) {
 	ta := startApp(t)
-	ta.addRepository("octo/plans")
-	ch := ta.createDocument("octo/plans", "Plan")
+	ta.AddRepository("octo/plans")
+	ch := ta.CreateDocument("octo/plans", "Plan")
 
 	l := ta.attach(ch.ID, client.Handler{})
-	want(t, ta.do("POST", "/api/channels/"+ch.ID+"/archive", nil), 200, "")
+	apptest.Want(t, ta.Do("POST", "/api/channels/"+ch.ID+"/archive", nil), 200, "")
 	wantRefused(t, closed(t, l), "access-revoked", 4403,
 		"This document was archived, so ada is no longer connected. Restore it in Chopin, then connect again.")
-	want(t, ta.do("POST", "/api/channels/"+ch.ID+"/restore", nil), 200, "")
+	apptest.Want(t, ta.Do("POST", "/api/channels/"+ch.ID+"/restore", nil), 200, "")
 
 	l = ta.attach(ch.ID, client.Handler{})
-	want(t, ta.do("POST", "/api/channels/"+ch.ID+"/agent/reset", nil), 204, "")
+	apptest.Want(t, ta.Do("POST", "/api/channels/"+ch.ID+"/agent/reset", nil), 204, "")
 	wantRefused(t, closed(t, l), "access-revoked", 4403,
 		"A repository writer reset this document's connection, so ada is no longer connected. Connect again to resume.")
 	// A reset ends the ownership at once: attaching again works.
 	l = ta.attach(ch.ID, client.Handler{})
 
-	old := ta.token()
+	old := ta.Token()
 	if _, err := app.RotateAgentToken(ta.app.Config().ConfigDir); err != nil {
 		t.Fatal(err)
 	}
 	wantRefused(t, closed(t, l), "access-revoked", 4403,
 		"This document's connection was released, so ada is no longer connected. Connect again to resume.")
-	_, err := client.Dial(t.Context(), client.Config{URL: ta.agentURL(), Token: old, Document: ch.ID})
+	_, err := client.Dial(t.Context(), client.Config{URL: ta.AgentURL(), Token: old, Document: ch.ID})
 	var he *client.HTTPError
 	if !errors.As(err, &he) || he.Status != 401 {
 		t.Errorf("dial with the old token: %v", err)
@@ -186,15 +187,15 @@ func TestAgentRevoked(t *testing.T) {
 	ta.attach(ch.ID, client.Handler{}) // the new token works
 
 	// Deleting the document closes the link too.
-	want(t, ta.do("POST", "/api/channels/"+ch.ID+"/archive", nil), 200, "")
-	want(t, ta.do("DELETE", "/api/channels/"+ch.ID, nil), 204, "")
+	apptest.Want(t, ta.Do("POST", "/api/channels/"+ch.ID+"/archive", nil), 200, "")
+	apptest.Want(t, ta.Do("DELETE", "/api/channels/"+ch.ID, nil), 204, "")
 }
 
 // TestAgentShutdown: quitting closes the link with 1012 (restarting).
 func TestAgentShutdown(t *testing.T) {
 	ta := startApp(t)
 	l := ta.attachDocument(t)
-	ta.stop()
+	ta.Stop()
 	if ce := closed(t, l); ce.Code != 1012 {
 		t.Errorf("closed %+v", ce)
 	}
@@ -206,19 +207,19 @@ func TestPlannerStatusRoute(t *testing.T) {
 	cfg := testConfig(t, t.TempDir())
 	cfg.PlannerAttachGrace = time.Hour
 	ta := startAppWith(t, cfg)
-	ta.addRepository("octo/plans")
-	ch := ta.createDocument("octo/plans", "Plan")
+	ta.AddRepository("octo/plans")
+	ch := ta.CreateDocument("octo/plans", "Plan")
 	status := func() plannerhost.Status {
 		var p plannerhost.Status
-		r := ta.do("GET", "/api/channels/"+ch.ID+"/planner", nil)
-		want(t, r, 200, "")
-		r.json(t, &p)
+		r := ta.Do("GET", "/api/channels/"+ch.ID+"/planner", nil)
+		apptest.Want(t, r, 200, "")
+		r.JSON(t, &p)
 		return p
 	}
 	say := func(status int, code, message string) {
 		t.Helper()
-		r := ta.do("POST", "/api/channels/"+ch.ID+"/messages", map[string]string{"text": "@chopin hello"})
-		want(t, r, status, code)
+		r := ta.Do("POST", "/api/channels/"+ch.ID+"/messages", map[string]string{"text": "@chopin hello"})
+		apptest.Want(t, r, status, code)
 		if message != "" && !strings.Contains(string(r.Body), `"message":"`+message+`"`) {
 			t.Errorf("refusal %s, want %q", r.Body, message)
 		}
@@ -229,7 +230,7 @@ func TestPlannerStatusRoute(t *testing.T) {
 	}
 	say(409, "planner-not-attached", "Connect a machine to get a reply. Connect an agent client to "+ta.app.URL()+
 		"/documents/octo/plans/plan over the agent connection from a session in a checkout of octo/plans.")
-	want(t, ta.do("POST", "/api/channels/"+ch.ID+"/planner/stop", nil), 409, "planner-not-attached")
+	apptest.Want(t, ta.Do("POST", "/api/channels/"+ch.ID+"/planner/stop", nil), 409, "planner-not-attached")
 
 	ts := newTurns()
 	l := ta.attach(ch.ID, ts.handler())
@@ -244,9 +245,9 @@ func TestPlannerStatusRoute(t *testing.T) {
 	var ctl struct {
 		Aborted bool `json:"aborted"`
 	}
-	r := ta.do("POST", "/api/channels/"+ch.ID+"/planner/stop", map[string]string{})
-	want(t, r, 200, "")
-	r.json(t, &ctl)
+	r := ta.Do("POST", "/api/channels/"+ch.ID+"/planner/stop", map[string]string{})
+	apptest.Want(t, r, 200, "")
+	r.JSON(t, &ctl)
 	if !ctl.Aborted {
 		t.Errorf("stop: %+v", ctl)
 	}
@@ -254,7 +255,7 @@ func TestPlannerStatusRoute(t *testing.T) {
 	if reply := ta.finishedReply(ch.ID); reply.Status != "stopped" {
 		t.Errorf("reply %+v", reply)
 	}
-	want(t, ta.do("POST", "/api/channels/"+ch.ID+"/planner/resume", nil), 200, "")
+	apptest.Want(t, ta.Do("POST", "/api/channels/"+ch.ID+"/planner/resume", nil), 200, "")
 
 	l.Detach(t.Context())
 	p := status()
@@ -263,7 +264,7 @@ func TestPlannerStatusRoute(t *testing.T) {
 	}
 	say(409, "planner-not-attached", "@ada's machine is offline, so this message wasn't sent. Send it again when it's back.")
 
-	want(t, ta.do("POST", "/api/channels/"+ch.ID+"/agent/reset", nil), 204, "")
+	apptest.Want(t, ta.Do("POST", "/api/channels/"+ch.ID+"/agent/reset", nil), 204, "")
 	if p := status(); p.State != "none" {
 		t.Errorf("after reset: %+v", p)
 	}

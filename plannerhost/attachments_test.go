@@ -8,6 +8,8 @@ import (
 	"image/png"
 	"strings"
 	"testing"
+
+	"github.com/chopin-desktop/chopin/app/apptest"
 )
 
 func attachmentPNG(t *testing.T) []byte {
@@ -26,16 +28,16 @@ func b64(b []byte) string { return base64.StdEncoding.EncodeToString(b) }
 // written into the prompt for a client without the feature.
 func TestAgentAttachmentsEndToEnd(t *testing.T) {
 	ta := startApp(t)
-	ta.addRepository("octo/plans")
-	ch := ta.createDocument("octo/plans", "Launch")
+	ta.AddRepository("octo/plans")
+	ch := ta.CreateDocument("octo/plans", "Launch")
 	pic := attachmentPNG(t)
 	files := []map[string]string{
 		{"name": "C:\\Users\\ana\\photo\x07.png", "data": b64(pic)},
 		{"name": "notes.md", "data": b64([]byte("hello\n"))},
 		{"name": "logo.svg", "data": b64([]byte(`<svg xmlns="http://www.w3.org/2000/svg"/>`))},
 	}
-	say := func(doc, text string, files any) response {
-		return ta.do("POST", "/api/channels/"+doc+"/messages", map[string]any{"text": text, "attachments": files})
+	say := func(doc, text string, files any) apptest.Response {
+		return ta.Do("POST", "/api/channels/"+doc+"/messages", map[string]any{"text": text, "attachments": files})
 	}
 
 	ts := newTurns()
@@ -46,13 +48,13 @@ func TestAgentAttachmentsEndToEnd(t *testing.T) {
 	if err := link.ReportCapabilities(json.RawMessage(`{"models":{"available":[{"id":"seer","name":"Seer","inputTypes":["text","image"]},{"id":"blind","name":"Blind"}],"default":{"id":"seer"}}}`)); err != nil {
 		t.Fatal(err)
 	}
-	browser := ta.dialRoom(ch.ID)
-	browser.modelUntil(func(m map[string]any) bool { return m["offered"] == true })
+	browser := ta.DialRoom(ch.ID)
+	modelUntil(browser, func(m map[string]any) bool { return m["offered"] == true })
 
 	r := say(ch.ID, "@chopin look", files)
-	want(t, r, 201, "")
+	apptest.Want(t, r, 201, "")
 	var sent map[string]any
-	r.json(t, &sent)
+	r.JSON(t, &sent)
 	kept := sent["details"].(map[string]any)["attachments"].([]any)
 	if len(kept) != 3 || kept[0].(map[string]any)["name"] != "photo.png" || kept[2].(map[string]any)["mediaType"] != "text/plain" {
 		t.Fatalf("kept %v", kept)
@@ -69,8 +71,8 @@ func TestAgentAttachmentsEndToEnd(t *testing.T) {
 	waitIdle(t, ta, ch.ID)
 
 	// A model that does not read images gets the text files, and words for the image.
-	want(t, ta.do("PUT", "/api/channels/"+ch.ID+"/planner/model", map[string]string{"model": "blind"}), 200, "")
-	want(t, say(ch.ID, "@chopin again", files[:2]), 201, "")
+	apptest.Want(t, ta.Do("PUT", "/api/channels/"+ch.ID+"/planner/model", map[string]string{"model": "blind"}), 200, "")
+	apptest.Want(t, say(ch.ID, "@chopin again", files[:2]), 201, "")
 	turn = ts.next(t)
 	if len(turn.Message.Attachments) != 1 || turn.Message.Attachments[0].Name != "notes.md" ||
 		turn.Message.Prompt != "@ada: @chopin again\n\n(@ada sent the image photo.png with this message. It could not be given to you, so you cannot see it; say so if it matters.)" {
@@ -80,29 +82,29 @@ func TestAgentAttachmentsEndToEnd(t *testing.T) {
 	waitIdle(t, ta, ch.ID)
 
 	// The socket takes files too.
-	browser.send(map[string]any{"type": "chat:send", "id": "f1", "text": "@chopin by socket", "attachments": files[1:2]})
+	browser.Send(map[string]any{"type": "chat:send", "id": "f1", "text": "@chopin by socket", "attachments": files[1:2]})
 	turn = ts.next(t)
 	if len(turn.Message.Attachments) != 1 || turn.Message.Attachments[0].Name != "notes.md" {
 		t.Fatalf("socket turn %+v", turn.Message.Attachments)
 	}
-	browser.until("ok")
+	browser.Until("ok")
 	turn.done <- nil
 	waitIdle(t, ta, ch.ID)
 
 	// Refused: a binary file, bad base64, too many files.
-	want(t, say(ch.ID, "@chopin x", []map[string]string{{"name": "a.bin", "data": b64([]byte{0, 1, 2})}}), 400, "invalid-attachment")
-	want(t, say(ch.ID, "@chopin x", []map[string]string{{"name": "a.txt", "data": "!!"}}), 400, "invalid-attachment")
+	apptest.Want(t, say(ch.ID, "@chopin x", []map[string]string{{"name": "a.bin", "data": b64([]byte{0, 1, 2})}}), 400, "invalid-attachment")
+	apptest.Want(t, say(ch.ID, "@chopin x", []map[string]string{{"name": "a.txt", "data": "!!"}}), 400, "invalid-attachment")
 	many := make([]map[string]string, 21)
 	for i := range many {
 		many[i] = files[1]
 	}
-	want(t, say(ch.ID, "@chopin x", many), 400, "invalid-attachment")
+	apptest.Want(t, say(ch.ID, "@chopin x", many), 400, "invalid-attachment")
 
 	// A client without the feature reads the text files in the prompt.
-	other := ta.createDocument("octo/plans", "Other")
+	other := ta.CreateDocument("octo/plans", "Other")
 	ts2 := newTurns()
 	ta.attachWith(other.ID, nil, ts2.handler())
-	want(t, say(other.ID, "@chopin look", files[:2]), 201, "")
+	apptest.Want(t, say(other.ID, "@chopin look", files[:2]), 201, "")
 	turn = ts2.next(t)
 	if len(turn.Message.Attachments) != 0 || turn.Message.Prompt != "@ada: @chopin look\n\n"+
 		"(@ada sent the image photo.png with this message. It could not be given to you, so you cannot see it; say so if it matters.)\n\n"+
@@ -117,18 +119,18 @@ func TestAgentAttachmentLimits(t *testing.T) {
 	cfg := testConfig(t, t.TempDir())
 	cfg.ChatAttachmentMaxBytes, cfg.ChatAttachmentMaxTotal = 8, 12
 	ta := startAppWith(t, cfg)
-	ta.addRepository("octo/plans")
-	ch := ta.createDocument("octo/plans", "Launch")
-	say := func(files ...string) response {
+	ta.AddRepository("octo/plans")
+	ch := ta.CreateDocument("octo/plans", "Launch")
+	say := func(files ...string) apptest.Response {
 		var fs []map[string]string
 		for _, f := range files {
 			fs = append(fs, map[string]string{"name": "f.txt", "data": b64([]byte(f))})
 		}
-		return ta.do("POST", "/api/channels/"+ch.ID+"/messages", map[string]any{"text": "hi", "attachments": fs})
+		return ta.Do("POST", "/api/channels/"+ch.ID+"/messages", map[string]any{"text": "hi", "attachments": fs})
 	}
-	want(t, say("12345678"), 201, "")
-	want(t, say("123456789"), 413, "message-too-large")
-	want(t, say("12345678", "12345"), 413, "message-too-large")
+	apptest.Want(t, say("12345678"), 201, "")
+	apptest.Want(t, say("123456789"), 413, "message-too-large")
+	apptest.Want(t, say("12345678", "12345"), 413, "message-too-large")
 	if r := say("1234", "12345678"); r.Status != 201 || !strings.Contains(string(r.Body), `"attachments"`) {
 		t.Fatalf("two files within the caps: %d %s", r.Status, r.Body)
 	}

@@ -9,8 +9,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/chopin-desktop/chopin/agentconn/wire"
 	"github.com/gorilla/websocket"
+
+	"github.com/chopin-desktop/chopin/agentconn/wire"
+	"github.com/chopin-desktop/chopin/app/apptest"
 )
 
 // Issue 4's streaming benchmarks: text-delta parts from one agent client to
@@ -84,17 +86,17 @@ type deltaReader struct {
 
 func newDeltaBench(b *testing.B) *deltaBench {
 	ta := startApp(b)
-	ta.addRepository("octo/plans")
-	ch := ta.createDocument("octo/plans", "Bench")
+	ta.AddRepository("octo/plans")
+	ch := ta.CreateDocument("octo/plans", "Bench")
 	s := &deltaBench{ta: ta}
 	for range benchBrowsers {
-		rc := ta.dialRoom(ch.ID)
-		rc.conn.SetReadDeadline(time.Time{}) // dialRoom's wait is over
-		s.browsers = append(s.browsers, &deltaReader{conn: rc.conn})
+		rc := ta.DialRoom(ch.ID)
+		rc.Conn.SetReadDeadline(time.Time{}) // dialRoom's wait is over
+		s.browsers = append(s.browsers, &deltaReader{conn: rc.Conn})
 	}
 	ts := newTurns()
 	ta.attach(ch.ID, ts.handler())
-	want(b, ta.do("POST", "/api/channels/"+ch.ID+"/messages", map[string]string{"text": "@chopin go"}), 201, "")
+	apptest.Want(b, ta.Do("POST", "/api/channels/"+ch.ID+"/messages", map[string]string{"text": "@chopin go"}), 201, "")
 	s.turn = ts.next(b)
 	if err := s.turn.Send(wire.StreamPart{Type: wire.PartTextStart, ID: "t"}); err != nil {
 		b.Fatal(err)

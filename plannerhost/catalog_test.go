@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/chopin-desktop/chopin/agentconn/client"
+	"github.com/chopin-desktop/chopin/app/apptest"
 )
 
 // The capability-catalog and steer-turn features through the real app: the
@@ -16,22 +17,22 @@ import (
 
 // attachWith attaches a Planner that asks for features.
 func (ta *testApp) attachWith(document string, features []string, h client.Handler) *client.Link {
-	ta.t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), agentWait)
+	ta.T.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), apptest.Wait)
 	defer cancel()
-	l, err := client.Dial(ctx, client.Config{URL: ta.agentURL(), Token: ta.token(), Document: document, Features: features, Handler: describing(h)})
+	l, err := client.Dial(ctx, client.Config{URL: ta.AgentURL(), Token: ta.Token(), Document: document, Features: features, Handler: describing(h)})
 	if err != nil {
-		ta.t.Fatalf("attach %s: %v", document, err)
+		ta.T.Fatalf("attach %s: %v", document, err)
 	}
-	ta.t.Cleanup(func() { l.Close() })
+	ta.T.Cleanup(func() { l.Close() })
 	return l
 }
 
 // modelUntil reads chat:model messages until one satisfies ok.
-func (rc *roomClient) modelUntil(ok func(map[string]any) bool) map[string]any {
-	rc.t.Helper()
+func modelUntil(rc *apptest.Room, ok func(map[string]any) bool) map[string]any {
+	rc.T.Helper()
 	for {
-		m := rc.until("chat:model")["model"].(map[string]any)
+		m := rc.Until("chat:model")["model"].(map[string]any)
 		if ok(m) {
 			return m
 		}
@@ -40,20 +41,20 @@ func (rc *roomClient) modelUntil(ok func(map[string]any) bool) map[string]any {
 
 // waitNotice waits for a system line in the document's Chat.
 func (ta *testApp) waitNotice(channelID, text string) {
-	ta.t.Helper()
-	deadline := time.Now().Add(agentWait)
+	ta.T.Helper()
+	deadline := time.Now().Add(apptest.Wait)
 	for {
 		var list struct {
 			Messages []map[string]any `json:"messages"`
 		}
-		ta.do("GET", "/api/channels/"+channelID+"/messages", nil).json(ta.t, &list)
+		ta.Do("GET", "/api/channels/"+channelID+"/messages", nil).JSON(ta.T, &list)
 		for _, m := range list.Messages {
 			if m["role"] == "system" && m["text"] == text {
 				return
 			}
 		}
 		if time.Now().After(deadline) {
-			ta.t.Fatalf("no notice %q in %v", text, list.Messages)
+			ta.T.Fatalf("no notice %q in %v", text, list.Messages)
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
@@ -63,7 +64,7 @@ func (ta *testApp) countNotices(channelID, prefix string) int {
 	var list struct {
 		Messages []map[string]any `json:"messages"`
 	}
-	ta.do("GET", "/api/channels/"+channelID+"/messages", nil).json(ta.t, &list)
+	ta.Do("GET", "/api/channels/"+channelID+"/messages", nil).JSON(ta.T, &list)
 	n := 0
 	for _, m := range list.Messages {
 		if s, _ := m["text"].(string); m["role"] == "system" && strings.HasPrefix(s, prefix) {
@@ -75,14 +76,14 @@ func (ta *testApp) countNotices(channelID, prefix string) int {
 
 func TestAgentCatalogEndToEnd(t *testing.T) {
 	ta := startApp(t)
-	ta.addRepository("octo/plans")
-	ch := ta.createDocument("octo/plans", "Launch")
-	browser := ta.dialRoom(ch.ID)
+	ta.AddRepository("octo/plans")
+	ch := ta.CreateDocument("octo/plans", "Launch")
+	browser := ta.DialRoom(ch.ID)
 	// A joining socket gets chat:model; without a catalog nothing is offered.
-	if m := browser.until("chat:model")["model"].(map[string]any); m["offered"] != false {
+	if m := browser.Until("chat:model")["model"].(map[string]any); m["offered"] != false {
 		t.Fatalf("chat:model before any Planner: %v", m)
 	}
-	want(t, ta.do("PUT", "/api/channels/"+ch.ID+"/planner/model", map[string]string{"model": "m1"}), 409, "no-catalog")
+	apptest.Want(t, ta.Do("PUT", "/api/channels/"+ch.ID+"/planner/model", map[string]string{"model": "m1"}), 409, "no-catalog")
 
 	ts := newTurns()
 	link := ta.attachWith(ch.ID, []string{"capability-catalog"}, ts.handler())
@@ -98,7 +99,7 @@ func TestAgentCatalogEndToEnd(t *testing.T) {
 	if err := link.ReportCapabilities(json.RawMessage(catalog)); err != nil {
 		t.Fatal(err)
 	}
-	m := browser.modelUntil(func(m map[string]any) bool { return m["offered"] == true })
+	m := modelUntil(browser, func(m map[string]any) bool { return m["offered"] == true })
 	models := m["models"].([]any)
 	if len(models) != 2 || models[0].(map[string]any)["id"] != "m1" ||
 		strings.Join(toStrings(models[0].(map[string]any)["thinkingLevels"]), ",") != "low,xhigh,低" ||
@@ -106,28 +107,28 @@ func TestAgentCatalogEndToEnd(t *testing.T) {
 		t.Fatalf("chat:model %v", m)
 	}
 	// A fresh socket gets the same state on joining.
-	if m := ta.dialRoom(ch.ID).until("chat:model")["model"].(map[string]any); m["offered"] != true || len(m["commands"].([]any)) != 2 {
+	if m := ta.DialRoom(ch.ID).Until("chat:model")["model"].(map[string]any); m["offered"] != true || len(m["commands"].([]any)) != 2 {
 		t.Fatalf("chat:model on join %v", m)
 	}
 
-	put := func(body any) response {
-		return ta.do("PUT", "/api/channels/"+ch.ID+"/planner/model", body)
+	put := func(body any) apptest.Response {
+		return ta.Do("PUT", "/api/channels/"+ch.ID+"/planner/model", body)
 	}
-	want(t, put(map[string]string{"model": "m9"}), 409, "model-unavailable")
-	want(t, put(map[string]string{"model": ""}), 400, "invalid-argument")
-	want(t, put(map[string]string{"model": "m1", "thinkingLevel": "max"}), 409, "thinking-level-unavailable")
-	want(t, put(map[string]string{"thinkingLevel": "low"}), 409, "thinking-level-unavailable") // m2, the default, has no levels
+	apptest.Want(t, put(map[string]string{"model": "m9"}), 409, "model-unavailable")
+	apptest.Want(t, put(map[string]string{"model": ""}), 400, "invalid-argument")
+	apptest.Want(t, put(map[string]string{"model": "m1", "thinkingLevel": "max"}), 409, "thinking-level-unavailable")
+	apptest.Want(t, put(map[string]string{"thinkingLevel": "low"}), 409, "thinking-level-unavailable") // m2, the default, has no levels
 	r := put(map[string]string{"model": "m1", "thinkingLevel": "低"})
-	want(t, r, 200, "")
+	apptest.Want(t, r, 200, "")
 	var st map[string]any
-	r.json(t, &st)
+	r.JSON(t, &st)
 	if st["model"] != "m1" || st["thinkingLevel"] != "低" || st["modelName"] != "Model One" {
 		t.Fatalf("PUT answered %v", st)
 	}
-	browser.modelUntil(func(m map[string]any) bool { return m["model"] == "m1" })
+	modelUntil(browser, func(m map[string]any) bool { return m["model"] == "m1" })
 
 	// The choice reaches the turn exactly as the client spelled it.
-	want(t, ta.do("POST", "/api/channels/"+ch.ID+"/messages", map[string]string{"text": "@chopin go"}), 201, "")
+	apptest.Want(t, ta.Do("POST", "/api/channels/"+ch.ID+"/messages", map[string]string{"text": "@chopin go"}), 201, "")
 	turn := ts.next(t)
 	if turn.Message.Model != "m1" || turn.Message.ThinkingLevel != "低" {
 		t.Fatalf("turn model %q level %q", turn.Message.Model, turn.Message.ThinkingLevel)
@@ -140,20 +141,20 @@ func TestAgentCatalogEndToEnd(t *testing.T) {
 	if err := link.ReportCapabilities(json.RawMessage(`{"models":{"available":[{"id":"m2","name":"Model Two"}],"default":{"id":"m2"}}}`)); err != nil {
 		t.Fatal(err)
 	}
-	if m := browser.modelUntil(func(m map[string]any) bool { return m["unavailable"] == true }); m["modelName"] != "Model One" {
+	if m := modelUntil(browser, func(m map[string]any) bool { return m["unavailable"] == true }); m["modelName"] != "Model One" {
 		t.Fatalf("chat:model %v", m)
 	}
-	want(t, ta.do("POST", "/api/channels/"+ch.ID+"/messages", map[string]string{"text": "@chopin again"}), 201, "")
+	apptest.Want(t, ta.Do("POST", "/api/channels/"+ch.ID+"/messages", map[string]string{"text": "@chopin again"}), 201, "")
 	turn = ts.next(t)
 	if turn.Message.Model != "" || turn.Message.ThinkingLevel != "" {
 		t.Fatalf("fallback turn model %q level %q", turn.Message.Model, turn.Message.ThinkingLevel)
 	}
 	const notice = "The model Model One chosen for this document is no longer available, so chopin replied with its default model."
 	ta.waitNotice(ch.ID, notice)
-	browser.modelUntil(func(m map[string]any) bool { return m["unavailable"] == nil && m["model"] == "m1" })
+	modelUntil(browser, func(m map[string]any) bool { return m["unavailable"] == nil && m["model"] == "m1" })
 	turn.done <- nil
 	waitIdle(t, ta, ch.ID)
-	want(t, ta.do("POST", "/api/channels/"+ch.ID+"/messages", map[string]string{"text": "@chopin once more"}), 201, "")
+	apptest.Want(t, ta.Do("POST", "/api/channels/"+ch.ID+"/messages", map[string]string{"text": "@chopin once more"}), 201, "")
 	turn = ts.next(t)
 	turn.done <- nil
 	waitIdle(t, ta, ch.ID)
@@ -163,7 +164,7 @@ func TestAgentCatalogEndToEnd(t *testing.T) {
 
 	// The catalog is the attached client's alone: it goes with the link.
 	link.Close()
-	browser.modelUntil(func(m map[string]any) bool { return m["offered"] == false && len(m["commands"].([]any)) == 0 })
+	modelUntil(browser, func(m map[string]any) bool { return m["offered"] == false && len(m["commands"].([]any)) == 0 })
 }
 
 func toStrings(v any) []string {
@@ -177,7 +178,7 @@ func toStrings(v any) []string {
 // waitIdle waits until the document's Planner takes a new message.
 func waitIdle(t *testing.T, ta *testApp, channelID string) {
 	t.Helper()
-	deadline := time.Now().Add(agentWait)
+	deadline := time.Now().Add(apptest.Wait)
 	for ta.app.Agent().Busy(channelID) || ta.app.Agent().Refusal(context.Background(), channelID) != nil {
 		if time.Now().After(deadline) {
 			t.Fatal("the Planner stayed busy")
@@ -188,8 +189,8 @@ func waitIdle(t *testing.T, ta *testApp, channelID string) {
 
 func TestAgentSteerEndToEnd(t *testing.T) {
 	ta := startApp(t)
-	ta.addRepository("octo/plans")
-	ch := ta.createDocument("octo/plans", "Launch")
+	ta.AddRepository("octo/plans")
+	ch := ta.CreateDocument("octo/plans", "Launch")
 	ts := newTurns()
 	steered := make(chan string, 4)
 	h := ts.handler()
@@ -202,18 +203,18 @@ func TestAgentSteerEndToEnd(t *testing.T) {
 	}
 	ta.attachWith(ch.ID, []string{"steer-turn"}, h)
 
-	want(t, ta.do("POST", "/api/channels/"+ch.ID+"/messages", map[string]string{"text": "@chopin first"}), 201, "")
+	apptest.Want(t, ta.Do("POST", "/api/channels/"+ch.ID+"/messages", map[string]string{"text": "@chopin first"}), 201, "")
 	turn := ts.next(t)
-	want(t, ta.do("POST", "/api/channels/"+ch.ID+"/messages", map[string]string{"text": "@chopin also this"}), 201, "")
+	apptest.Want(t, ta.Do("POST", "/api/channels/"+ch.ID+"/messages", map[string]string{"text": "@chopin also this"}), 201, "")
 	select {
 	case p := <-steered:
 		if p != "@ada: @chopin also this" {
 			t.Fatalf("steer prompt %q", p)
 		}
-	case <-time.After(agentWait):
+	case <-time.After(apptest.Wait):
 		t.Fatal("no steer")
 	}
-	want(t, ta.do("POST", "/api/channels/"+ch.ID+"/messages", map[string]string{"text": "@chopin refuse this"}), 201, "")
+	apptest.Want(t, ta.Do("POST", "/api/channels/"+ch.ID+"/messages", map[string]string{"text": "@chopin refuse this"}), 201, "")
 	ta.waitNotice(ch.ID, "chopin did not read @ada's message while it worked, and it will not be sent again: The turn is finishing. Send it again once chopin has replied.")
 	turn.done <- nil
 	waitIdle(t, ta, ch.ID)
@@ -228,16 +229,16 @@ func TestAgentSteerEndToEnd(t *testing.T) {
 // the spec's words, and nothing is steered.
 func TestAgentBusyWithoutSteer(t *testing.T) {
 	ta := startApp(t)
-	ta.addRepository("octo/plans")
-	ch := ta.createDocument("octo/plans", "Launch")
+	ta.AddRepository("octo/plans")
+	ch := ta.CreateDocument("octo/plans", "Launch")
 	ts := newTurns()
 	ta.attachWith(ch.ID, []string{"capability-catalog"}, ts.handler())
-	want(t, ta.do("POST", "/api/channels/"+ch.ID+"/messages", map[string]string{"text": "@chopin first"}), 201, "")
+	apptest.Want(t, ta.Do("POST", "/api/channels/"+ch.ID+"/messages", map[string]string{"text": "@chopin first"}), 201, "")
 	turn := ts.next(t)
-	r := ta.do("POST", "/api/channels/"+ch.ID+"/messages", map[string]string{"text": "@chopin also"})
-	want(t, r, 409, "planner-busy")
+	r := ta.Do("POST", "/api/channels/"+ch.ID+"/messages", map[string]string{"text": "@chopin also"})
+	apptest.Want(t, r, 409, "planner-busy")
 	var e map[string]string
-	r.json(t, &e)
+	r.JSON(t, &e)
 	if e["message"] != "chopin can't take messages while it works on this machine. Stop it to ask now." {
 		t.Fatalf("refusal %q", e["message"])
 	}
@@ -249,27 +250,27 @@ func TestAgentBusyWithoutSteer(t *testing.T) {
 // kind is refused.
 func TestAgentCommandsEndToEnd(t *testing.T) {
 	ta := startApp(t)
-	ta.addRepository("octo/plans")
-	ch := ta.createDocument("octo/plans", "Launch")
-	browser := ta.dialRoom(ch.ID)
-	send := func(text string, cmd map[string]string) response {
-		return ta.do("POST", "/api/channels/"+ch.ID+"/messages", map[string]any{"text": text, "command": cmd})
+	ta.AddRepository("octo/plans")
+	ch := ta.CreateDocument("octo/plans", "Launch")
+	browser := ta.DialRoom(ch.ID)
+	send := func(text string, cmd map[string]string) apptest.Response {
+		return ta.Do("POST", "/api/channels/"+ch.ID+"/messages", map[string]any{"text": text, "command": cmd})
 	}
-	want(t, send("x", map[string]string{"name": "review", "kind": "skill"}), 400, "unknown-command")
+	apptest.Want(t, send("x", map[string]string{"name": "review", "kind": "skill"}), 400, "unknown-command")
 
 	ts := newTurns()
 	link := ta.attachWith(ch.ID, []string{"capability-catalog"}, ts.handler())
 	if err := link.ReportCapabilities(json.RawMessage(`{"commands":[{"name":"review","kind":"skill"},{"name":"ship it","description":"Ship","kind":"workflow"}]}`)); err != nil {
 		t.Fatal(err)
 	}
-	browser.modelUntil(func(m map[string]any) bool { return len(m["commands"].([]any)) == 2 })
+	modelUntil(browser, func(m map[string]any) bool { return len(m["commands"].([]any)) == 2 })
 
-	want(t, send("x", map[string]string{"name": "review", "kind": "workflow"}), 400, "unknown-command")
-	want(t, send("x", map[string]string{"name": "reviews", "kind": "skill"}), 400, "unknown-command")
+	apptest.Want(t, send("x", map[string]string{"name": "review", "kind": "workflow"}), 400, "unknown-command")
+	apptest.Want(t, send("x", map[string]string{"name": "reviews", "kind": "skill"}), 400, "unknown-command")
 	r := send(" the rollout ", map[string]string{"name": "review", "kind": "skill"})
-	want(t, r, 201, "")
+	apptest.Want(t, r, 201, "")
 	var m map[string]any
-	r.json(t, &m)
+	r.JSON(t, &m)
 	if m["text"] != "@chopin /review the rollout" {
 		t.Fatalf("message text %q", m["text"])
 	}
@@ -280,17 +281,17 @@ func TestAgentCommandsEndToEnd(t *testing.T) {
 	turn.done <- nil
 	waitIdle(t, ta, ch.ID)
 
-	browser.send(map[string]any{"type": "chat:send", "id": "c1", "text": "v2", "command": map[string]string{"name": "ship it", "kind": "workflow"}})
+	browser.Send(map[string]any{"type": "chat:send", "id": "c1", "text": "v2", "command": map[string]string{"name": "ship it", "kind": "workflow"}})
 	turn = ts.next(t)
 	if turn.Prompt() != `Start the workflow "ship it" with this input: v2` {
 		t.Fatalf("workflow prompt %q", turn.Prompt())
 	}
-	browser.until("ok")
+	browser.Until("ok")
 	turn.done <- nil
 	waitIdle(t, ta, ch.ID)
 
 	// Typed by hand, a reported command runs the same way.
-	want(t, ta.do("POST", "/api/channels/"+ch.ID+"/messages", map[string]string{"text": "@chopin /review"}), 201, "")
+	apptest.Want(t, ta.Do("POST", "/api/channels/"+ch.ID+"/messages", map[string]string{"text": "@chopin /review"}), 201, "")
 	if turn = ts.next(t); turn.Prompt() != "/review" {
 		t.Fatalf("typed prompt %q", turn.Prompt())
 	}

@@ -4,44 +4,32 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/chopin-desktop/chopin/agentconn/client"
 	"github.com/chopin-desktop/chopin/agentconn/wire"
+	"github.com/chopin-desktop/chopin/app/apptest"
 )
 
 // Helpers of the agent connection's contract suite: a real app on port 0,
 // agentconn/client over a real socket, and the browser socket beside it.
 
-// agentWait bounds a wait for something that should happen soon.
-const agentWait = 10 * time.Second
-
-func (ta *testApp) agentURL() string {
-	return "ws" + strings.TrimPrefix(ta.app.URL(), "http") + "/api/v1/agent"
-}
-
-// token is the local agent token the app accepts now.
-func (ta *testApp) token() string {
-	return ta.app.AgentToken()
-}
-
 // attach attaches a Planner to document (an ID or URL) with handler.
 func (ta *testApp) attach(document string, h client.Handler) *client.Link {
-	ta.t.Helper()
+	ta.T.Helper()
 	l, err := ta.dialAgent(document, h)
 	if err != nil {
-		ta.t.Fatalf("attach %s: %v", document, err)
+		ta.T.Fatalf("attach %s: %v", document, err)
 	}
-	ta.t.Cleanup(func() { l.Close() })
+	ta.T.Cleanup(func() { l.Close() })
 	return l
 }
 
 func (ta *testApp) dialAgent(document string, h client.Handler) (*client.Link, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), agentWait)
+	ctx, cancel := context.WithTimeout(context.Background(), apptest.Wait)
 	defer cancel()
-	return client.Dial(ctx, client.Config{URL: ta.agentURL(), Token: ta.token(), Document: document, Handler: describing(h)})
+	return client.Dial(ctx, client.Config{URL: ta.AgentURL(), Token: ta.Token(), Document: document, Handler: describing(h)})
 }
 
 // turns is a Handler whose turns are handed to the test one by one: the
@@ -77,7 +65,7 @@ func (ts *turns) next(t testing.TB) *testTurn {
 	select {
 	case tt := <-ts.ch:
 		return tt
-	case <-time.After(agentWait):
+	case <-time.After(apptest.Wait):
 		t.Fatal("no turn arrived")
 		return nil
 	}
@@ -114,7 +102,7 @@ func closed(t testing.TB, l *client.Link) *client.CloseError {
 	select {
 	case <-l.Done():
 		return l.Err()
-	case <-time.After(agentWait):
+	case <-time.After(apptest.Wait):
 		t.Fatal("the link did not close")
 		return nil
 	}
@@ -135,11 +123,11 @@ func wantRefused(t testing.TB, ce *client.CloseError, code string, closeCode int
 // chatSnapshot opens a browser socket on the document and returns the
 // chat:snapshot it is greeted with.
 func (ta *testApp) chatSnapshot(channelID string) []map[string]any {
-	ta.t.Helper()
-	rc := roomClientOf(ta.OpenRoom(channelID))
-	defer rc.conn.Close()
+	ta.T.Helper()
+	rc := ta.OpenRoom(channelID)
+	defer rc.Conn.Close()
 	var out []map[string]any
-	for _, m := range rc.until("chat:snapshot")["messages"].([]any) {
+	for _, m := range rc.Until("chat:snapshot")["messages"].([]any) {
 		out = append(out, m.(map[string]any))
 	}
 	return out

@@ -8,6 +8,7 @@ import (
 
 	"github.com/chopin-desktop/chopin/agentconn/client"
 	"github.com/chopin-desktop/chopin/agentconn/wire"
+	"github.com/chopin-desktop/chopin/app/apptest"
 )
 
 // Session forks through the real app (session-forks): Chat is one thread, so
@@ -16,9 +17,9 @@ import (
 // forks from the turn before it.
 func TestAgentForkEndToEnd(t *testing.T) {
 	ta := startApp(t)
-	ta.addRepository("octo/plans")
-	ch := ta.createDocument("octo/plans", "Launch")
-	browser := ta.dialRoom(ch.ID)
+	ta.AddRepository("octo/plans")
+	ch := ta.CreateDocument("octo/plans", "Launch")
+	browser := ta.DialRoom(ch.ID)
 	ts := newTurns()
 	var mu sync.Mutex
 	forks := map[string]wire.ForkFrom{}
@@ -50,16 +51,16 @@ func TestAgentForkEndToEnd(t *testing.T) {
 			status = "failed"
 		}
 		for m := map[string]any{}; m["role"] != "planner" || m["status"] != status; {
-			m = browser.until("chat:message")["message"].(map[string]any)
+			m = browser.Until("chat:message")["message"].(map[string]any)
 		}
 		waitIdle(t, ta, ch.ID)
 	}
 	send := func(text string) string {
 		t.Helper()
-		r := ta.do("POST", "/api/channels/"+ch.ID+"/messages", map[string]string{"text": text})
-		want(t, r, 201, "")
+		r := ta.Do("POST", "/api/channels/"+ch.ID+"/messages", map[string]string{"text": text})
+		apptest.Want(t, r, 201, "")
 		var sent map[string]any
-		r.json(t, &sent)
+		r.JSON(t, &sent)
 		return sent["id"].(string)
 	}
 
@@ -87,7 +88,7 @@ func TestAgentForkEndToEnd(t *testing.T) {
 	failing := send("@chopin and the timeline")
 	third := ts.next(t)
 	finish(third, "Half", errors.New("The model's provider is down."))
-	want(t, ta.do("POST", "/api/channels/"+ch.ID+"/messages/"+failing+"/retry", nil), 200, "")
+	apptest.Want(t, ta.Do("POST", "/api/channels/"+ch.ID+"/messages/"+failing+"/retry", nil), 200, "")
 	again := ts.next(t)
 	from, ok = forkOf(again.Session.ID)
 	if !ok || from != (wire.ForkFrom{Session: second.Session.ID, Turn: second.ID()}) || !again.Message.Retry {

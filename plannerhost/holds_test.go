@@ -10,6 +10,7 @@ import (
 
 	"github.com/chopin-desktop/chopin/agentconn/wire"
 	"github.com/chopin-desktop/chopin/app"
+	"github.com/chopin-desktop/chopin/app/apptest"
 	"github.com/chopin-desktop/chopin/plannerhost"
 )
 
@@ -21,7 +22,7 @@ import (
 // decisionStatuses lists the document's Decisions' statuses, oldest first.
 func (ta *testApp) decisionStatuses(channelID string) []string {
 	var body struct{ Decisions []map[string]any }
-	ta.do("GET", "/api/channels/"+channelID+"/decisions", nil).json(ta.t, &body)
+	ta.Do("GET", "/api/channels/"+channelID+"/decisions", nil).JSON(ta.T, &body)
 	var out []string
 	for _, d := range body.Decisions {
 		out = append(out, d["status"].(string))
@@ -31,7 +32,7 @@ func (ta *testApp) decisionStatuses(channelID string) []string {
 
 // idle waits until the attached Planner's turn has ended.
 func (ta *testApp) idle(channelID string) {
-	ta.t.Helper()
+	ta.T.Helper()
 	ta.eventually(func() bool { return ta.app.Agent().Refusal(context.Background(), channelID) == nil })
 }
 
@@ -64,7 +65,7 @@ func (ra *rawAgent) refusedAttach(document string) (wire.Refused, int) {
 // parked opens a question with a live run on a resumable link and drops it:
 // the document's Planner is disconnected with its work kept.
 func (ta *testApp) parked(channelID string) (session, decision string) {
-	ta.t.Helper()
+	ta.T.Helper()
 	ra := ta.dialRawAgent("resumable-sessions")
 	ra.attach(channelID)
 	session, decision = ta.question(ra, channelID)
@@ -76,7 +77,7 @@ func (ta *testApp) parked(channelID string) (session, decision string) {
 // wantEnded checks a hold ended for good: its Decision withdrawn, its run
 // shown stopped (when the document is still there) and its row gone.
 func (ta *testApp) wantEnded(channelID string, document bool) {
-	ta.t.Helper()
+	ta.T.Helper()
 	ta.eventually(func() bool {
 		holds, err := ta.app.Store().LinkHolds(context.Background())
 		return err == nil && len(holds) == 0
@@ -85,27 +86,27 @@ func (ta *testApp) wantEnded(channelID string, document bool) {
 		return
 	}
 	if got := ta.decisionStatuses(channelID); !reflect.DeepEqual(got, []string{"withdrawn"}) {
-		ta.t.Errorf("decisions %v", got)
+		ta.T.Errorf("decisions %v", got)
 	}
 	var st struct {
 		State string
 		Runs  []wire.RunCard
 	}
-	ta.do("GET", "/api/channels/"+channelID+"/planner", nil).json(ta.t, &st)
+	ta.Do("GET", "/api/channels/"+channelID+"/planner", nil).JSON(ta.T, &st)
 	if st.State != "none" || len(st.Runs) != 1 || st.Runs[0].Status != "stopped" {
-		ta.t.Errorf("planner after the end %+v", st)
+		ta.T.Errorf("planner after the end %+v", st)
 	}
 }
 
 // resumeFindsNothing attaches again and resumes the ended session: resumed
 // lists nothing.
 func (ta *testApp) resumeFindsNothing(channelID, session string) {
-	ta.t.Helper()
+	ta.T.Helper()
 	back := ta.dialRawAgent("resumable-sessions")
 	back.attach(channelID)
 	back.send(wire.ResumeSessions{Sessions: []wire.ResumedSession{{Session: session, Requests: []string{"r1"}}}})
 	if got, want := back.next(), (wire.Resumed{Sessions: []wire.ResumedSession{}}); !reflect.DeepEqual(got, want) {
-		ta.t.Fatalf("resume after the end: got %#v, want %#v", got, want)
+		ta.T.Fatalf("resume after the end: got %#v, want %#v", got, want)
 	}
 }
 
@@ -113,10 +114,10 @@ func (ta *testApp) resumeFindsNothing(channelID, session string) {
 // good; attaching again is refused with document-archived (4404).
 func TestAgentHoldEndedByArchive(t *testing.T) {
 	ta := startApp(t)
-	ta.addRepository("octo/plans")
-	ch := ta.createDocument("octo/plans", "Plan")
+	ta.AddRepository("octo/plans")
+	ch := ta.CreateDocument("octo/plans", "Plan")
 	ta.parked(ch.ID)
-	want(t, ta.do("POST", "/api/channels/"+ch.ID+"/archive", nil), 200, "")
+	apptest.Want(t, ta.Do("POST", "/api/channels/"+ch.ID+"/archive", nil), 200, "")
 	ta.wantEnded(ch.ID, true)
 	r, code := ta.dialRawAgent("resumable-sessions").refusedAttach(ch.ID)
 	if r.Code != "document-archived" || code != 4404 {
@@ -131,8 +132,8 @@ func TestAgentHoldEndedByArchive(t *testing.T) {
 // does on the live document first, as handleChannelDelete does.
 func TestAgentHoldEndedByDelete(t *testing.T) {
 	ta := startApp(t)
-	ta.addRepository("octo/plans")
-	ch := ta.createDocument("octo/plans", "Plan")
+	ta.AddRepository("octo/plans")
+	ch := ta.CreateDocument("octo/plans", "Plan")
 	ta.parked(ch.ID)
 	sc, err := ta.app.Store().Channel(context.Background(), ch.ID)
 	if err != nil {
@@ -140,8 +141,8 @@ func TestAgentHoldEndedByDelete(t *testing.T) {
 	}
 	ta.app.Agent().DocumentDeleted(sc.ID)
 	ta.wantEnded(ch.ID, true)
-	want(t, ta.do("POST", "/api/channels/"+ch.ID+"/archive", nil), 200, "")
-	want(t, ta.do("DELETE", "/api/channels/"+ch.ID, nil), 204, "")
+	apptest.Want(t, ta.Do("POST", "/api/channels/"+ch.ID+"/archive", nil), 200, "")
+	apptest.Want(t, ta.Do("DELETE", "/api/channels/"+ch.ID, nil), 204, "")
 	r, code := ta.dialRawAgent("resumable-sessions").refusedAttach(ch.ID)
 	if r.Code != "document-unavailable" || code != 4404 {
 		t.Errorf("attach after deleting: %+v %d", r, code)
@@ -152,10 +153,10 @@ func TestAgentHoldEndedByDelete(t *testing.T) {
 // the ownership at once; the client's next resume finds nothing.
 func TestAgentHoldEndedByReset(t *testing.T) {
 	ta := startApp(t)
-	ta.addRepository("octo/plans")
-	ch := ta.createDocument("octo/plans", "Plan")
+	ta.AddRepository("octo/plans")
+	ch := ta.CreateDocument("octo/plans", "Plan")
 	session, _ := ta.parked(ch.ID)
-	want(t, ta.do("POST", "/api/channels/"+ch.ID+"/agent/reset", nil), 204, "")
+	apptest.Want(t, ta.Do("POST", "/api/channels/"+ch.ID+"/agent/reset", nil), 204, "")
 	ta.wantEnded(ch.ID, true)
 	ta.resumeFindsNothing(ch.ID, session)
 }
@@ -165,15 +166,15 @@ func TestAgentHoldEndedByReset(t *testing.T) {
 // upgrade, and a resume with the new one finds nothing.
 func TestAgentHoldEndedByTokenRotation(t *testing.T) {
 	ta := startApp(t)
-	ta.addRepository("octo/plans")
-	ch := ta.createDocument("octo/plans", "Plan")
+	ta.AddRepository("octo/plans")
+	ch := ta.CreateDocument("octo/plans", "Plan")
 	session, _ := ta.parked(ch.ID)
-	old := ta.token()
+	old := ta.Token()
 	if _, err := app.RotateAgentToken(ta.app.Config().ConfigDir); err != nil {
 		t.Fatal(err)
 	}
 	ta.wantEnded(ch.ID, true) // the watcher notices within a second
-	if ta.token() == old {
+	if ta.Token() == old {
 		t.Fatal("the token did not change")
 	}
 	ta.resumeFindsNothing(ch.ID, session)
@@ -184,10 +185,14 @@ func TestAgentHoldEndedByTokenRotation(t *testing.T) {
 // and is sent first after the next resume.
 func TestAgentStopUnansweredIsSentAfterResume(t *testing.T) {
 	cfg := testConfig(t, t.TempDir())
-	cfg.AgentAnswerTimeout = 100 * time.Millisecond
+	// The Stop below waits this out unanswered; the turn's start waits for
+	// started as long, so it must be long enough for a loaded machine to
+	// answer in (at 100 ms the start timed out now and then, and the next
+	// frame was not the turn).
+	cfg.AgentAnswerTimeout = time.Second
 	ta := startAppWith(t, cfg)
-	ta.addRepository("octo/plans")
-	ch := ta.createDocument("octo/plans", "Plan")
+	ta.AddRepository("octo/plans")
+	ch := ta.CreateDocument("octo/plans", "Plan")
 	ra := ta.dialRawAgent("resumable-sessions")
 	ra.attach(ch.ID)
 	session, _ := ta.question(ra, ch.ID)
@@ -196,14 +201,14 @@ func TestAgentStopUnansweredIsSentAfterResume(t *testing.T) {
 	var body struct {
 		Results []struct{ Answered bool }
 	}
-	done := make(chan response, 1)
-	go func() { done <- ta.do("POST", "/api/channels/"+ch.ID+"/planner/stop", nil) }()
+	done := make(chan apptest.Response, 1)
+	go func() { done <- ta.Do("POST", "/api/channels/"+ch.ID+"/planner/stop", nil) }()
 	if m := ra.next(); func() bool { s, ok := m.(wire.Stop); return !ok || s.Session != session || s.Run != "" }() {
 		t.Fatalf("want the stop, got %#v", m)
 	}
 	r := <-done // not answered: it waits out the timeout
-	want(t, r, 200, "")
-	r.json(t, &body)
+	apptest.Want(t, r, 200, "")
+	r.JSON(t, &body)
 	if len(body.Results) != 1 || body.Results[0].Answered {
 		t.Fatalf("stop results %s", r.Body)
 	}
@@ -242,8 +247,8 @@ func TestAgentStopUnansweredIsSentAfterResume(t *testing.T) {
 // Planner; a Stop that withdrew the question a Planner only waited on says so.
 func TestAgentStopChatLines(t *testing.T) {
 	ta := startApp(t)
-	ta.addRepository("octo/plans")
-	ch := ta.createDocument("octo/plans", "Plan")
+	ta.AddRepository("octo/plans")
+	ch := ta.CreateDocument("octo/plans", "Plan")
 	ra := ta.dialRawAgent("resumable-sessions")
 	ra.attach(ch.ID)
 	session, _ := ta.question(ra, ch.ID)
@@ -253,7 +258,7 @@ func TestAgentStopChatLines(t *testing.T) {
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		want(t, ta.do("POST", "/api/channels/"+ch.ID+"/planner/stop", nil), 200, "")
+		apptest.Want(t, ta.Do("POST", "/api/channels/"+ch.ID+"/planner/stop", nil), 200, "")
 	}()
 	stop := ra.next().(wire.Stop)
 	ra.send(wire.ControlResult{Request: stop.Request, OK: true})
@@ -266,10 +271,10 @@ func TestAgentStopChatLines(t *testing.T) {
 	ra.drop()
 	ta.eventually(func() bool { return ta.plannerState(ch.ID) == "disconnected" })
 	var held struct{ Held bool }
-	r := ta.do("POST", "/api/channels/"+ch.ID+"/planner/stop", nil)
-	want(t, r, 200, "")
-	r.json(t, &held)
-	want(t, ta.do("POST", "/api/channels/"+ch.ID+"/planner/resume", nil), 409, "planner-not-attached")
+	r := ta.Do("POST", "/api/channels/"+ch.ID+"/planner/stop", nil)
+	apptest.Want(t, r, 200, "")
+	r.JSON(t, &held)
+	apptest.Want(t, ta.Do("POST", "/api/channels/"+ch.ID+"/planner/resume", nil), 409, "planner-not-attached")
 	lines = append(lines, "@ada"+plannerhost.MsgStopHeld, "@ada"+plannerhost.MsgResumeNotHeld)
 	if got := ta.chatLines(ch.ID); !held.Held || !reflect.DeepEqual(got, lines) {
 		t.Fatalf("held %v; chat lines %q", held.Held, got)
@@ -288,10 +293,10 @@ func TestAgentStopChatLines(t *testing.T) {
 		Cards: []wire.RunCard{{ID: "run1", Name: "Build", Status: "stopped", Started: 1, Updated: 3, Ended: &ended, Stages: []wire.Stage{}}}})
 	ta.eventually(func() bool {
 		var st struct{ Runs []wire.RunCard }
-		ta.do("GET", "/api/channels/"+ch.ID+"/planner", nil).json(ta.t, &st)
+		ta.Do("GET", "/api/channels/"+ch.ID+"/planner", nil).JSON(ta.T, &st)
 		return len(st.Runs) == 1 && st.Runs[0].Status == "stopped"
 	})
-	want(t, ta.do("POST", "/api/channels/"+ch.ID+"/planner/stop", nil), 200, "")
+	apptest.Want(t, ta.Do("POST", "/api/channels/"+ch.ID+"/planner/stop", nil), 200, "")
 	if res, ok := back.next().(wire.InputResult); !ok || res.Request != "r1" || res.Status != "cancelled" {
 		t.Fatalf("want r1 withdrawn, got %#v", res)
 	}
@@ -331,7 +336,7 @@ func answerTurnOf(t *testing.T, ra *rawAgent) {
 // Planner that attaches, once, as a turn of its own.
 func TestAgentUnawaitedAnswerAfterRestart(t *testing.T) {
 	ta2, ch, _, decision := questionAcrossRestart(t, testConfig(t, t.TempDir()), "")
-	want(t, ta2.do("POST", "/api/channels/"+ch.ID+"/decisions/"+decision+"/answer", map[string]any{"yes": true}), 200, "")
+	apptest.Want(t, ta2.Do("POST", "/api/channels/"+ch.ID+"/decisions/"+decision+"/answer", map[string]any{"yes": true}), 200, "")
 	back := ta2.dialRawAgent("")
 	back.attach(ch.ID)
 	answerTurnOf(t, back)
@@ -350,10 +355,10 @@ func TestAgentUndeliveredAnswerReachesPlanner(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			ta := startApp(t)
-			ta.addRepository("octo/plans")
-			ch := ta.createDocument("octo/plans", "Plan")
+			ta.AddRepository("octo/plans")
+			ch := ta.CreateDocument("octo/plans", "Plan")
 			_, decision := ta.parked(ch.ID)
-			want(t, ta.do("POST", "/api/channels/"+ch.ID+"/decisions/"+decision+"/answer", map[string]any{"yes": true}), 200, "")
+			apptest.Want(t, ta.Do("POST", "/api/channels/"+ch.ID+"/decisions/"+decision+"/answer", map[string]any{"yes": true}), 200, "")
 
 			fresh := ta.dialRawAgent("resumable-sessions")
 			fresh.attach(ch.ID)
@@ -377,15 +382,15 @@ func TestAgentUndeliveredAnswerReachesPlanner(t *testing.T) {
 func TestAgentUndeliveredAnswerAfterRestart(t *testing.T) {
 	cfg := testConfig(t, t.TempDir())
 	ta := startAppWith(t, cfg)
-	ta.addRepository("octo/plans")
-	ch := ta.createDocument("octo/plans", "Plan")
+	ta.AddRepository("octo/plans")
+	ch := ta.CreateDocument("octo/plans", "Plan")
 	_, decision := ta.parked(ch.ID)
-	want(t, ta.do("POST", "/api/channels/"+ch.ID+"/decisions/"+decision+"/answer", map[string]any{"yes": true}), 200, "")
+	apptest.Want(t, ta.Do("POST", "/api/channels/"+ch.ID+"/decisions/"+decision+"/answer", map[string]any{"yes": true}), 200, "")
 	ta.eventually(func() bool { // the hold stores the answer
 		holds, err := ta.app.Store().LinkHolds(context.Background())
 		return err == nil && len(holds) == 1 && strings.Contains(string(holds[0].Body), `"answers":[{"request":"r1"`)
 	})
-	ta.stop()
+	ta.Stop()
 
 	ta2 := startAppWith(t, cfg)
 	fresh := ta2.dialRawAgent("resumable-sessions")

@@ -13,6 +13,7 @@ import (
 
 	"github.com/chopin-desktop/chopin/agentconn/client"
 	"github.com/chopin-desktop/chopin/agentconn/wire"
+	"github.com/chopin-desktop/chopin/app/apptest"
 	"github.com/chopin-desktop/chopin/room"
 )
 
@@ -87,7 +88,7 @@ func TestAgentToolImages(t *testing.T) {
 	// The JSON text of the result is read the same way.
 	text, _ := json.Marshal(map[string]any{"content": []any{map[string]any{"type": "image", "data": blue, "mimeType": "image/png"}}})
 	turn.ownTool(t, "c3", "draw", `{}`, string(text), false)
-	if ev := browser.until("chat:images"); ev["images"] == nil {
+	if ev := browser.Until("chat:images"); ev["images"] == nil {
 		t.Errorf("chat:images %v", ev)
 	}
 	turn.done <- nil
@@ -111,7 +112,7 @@ func TestAgentToolImages(t *testing.T) {
 		}
 	}
 	for _, img := range d.Images {
-		res := ta.do("GET", img.Path, nil)
+		res := ta.Do("GET", img.Path, nil)
 		if res.Status != 200 || res.Header.Get("Content-Type") != "image/png" {
 			t.Errorf("GET %s: %d %s", img.Path, res.Status, res.Header.Get("Content-Type"))
 		}
@@ -131,32 +132,32 @@ func TestAgentToolImages(t *testing.T) {
 
 // dialFeatures attaches with the features asked for.
 func (ta *testApp) attachFeatures(document string, h client.Handler, features ...string) *client.Link {
-	ta.t.Helper()
+	ta.T.Helper()
 	ctx, cancel := contextWithTimeout()
 	defer cancel()
-	l, err := client.Dial(ctx, client.Config{URL: ta.agentURL(), Token: ta.token(), Document: document, Handler: describing(h), Features: features})
+	l, err := client.Dial(ctx, client.Config{URL: ta.AgentURL(), Token: ta.Token(), Document: document, Handler: describing(h), Features: features})
 	if err != nil {
-		ta.t.Fatalf("attach %s: %v", document, err)
+		ta.T.Fatalf("attach %s: %v", document, err)
 	}
-	ta.t.Cleanup(func() { l.Close() })
+	ta.T.Cleanup(func() { l.Close() })
 	return l
 }
 
 // startTurnWith is startTurn with the features asked for.
-func startTurnWith(t *testing.T, source string, features ...string) (*testApp, channelJSON, *testTurn, *roomClient, *client.Link) {
+func startTurnWith(t *testing.T, source string, features ...string) (*testApp, apptest.Document, *testTurn, *apptest.Room, *client.Link) {
 	ta := startApp(t)
-	ta.addRepository("octo/plans")
-	ch := ta.createDocument("octo/plans", "Plan")
+	ta.AddRepository("octo/plans")
+	ch := ta.CreateDocument("octo/plans", "Plan")
 	if source != "" {
-		want(t, ta.do("PUT", "/api/channels/"+ch.ID+"/plan", map[string]any{"revision": 0, "source": source}), 200, "")
+		apptest.Want(t, ta.Do("PUT", "/api/channels/"+ch.ID+"/plan", map[string]any{"revision": 0, "source": source}), 200, "")
 	}
-	browser := ta.dialRoom(ch.ID)
+	browser := ta.DialRoom(ch.ID)
 	ts := newTurns()
 	l := ta.attachFeatures(ch.ID, ts.handler(), features...)
-	want(t, ta.do("POST", "/api/channels/"+ch.ID+"/messages", map[string]string{"text": "@chopin go"}), 201, "")
+	apptest.Want(t, ta.Do("POST", "/api/channels/"+ch.ID+"/messages", map[string]string{"text": "@chopin go"}), 201, "")
 	return ta, ch, ts.next(t), browser, l
 }
 
 func contextWithTimeout() (context.Context, context.CancelFunc) {
-	return context.WithTimeout(context.Background(), agentWait)
+	return context.WithTimeout(context.Background(), apptest.Wait)
 }

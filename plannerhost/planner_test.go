@@ -14,6 +14,7 @@ import (
 
 	"github.com/chopin-desktop/chopin/agentconn/client"
 	"github.com/chopin-desktop/chopin/agentconn/wire"
+	"github.com/chopin-desktop/chopin/app/apptest"
 )
 
 // chopin planner's optional features against the real app: its catalog in
@@ -84,7 +85,7 @@ func toolChunk(id, name string) string {
 
 func (f *scriptedModel) request(t *testing.T, n int) map[string]any {
 	t.Helper()
-	deadline := time.Now().Add(agentWait)
+	deadline := time.Now().Add(apptest.Wait)
 	for {
 		f.mu.Lock()
 		if len(f.reqs) >= n {
@@ -116,10 +117,10 @@ func waitAttached(t *testing.T, ta *testApp, channelID string) {
 }
 
 // plannerReply waits for the Planner's finished reply in Chat.
-func plannerReply(t *testing.T, browser *roomClient) map[string]any {
+func plannerReply(t *testing.T, browser *apptest.Room) map[string]any {
 	t.Helper()
 	for {
-		m := browser.until("chat:message")["message"].(map[string]any)
+		m := browser.Until("chat:message")["message"].(map[string]any)
 		if m["role"] == "planner" && m["status"] != "streaming" {
 			return m
 		}
@@ -132,13 +133,13 @@ func plannerReply(t *testing.T, browser *roomClient) map[string]any {
 // and so do a message's image, as an image_url part, and its text file.
 func TestPlannerCatalogAndAttachments(t *testing.T) {
 	ta := startApp(t)
-	ta.addRepository("octo/plans")
-	ch := ta.createDocument("octo/plans", "Launch")
-	browser := ta.dialRoom(ch.ID)
+	ta.AddRepository("octo/plans")
+	ch := ta.CreateDocument("octo/plans", "Launch")
+	browser := ta.DialRoom(ch.ID)
 	model := newScriptedModel(t, `[{"id":"qwen2.5"},{"id":"llava","input_modalities":["text","image"]},{"id":"gemma3"}]`, nil)
 	runPlanner(t, model.env(ta), ch.ID, "--model", "qwen2.5", "--reasoning-effort", "medium", "--image-models", "gemma3")
 
-	m := browser.modelUntil(func(m map[string]any) bool { return m["offered"] == true })
+	m := modelUntil(browser, func(m map[string]any) bool { return m["offered"] == true })
 	var ids, inputs []string
 	for _, v := range m["models"].([]any) {
 		e := v.(map[string]any)
@@ -155,9 +156,9 @@ func TestPlannerCatalogAndAttachments(t *testing.T) {
 	}
 
 	// The person's choice is the request's model and reasoning_effort.
-	want(t, ta.do("PUT", "/api/channels/"+ch.ID+"/planner/model", map[string]string{"model": "llava", "thinkingLevel": "high"}), 200, "")
+	apptest.Want(t, ta.Do("PUT", "/api/channels/"+ch.ID+"/planner/model", map[string]string{"model": "llava", "thinkingLevel": "high"}), 200, "")
 	pic := attachmentPNG(t)
-	want(t, ta.do("POST", "/api/channels/"+ch.ID+"/messages", map[string]any{"text": "@chopin look",
+	apptest.Want(t, ta.Do("POST", "/api/channels/"+ch.ID+"/messages", map[string]any{"text": "@chopin look",
 		"attachments": []map[string]string{{"name": "photo.png", "data": b64(pic)}, {"name": "notes.md", "data": b64([]byte("hello\n"))}}}), 201, "")
 	req := model.request(t, 1)
 	if req["model"] != "llava" || req["reasoning_effort"] != "high" {
@@ -184,9 +185,9 @@ func TestPlannerCatalogAndAttachments(t *testing.T) {
 // message of the turn's next round.
 func TestPlannerSteer(t *testing.T) {
 	ta := startApp(t)
-	ta.addRepository("octo/plans")
-	ch := ta.createDocument("octo/plans", "Launch")
-	browser := ta.dialRoom(ch.ID)
+	ta.AddRepository("octo/plans")
+	ch := ta.CreateDocument("octo/plans", "Launch")
+	browser := ta.DialRoom(ch.ID)
 	release := make(chan struct{})
 	model := newScriptedModel(t, `[{"id":"qwen2.5"}]`, func(n int, _ map[string]any) []string {
 		if n == 1 {
@@ -198,7 +199,7 @@ func TestPlannerSteer(t *testing.T) {
 	runPlanner(t, model.env(ta), ch.ID, "--model", "qwen2.5")
 	waitAttached(t, ta, ch.ID)
 
-	want(t, ta.do("POST", "/api/channels/"+ch.ID+"/messages", map[string]string{"text": "@chopin first"}), 201, "")
+	apptest.Want(t, ta.Do("POST", "/api/channels/"+ch.ID+"/messages", map[string]string{"text": "@chopin first"}), 201, "")
 	model.request(t, 1)
 	out, err := ta.app.Agent().Steer(context.Background(), ch.ID, "@ada: keep it short")
 	close(release)
@@ -227,22 +228,22 @@ func TestPlannerReattachesAfterRestart(t *testing.T) {
 	cfg := testConfig(t, t.TempDir())
 	cfg.HandoverPlannerWindow = time.Hour
 	ta := startAppWith(t, cfg)
-	ta.addRepository("octo/plans")
-	ch := ta.createDocument("octo/plans", "Launch")
+	ta.AddRepository("octo/plans")
+	ch := ta.CreateDocument("octo/plans", "Launch")
 	model := newScriptedModel(t, `[{"id":"qwen2.5"}]`, nil)
 	cli := runPlanner(t, model.env(ta), ch.ID, "--model", "qwen2.5")
 	waitAttached(t, ta, ch.ID)
 
-	ta.stop()
+	ta.Stop()
 	ta2 := startAppWith(t, cfg)
-	deadline := time.Now().Add(agentWait)
-	for !strings.Contains(cli.stdout.String(), "Attached again") {
+	deadline := time.Now().Add(apptest.Wait)
+	for !strings.Contains(cli.Stdout.String(), "Attached again") {
 		if time.Now().After(deadline) {
-			t.Fatalf("the planner did not attach again:\n%s\n%s", cli.stdout, cli.stderr)
+			t.Fatalf("the planner did not attach again:\n%s\n%s", cli.Stdout, cli.Stderr)
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	out := cli.stdout.String()
+	out := cli.Stdout.String()
 	if !strings.Contains(out, "dropped (Chopin is restarting); attaching again in 0s.") {
 		t.Errorf("output:\n%s", out)
 	}
@@ -252,8 +253,8 @@ func TestPlannerReattachesAfterRestart(t *testing.T) {
 		}
 	}
 	waitAttached(t, ta2, ch.ID)
-	browser := ta2.dialRoom(ch.ID)
-	want(t, ta2.do("POST", "/api/channels/"+ch.ID+"/messages", map[string]string{"text": "@chopin hello"}), 201, "")
+	browser := ta2.DialRoom(ch.ID)
+	apptest.Want(t, ta2.Do("POST", "/api/channels/"+ch.ID+"/messages", map[string]string{"text": "@chopin hello"}), 201, "")
 	if r := plannerReply(t, browser); r["status"] != "done" || r["text"] != "Done." {
 		t.Fatalf("reply after the restart %v", r)
 	}
@@ -265,8 +266,8 @@ func TestPlannerReattachesAfterRestart(t *testing.T) {
 // that Chopin holds it no more.
 func TestClientResumesQuestion(t *testing.T) {
 	ta := startApp(t)
-	ta.addRepository("octo/plans")
-	ch := ta.createDocument("octo/plans", "Plan")
+	ta.AddRepository("octo/plans")
+	ch := ta.CreateDocument("octo/plans", "Plan")
 	results := make(chan client.Result, 4)
 	sessions := make(chan string, 1)
 	features := []string{wire.FeatureResumableSessions}
@@ -285,7 +286,7 @@ func TestClientResumesQuestion(t *testing.T) {
 		return nil
 	}}
 	link := ta.attachWith(ch.ID, features, h)
-	want(t, ta.do("POST", "/api/channels/"+ch.ID+"/messages", map[string]string{"text": "@chopin go"}), 201, "")
+	apptest.Want(t, ta.Do("POST", "/api/channels/"+ch.ID+"/messages", map[string]string{"text": "@chopin go"}), 201, "")
 	session := recvT(t, sessions)
 	waitIdle(t, ta, ch.ID)
 
@@ -302,11 +303,11 @@ func TestClientResumesQuestion(t *testing.T) {
 	}
 	ta.eventually(func() bool { return ta.plannerState(ch.ID) == "disconnected" })
 	decision := plannerOpenDecisions(ta, ch.ID)[0]["id"].(string)
-	want(t, ta.do("POST", "/api/channels/"+ch.ID+"/decisions/"+decision+"/answer", map[string]any{"yes": true}), 200, "")
+	apptest.Want(t, ta.Do("POST", "/api/channels/"+ch.ID+"/decisions/"+decision+"/answer", map[string]any{"yes": true}), 200, "")
 
-	ctx, cancel := context.WithTimeout(context.Background(), agentWait)
+	ctx, cancel := context.WithTimeout(context.Background(), apptest.Wait)
 	defer cancel()
-	back, err := client.Dial(ctx, client.Config{URL: ta.agentURL(), Token: ta.token(), Document: ch.ID, Features: features, Handler: describing(h), Resume: held})
+	back, err := client.Dial(ctx, client.Config{URL: ta.AgentURL(), Token: ta.Token(), Document: ch.ID, Features: features, Handler: describing(h), Resume: held})
 	if err != nil {
 		t.Fatalf("resume: %v", err)
 	}
@@ -344,7 +345,7 @@ func TestClientResumesQuestion(t *testing.T) {
 
 func plannerOpenDecisions(ta *testApp, channelID string) []map[string]any {
 	var body struct{ Decisions []map[string]any }
-	ta.do("GET", "/api/channels/"+channelID+"/decisions", nil).json(ta.t, &body)
+	ta.Do("GET", "/api/channels/"+channelID+"/decisions", nil).JSON(ta.T, &body)
 	var open []map[string]any
 	for _, d := range body.Decisions {
 		if d["status"] == "open" {
@@ -359,7 +360,7 @@ func recvT[T any](t *testing.T, ch <-chan T) T {
 	select {
 	case v := <-ch:
 		return v
-	case <-time.After(agentWait):
+	case <-time.After(apptest.Wait):
 		t.Fatal("timed out")
 		var zero T
 		return zero

@@ -10,6 +10,7 @@ import (
 
 	"github.com/chopin-desktop/chopin/agentconn/client"
 	"github.com/chopin-desktop/chopin/agentconn/wire"
+	"github.com/chopin-desktop/chopin/app/apptest"
 	"github.com/chopin-desktop/chopin/room"
 )
 
@@ -33,7 +34,7 @@ func previewQuestion() wire.Input {
 
 // askPreview asks previewQuestion, answers Grid over HTTP and returns the
 // card's options as the room showed them and the client's result.
-func askPreview(t *testing.T, ta *testApp, ch channelJSON, turn *testTurn, browser *roomClient) ([]room.Option, client.Result) {
+func askPreview(t *testing.T, ta *testApp, ch apptest.Document, turn *testTurn, browser *apptest.Room) ([]room.Option, client.Result) {
 	t.Helper()
 	res := make(chan client.Result, 1)
 	go func() {
@@ -42,14 +43,14 @@ func askPreview(t *testing.T, ta *testApp, ch channelJSON, turn *testTurn, brows
 	}()
 	var card map[string]any
 	for card == nil || card["status"] != "open" {
-		card = browser.until("decision:update")["decision"].(map[string]any)
+		card = browser.Until("decision:update")["decision"].(map[string]any)
 	}
 	raw, _ := json.Marshal(card["call"])
 	call, err := room.ParseQuestionCall(raw)
 	if err != nil && !strings.Contains(err.Error(), "description") {
 		t.Fatalf("card call %s: %v", raw, err)
 	}
-	want(t, ta.do("POST", "/api/channels/"+ch.ID+"/decisions/"+card["id"].(string)+"/answer", map[string]any{"labels": []string{"Grid"}}), 200, "")
+	apptest.Want(t, ta.Do("POST", "/api/channels/"+ch.ID+"/decisions/"+card["id"].(string)+"/answer", map[string]any{"labels": []string{"Grid"}}), 200, "")
 	return call.Questions[0].Options, <-res
 }
 
@@ -83,7 +84,7 @@ func TestAgentOptionPreviews(t *testing.T) {
 	if !strings.Contains(string(again), up.Path) {
 		t.Errorf("same bytes, another path: %s", again)
 	}
-	if res := ta.do("GET", up.Path, nil); res.Status != 200 || res.Header.Get("Content-Type") != "image/png" {
+	if res := ta.Do("GET", up.Path, nil); res.Status != 200 || res.Header.Get("Content-Type") != "image/png" {
 		t.Errorf("GET %s: %d", up.Path, res.Status)
 	}
 	for _, bad := range []struct{ input, says string }{

@@ -46,8 +46,8 @@ func TestReplyKeepsItsBound(t *testing.T) {
 		t.Errorf("the reply does not say where it was cut: …%s", m.Text[max(0, len(m.Text)-400):])
 	}
 	_ = browser
-	late := roomClientOf(ta.OpenRoom(ch.ID))
-	snap := late.until("chat:snapshot")
+	late := ta.OpenRoom(ch.ID)
+	snap := late.Until("chat:snapshot")
 	msgs := snap["messages"].([]any)
 	last := msgs[len(msgs)-1].(map[string]any)
 	if last["id"] != m.ID || last["text"] != m.Text {
@@ -63,7 +63,7 @@ func TestVanishedAgentsAskEndsFailed(t *testing.T) {
 		"questions": []any{map[string]any{"question": "Which store?", "header": "Store",
 			"options": []any{map[string]any{"label": "SQLite", "description": "one file"}, map[string]any{"label": "Postgres", "description": "a server"}}}},
 	})
-	if card := browser.until("decision:update")["decision"].(map[string]any); card["status"] != "open" {
+	if card := browser.Until("decision:update")["decision"].(map[string]any); card["status"] != "open" {
 		t.Fatalf("card %v", card)
 	}
 	link.Close() // the agent vanishes

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"errors"
 	"testing"
+
+	"github.com/chopin-desktop/chopin/app/apptest"
 )
 
 // A document's chosen model and level are saved with it: after a restart
@@ -11,25 +13,25 @@ import (
 // and the next client's turn runs it.
 func TestModelChoiceSurvivesRestart(t *testing.T) {
 	ta := startApp(t)
-	ta.addRepository("octo/plans")
-	ch := ta.createDocument("octo/plans", "Launch")
+	ta.AddRepository("octo/plans")
+	ch := ta.CreateDocument("octo/plans", "Launch")
 	ts := newTurns()
 	link := ta.attachWith(ch.ID, []string{"capability-catalog"}, ts.handler())
 	catalog := json.RawMessage(`{"models":{"available":[{"id":"m1","name":"Model One","thinkingLevels":["low","high"]},{"id":"m2","name":"Model Two"}],"default":{"id":"m2"}}}`)
 	if err := link.ReportCapabilities(catalog); err != nil {
 		t.Fatal(err)
 	}
-	ta.dialRoom(ch.ID).modelUntil(func(m map[string]any) bool { return m["offered"] == true })
-	want(t, ta.do("PUT", "/api/channels/"+ch.ID+"/planner/model", map[string]string{"model": "m1", "thinkingLevel": "high"}), 200, "")
-	ta.stop()
+	modelUntil(ta.DialRoom(ch.ID), func(m map[string]any) bool { return m["offered"] == true })
+	apptest.Want(t, ta.Do("PUT", "/api/channels/"+ch.ID+"/planner/model", map[string]string{"model": "m1", "thinkingLevel": "high"}), 200, "")
+	ta.Stop()
 
 	ta = startAppWith(t, ta.app.Config())
 	var st map[string]any
-	ta.do("GET", "/api/channels/"+ch.ID+"/planner/model", nil).json(t, &st)
+	ta.Do("GET", "/api/channels/"+ch.ID+"/planner/model", nil).JSON(t, &st)
 	if st["offered"] != false || st["model"] != "m1" || st["thinkingLevel"] != "high" || st["modelName"] != "Model One" {
 		t.Fatalf("after restart, planner/model %v", st)
 	}
-	if m := ta.dialRoom(ch.ID).until("chat:model")["model"].(map[string]any); m["model"] != "m1" || m["modelName"] != "Model One" {
+	if m := ta.DialRoom(ch.ID).Until("chat:model")["model"].(map[string]any); m["model"] != "m1" || m["modelName"] != "Model One" {
 		t.Fatalf("after restart, chat:model %v", m)
 	}
 	ts = newTurns()
@@ -37,8 +39,8 @@ func TestModelChoiceSurvivesRestart(t *testing.T) {
 	if err := link.ReportCapabilities(catalog); err != nil {
 		t.Fatal(err)
 	}
-	ta.dialRoom(ch.ID).modelUntil(func(m map[string]any) bool { return m["offered"] == true })
-	want(t, ta.do("POST", "/api/channels/"+ch.ID+"/messages", map[string]string{"text": "@chopin go"}), 201, "")
+	modelUntil(ta.DialRoom(ch.ID), func(m map[string]any) bool { return m["offered"] == true })
+	apptest.Want(t, ta.Do("POST", "/api/channels/"+ch.ID+"/messages", map[string]string{"text": "@chopin go"}), 201, "")
 	turn := ts.next(t)
 	if turn.Message.Model != "m1" || turn.Message.ThinkingLevel != "high" {
 		t.Fatalf("turn after restart: model %q level %q", turn.Message.Model, turn.Message.ThinkingLevel)
@@ -47,11 +49,11 @@ func TestModelChoiceSurvivesRestart(t *testing.T) {
 	waitIdle(t, ta, ch.ID)
 
 	// {} returns to the client's default, and that is saved too.
-	want(t, ta.do("PUT", "/api/channels/"+ch.ID+"/planner/model", map[string]string{}), 200, "")
-	ta.stop()
+	apptest.Want(t, ta.Do("PUT", "/api/channels/"+ch.ID+"/planner/model", map[string]string{}), 200, "")
+	ta.Stop()
 	ta = startAppWith(t, ta.app.Config())
 	st = nil
-	ta.do("GET", "/api/channels/"+ch.ID+"/planner/model", nil).json(t, &st)
+	ta.Do("GET", "/api/channels/"+ch.ID+"/planner/model", nil).JSON(t, &st)
 	if _, ok := st["model"]; ok {
 		t.Fatalf("after clearing and a restart, planner/model %v", st)
 	}
@@ -61,14 +63,14 @@ func TestModelChoiceSurvivesRestart(t *testing.T) {
 // restart is retried after it, and the recorded reply is the one removed.
 func TestRetryAfterRestart(t *testing.T) {
 	ta := startApp(t)
-	ta.addRepository("octo/plans")
-	ch := ta.createDocument("octo/plans", "Launch")
+	ta.AddRepository("octo/plans")
+	ch := ta.CreateDocument("octo/plans", "Launch")
 	ts := newTurns()
 	ta.attachWith(ch.ID, []string{"retry-turn"}, ts.handler())
-	r := ta.do("POST", "/api/channels/"+ch.ID+"/messages", map[string]string{"text": "@chopin go"})
-	want(t, r, 201, "")
+	r := ta.Do("POST", "/api/channels/"+ch.ID+"/messages", map[string]string{"text": "@chopin go"})
+	apptest.Want(t, r, 201, "")
 	var sent map[string]any
-	r.json(t, &sent)
+	r.JSON(t, &sent)
 	msgID := sent["id"].(string)
 	first := ts.next(t)
 	first.done <- errors.New("The model's provider is down.")
@@ -77,7 +79,7 @@ func TestRetryAfterRestart(t *testing.T) {
 	var list struct {
 		Messages []map[string]any `json:"messages"`
 	}
-	ta.do("GET", "/api/channels/"+ch.ID+"/messages", nil).json(t, &list)
+	ta.Do("GET", "/api/channels/"+ch.ID+"/messages", nil).JSON(t, &list)
 	for _, m := range list.Messages {
 		if m["role"] == "planner" && m["status"] == "failed" {
 			failedID = m["id"].(string)
@@ -86,15 +88,15 @@ func TestRetryAfterRestart(t *testing.T) {
 	if got, err := ta.app.Store().ReplyTo(t.Context(), ch.ID, msgID); err != nil || got != failedID {
 		t.Fatalf("recorded reply %q, %v; want %q", got, err, failedID)
 	}
-	ta.stop()
+	ta.Stop()
 
 	ta = startAppWith(t, ta.app.Config())
 	ts = newTurns()
 	ta.attachWith(ch.ID, []string{"retry-turn"}, ts.handler())
-	r = ta.do("POST", "/api/channels/"+ch.ID+"/messages/"+msgID+"/retry", nil)
-	want(t, r, 200, "")
+	r = ta.Do("POST", "/api/channels/"+ch.ID+"/messages/"+msgID+"/retry", nil)
+	apptest.Want(t, r, 200, "")
 	var retried map[string]any
-	r.json(t, &retried)
+	r.JSON(t, &retried)
 	if retried["removed"] != failedID {
 		t.Fatalf("retry removed %v, want %s", retried["removed"], failedID)
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/chopin-desktop/chopin/agentconn/wire"
 	"github.com/chopin-desktop/chopin/app"
+	"github.com/chopin-desktop/chopin/app/apptest"
 )
 
 // resumable-sessions and restart-notice against the real app, with a client
@@ -26,17 +27,17 @@ type rawAgent struct {
 }
 
 func (ta *testApp) dialRawAgent(features string) *rawAgent {
-	ta.t.Helper()
-	h := http.Header{"Sec-WebSocket-Protocol": {wire.Subprotocol}, "Authorization": {"Bearer " + ta.token()}}
+	ta.T.Helper()
+	h := http.Header{"Sec-WebSocket-Protocol": {wire.Subprotocol}, "Authorization": {"Bearer " + ta.Token()}}
 	if features != "" {
 		h.Set(wire.FeaturesHeader, features)
 	}
-	conn, _, err := websocket.DefaultDialer.Dial(ta.agentURL(), h)
+	conn, _, err := websocket.DefaultDialer.Dial(ta.AgentURL(), h)
 	if err != nil {
-		ta.t.Fatalf("dial: %v", err)
+		ta.T.Fatalf("dial: %v", err)
 	}
-	ta.t.Cleanup(func() { conn.Close() })
-	return &rawAgent{t: ta.t, conn: conn, refused: map[string]bool{}}
+	ta.T.Cleanup(func() { conn.Close() })
+	return &rawAgent{t: ta.T, conn: conn, refused: map[string]bool{}}
 }
 
 func (ra *rawAgent) send(m wire.Message) {
@@ -65,7 +66,7 @@ func (ra *rawAgent) next() wire.Message {
 // about the Planner's own session.
 func (ra *rawAgent) read() (wire.Message, error) {
 	for {
-		ra.conn.SetReadDeadline(time.Now().Add(agentWait))
+		ra.conn.SetReadDeadline(time.Now().Add(apptest.Wait))
 		_, frame, err := ra.conn.ReadMessage()
 		if err != nil {
 			return nil, err
@@ -124,8 +125,8 @@ func (ra *rawAgent) attach(document string) wire.Attached {
 // the session stays for its question and its run. It returns the session
 // and the Decision's id.
 func (ta *testApp) question(ra *rawAgent, channelID string) (session, decision string) {
-	ta.t.Helper()
-	want(ta.t, ta.do("POST", "/api/channels/"+channelID+"/messages", map[string]string{"text": "@chopin go"}), 201, "")
+	ta.T.Helper()
+	apptest.Want(ta.T, ta.Do("POST", "/api/channels/"+channelID+"/messages", map[string]string{"text": "@chopin go"}), 201, "")
 	start := ra.next().(wire.Start)
 	ra.send(wire.Started{Session: start.Session})
 	turn := ra.next().(wire.Turn)
@@ -137,7 +138,7 @@ func (ta *testApp) question(ra *rawAgent, channelID string) (session, decision s
 	var open []map[string]any
 	ta.eventually(func() bool {
 		var body struct{ Decisions []map[string]any }
-		ta.do("GET", "/api/channels/"+channelID+"/decisions", nil).json(ta.t, &body)
+		ta.Do("GET", "/api/channels/"+channelID+"/decisions", nil).JSON(ta.T, &body)
 		open = open[:0]
 		for _, d := range body.Decisions {
 			if d["status"] == "open" {
@@ -148,7 +149,7 @@ func (ta *testApp) question(ra *rawAgent, channelID string) (session, decision s
 	})
 	ta.eventually(func() bool { // the run is reported too
 		var st struct{ Runs []wire.RunCard }
-		ta.do("GET", "/api/channels/"+channelID+"/planner", nil).json(ta.t, &st)
+		ta.Do("GET", "/api/channels/"+channelID+"/planner", nil).JSON(ta.T, &st)
 		return len(st.Runs) == 1
 	})
 	return start.Session, open[0]["id"].(string)
@@ -156,17 +157,17 @@ func (ta *testApp) question(ra *rawAgent, channelID string) (session, decision s
 
 func (ta *testApp) plannerState(channelID string) string {
 	var st struct{ State string }
-	ta.do("GET", "/api/channels/"+channelID+"/planner", nil).json(ta.t, &st)
+	ta.Do("GET", "/api/channels/"+channelID+"/planner", nil).JSON(ta.T, &st)
 	return st.State
 }
 
-// eventually polls cond until it holds; it fails the test after agentWait.
+// eventually polls cond until it holds; it fails the test after apptest.Wait.
 func (ta *testApp) eventually(cond func() bool) {
-	ta.t.Helper()
-	deadline := time.Now().Add(agentWait)
+	ta.T.Helper()
+	deadline := time.Now().Add(apptest.Wait)
 	for !cond() {
 		if time.Now().After(deadline) {
-			ta.t.Fatal("the condition never held")
+			ta.T.Fatal("the condition never held")
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
@@ -210,15 +211,15 @@ func checkDelivered(t *testing.T, ta *testApp, ra *rawAgent, channelID, session 
 // features that asks a question, restarts Chopin (the link closes with
 // 1012) and returns the new process with the question's session and
 // Decision.
-func questionAcrossRestart(t *testing.T, cfg app.Config, features string) (*testApp, channelJSON, string, string) {
+func questionAcrossRestart(t *testing.T, cfg app.Config, features string) (*testApp, apptest.Document, string, string) {
 	t.Helper()
 	ta := startAppWith(t, cfg)
-	ta.addRepository("octo/plans")
-	ch := ta.createDocument("octo/plans", "Plan")
+	ta.AddRepository("octo/plans")
+	ch := ta.CreateDocument("octo/plans", "Plan")
 	ra := ta.dialRawAgent(features)
 	ra.attach(ch.ID)
 	session, decision := ta.question(ra, ch.ID)
-	ta.stop()
+	ta.Stop()
 	if code, _ := ra.closed(); code != websocket.CloseServiceRestart {
 		t.Fatalf("closed %d", code)
 	}
@@ -247,8 +248,8 @@ func resumeOnly(t *testing.T, ta *testApp, channelID, session string, want wire.
 // first and the answer exactly once.
 func TestAgentResumeAfterDrop(t *testing.T) {
 	ta := startApp(t)
-	ta.addRepository("octo/plans")
-	ch := ta.createDocument("octo/plans", "Plan")
+	ta.AddRepository("octo/plans")
+	ch := ta.CreateDocument("octo/plans", "Plan")
 	ra := ta.dialRawAgent("resumable-sessions")
 	if a := ra.attach(ch.ID); !reflect.DeepEqual(a.Features, []string{"resumable-sessions"}) {
 		t.Fatalf("features %v", a.Features)
@@ -261,7 +262,7 @@ func TestAgentResumeAfterDrop(t *testing.T) {
 		State, Login string
 		Runs         []wire.RunCard
 	}
-	ta.do("GET", "/api/channels/"+ch.ID+"/planner", nil).json(t, &st)
+	ta.Do("GET", "/api/channels/"+ch.ID+"/planner", nil).JSON(t, &st)
 	if st.Login != "ada" || len(st.Runs) != 1 || st.Runs[0].Status != "running" {
 		t.Errorf("disconnected planner %+v", st)
 	}
@@ -274,9 +275,9 @@ func TestAgentResumeAfterDrop(t *testing.T) {
 	if holds, err := ta.app.Store().LinkHolds(context.Background()); err != nil || len(holds) != 1 || holds[0].Window {
 		t.Errorf("stored holds %+v %v", holds, err)
 	}
-	want(t, ta.do("POST", "/api/channels/"+ch.ID+"/decisions/"+decision+"/answer", map[string]any{"yes": true}), 200, "")
-	want(t, ta.do("POST", "/api/channels/"+ch.ID+"/planner/stop", nil), 200, "")
-	want(t, ta.do("POST", "/api/channels/"+ch.ID+"/planner/stop", nil), 200, "") // pressed twice, sent once
+	apptest.Want(t, ta.Do("POST", "/api/channels/"+ch.ID+"/decisions/"+decision+"/answer", map[string]any{"yes": true}), 200, "")
+	apptest.Want(t, ta.Do("POST", "/api/channels/"+ch.ID+"/planner/stop", nil), 200, "")
+	apptest.Want(t, ta.Do("POST", "/api/channels/"+ch.ID+"/planner/stop", nil), 200, "") // pressed twice, sent once
 
 	back := ta.dialRawAgent("resumable-sessions")
 	back.attach(ch.ID)
@@ -297,13 +298,13 @@ func TestAgentResumeAfterRestart(t *testing.T) {
 	cfg := testConfig(t, t.TempDir())
 	cfg.HandoverPlannerWindow = time.Hour // the window never ends during the test
 	ta := startAppWith(t, cfg)
-	ta.addRepository("octo/plans")
-	ch := ta.createDocument("octo/plans", "Plan")
+	ta.AddRepository("octo/plans")
+	ch := ta.CreateDocument("octo/plans", "Plan")
 	ra := ta.dialRawAgent("resumable-sessions, restart-notice")
 	ra.attach(ch.ID)
 	session, decision := ta.question(ra, ch.ID)
 
-	ta.stop()
+	ta.Stop()
 	code, frames := ra.closed()
 	if code != websocket.CloseServiceRestart || len(frames) != 1 ||
 		!reflect.DeepEqual(frames[0], wire.Restarting{ReconnectWithinMs: time.Hour.Milliseconds()}) {
@@ -315,7 +316,7 @@ func TestAgentResumeAfterRestart(t *testing.T) {
 		State string
 		Runs  []wire.RunCard
 	}
-	ta2.do("GET", "/api/channels/"+ch.ID+"/planner", nil).json(t, &st)
+	ta2.Do("GET", "/api/channels/"+ch.ID+"/planner", nil).JSON(t, &st)
 	if st.State != "attached" || len(st.Runs) != 1 || st.Runs[0].Status != "running" {
 		t.Errorf("inside the window the planner shows %+v", st)
 	}
@@ -324,12 +325,12 @@ func TestAgentResumeAfterRestart(t *testing.T) {
 		t.Errorf("refusal inside the window %+v", tr)
 	}
 	var body struct{ Decisions []map[string]any }
-	ta2.do("GET", "/api/channels/"+ch.ID+"/decisions", nil).json(t, &body)
+	ta2.Do("GET", "/api/channels/"+ch.ID+"/decisions", nil).JSON(t, &body)
 	if len(body.Decisions) != 1 || body.Decisions[0]["status"] != "open" {
 		t.Fatalf("decisions after the restart %v", body.Decisions)
 	}
-	want(t, ta2.do("POST", "/api/channels/"+ch.ID+"/decisions/"+decision+"/answer", map[string]any{"yes": true}), 200, "")
-	want(t, ta2.do("POST", "/api/channels/"+ch.ID+"/planner/stop", nil), 200, "")
+	apptest.Want(t, ta2.Do("POST", "/api/channels/"+ch.ID+"/decisions/"+decision+"/answer", map[string]any{"yes": true}), 200, "")
+	apptest.Want(t, ta2.Do("POST", "/api/channels/"+ch.ID+"/planner/stop", nil), 200, "")
 
 	back := ta2.dialRawAgent("resumable-sessions, restart-notice")
 	back.attach(ch.ID)
@@ -359,8 +360,8 @@ func TestAgentHandoverWindowEnds(t *testing.T) {
 // protocol violation.
 func TestAgentInputReceivedWithoutFeature(t *testing.T) {
 	ta := startApp(t)
-	ta.addRepository("octo/plans")
-	ch := ta.createDocument("octo/plans", "Plan")
+	ta.AddRepository("octo/plans")
+	ch := ta.CreateDocument("octo/plans", "Plan")
 	ra := ta.dialRawAgent("")
 	ra.attach(ch.ID)
 	ra.send(wire.InputReceived{Request: "r1"})
@@ -378,8 +379,8 @@ func TestAgentInputReceivedWithoutFeature(t *testing.T) {
 // to the new one.
 func TestAgentResumeTakesOverUnnoticedDrop(t *testing.T) {
 	ta := startApp(t)
-	ta.addRepository("octo/plans")
-	ch := ta.createDocument("octo/plans", "Plan")
+	ta.AddRepository("octo/plans")
+	ch := ta.CreateDocument("octo/plans", "Plan")
 	old := ta.dialRawAgent("resumable-sessions")
 	old.attach(ch.ID)
 	session, decision := ta.question(old, ch.ID)
@@ -403,7 +404,7 @@ func TestAgentResumeTakesOverUnnoticedDrop(t *testing.T) {
 		t.Errorf("the old link closed with %d", code)
 	}
 	// The question moved with the session: its answer reaches the new link.
-	want(t, ta.do("POST", "/api/channels/"+ch.ID+"/decisions/"+decision+"/answer", map[string]any{"yes": false}), 200, "")
+	apptest.Want(t, ta.Do("POST", "/api/channels/"+ch.ID+"/decisions/"+decision+"/answer", map[string]any{"yes": false}), 200, "")
 	if res, ok := back.next().(wire.InputResult); !ok || res.Request != "r1" || string(res.Value) != "false" {
 		t.Fatalf("want r1's answer, got %#v", res)
 	}
@@ -414,8 +415,8 @@ func TestAgentResumeTakesOverUnnoticedDrop(t *testing.T) {
 // shows as stopped.
 func TestAgentHoldEndsForGood(t *testing.T) {
 	ta := startApp(t)
-	ta.addRepository("octo/plans")
-	ch := ta.createDocument("octo/plans", "Plan")
+	ta.AddRepository("octo/plans")
+	ch := ta.CreateDocument("octo/plans", "Plan")
 	ra := ta.dialRawAgent("resumable-sessions")
 	ra.attach(ch.ID)
 	ta.question(ra, ch.ID)
@@ -427,14 +428,14 @@ func TestAgentHoldEndsForGood(t *testing.T) {
 	fresh.send(wire.Runs{Session: "s-other", Active: []string{}, Paused: []string{}, Cards: []wire.RunCard{}})
 	ta.eventually(func() bool {
 		var body struct{ Decisions []map[string]any }
-		ta.do("GET", "/api/channels/"+ch.ID+"/decisions", nil).json(ta.t, &body)
+		ta.Do("GET", "/api/channels/"+ch.ID+"/decisions", nil).JSON(ta.T, &body)
 		return len(body.Decisions) == 1 && body.Decisions[0]["status"] == "withdrawn"
 	})
 	var st struct {
 		State string
 		Runs  []wire.RunCard
 	}
-	ta.do("GET", "/api/channels/"+ch.ID+"/planner", nil).json(t, &st)
+	ta.Do("GET", "/api/channels/"+ch.ID+"/planner", nil).JSON(t, &st)
 	if st.State != "attached" || len(st.Runs) != 1 || st.Runs[0].Status != "stopped" {
 		t.Errorf("planner %+v", st)
 	}

@@ -3,25 +3,27 @@ package plannerhost_test
 import (
 	"errors"
 	"testing"
+
+	"github.com/chopin-desktop/chopin/app/apptest"
 )
 
 // Retry through the real app (retry-turn): the failed attempt leaves Chat for
 // everyone, and the same message runs again, named and marked retry.
 func TestAgentRetryEndToEnd(t *testing.T) {
 	ta := startApp(t)
-	ta.addRepository("octo/plans")
-	ch := ta.createDocument("octo/plans", "Launch")
-	browser := ta.dialRoom(ch.ID)
+	ta.AddRepository("octo/plans")
+	ch := ta.CreateDocument("octo/plans", "Launch")
+	browser := ta.DialRoom(ch.ID)
 	ts := newTurns()
 	link := ta.attachWith(ch.ID, []string{"retry-turn"}, ts.handler())
 	if !link.Has("retry-turn") {
 		t.Fatalf("features %v", link.Attached().Features)
 	}
-	want(t, ta.do("POST", "/api/channels/"+ch.ID+"/messages", map[string]string{"text": "Morning"}), 201, "")
-	r := ta.do("POST", "/api/channels/"+ch.ID+"/messages", map[string]string{"text": "@chopin go"})
-	want(t, r, 201, "")
+	apptest.Want(t, ta.Do("POST", "/api/channels/"+ch.ID+"/messages", map[string]string{"text": "Morning"}), 201, "")
+	r := ta.Do("POST", "/api/channels/"+ch.ID+"/messages", map[string]string{"text": "@chopin go"})
+	apptest.Want(t, r, 201, "")
 	var sent map[string]any
-	r.json(t, &sent)
+	r.JSON(t, &sent)
 	msgID := sent["id"].(string)
 
 	first := ts.next(t)
@@ -32,18 +34,18 @@ func TestAgentRetryEndToEnd(t *testing.T) {
 		t.Fatal(err)
 	}
 	first.call(t, "read_plan", map[string]any{})
-	want(t, ta.do("POST", "/api/channels/"+ch.ID+"/messages/"+msgID+"/retry", nil), 409, "not-retriable") // its reply is still streaming
+	apptest.Want(t, ta.Do("POST", "/api/channels/"+ch.ID+"/messages/"+msgID+"/retry", nil), 409, "not-retriable") // its reply is still streaming
 	first.done <- errors.New("The model's provider is down.")
 	var failed map[string]any
 	for failed == nil || failed["role"] != "planner" || failed["status"] != "failed" {
-		failed = browser.until("chat:message")["message"].(map[string]any)
+		failed = browser.Until("chat:message")["message"].(map[string]any)
 	}
 	waitIdle(t, ta, ch.ID)
 
-	want(t, ta.do("POST", "/api/channels/"+ch.ID+"/messages/nope/retry", nil), 404, "message-not-found")
-	r = ta.do("POST", "/api/channels/"+ch.ID+"/messages/"+msgID+"/retry", nil)
-	want(t, r, 200, "")
-	if removed := browser.until("chat:removed"); removed["message"] != failed["id"] {
+	apptest.Want(t, ta.Do("POST", "/api/channels/"+ch.ID+"/messages/nope/retry", nil), 404, "message-not-found")
+	r = ta.Do("POST", "/api/channels/"+ch.ID+"/messages/"+msgID+"/retry", nil)
+	apptest.Want(t, r, 200, "")
+	if removed := browser.Until("chat:removed"); removed["message"] != failed["id"] {
 		t.Fatalf("chat:removed %v, want %v", removed, failed["id"])
 	}
 	again := ts.next(t)
@@ -56,13 +58,13 @@ func TestAgentRetryEndToEnd(t *testing.T) {
 	}
 	again.done <- nil
 	for done := map[string]any{}; done["role"] != "planner" || done["status"] != "done"; {
-		done = browser.until("chat:message")["message"].(map[string]any)
+		done = browser.Until("chat:message")["message"].(map[string]any)
 	}
 
 	var list struct {
 		Messages []map[string]any `json:"messages"`
 	}
-	ta.do("GET", "/api/channels/"+ch.ID+"/messages", nil).json(t, &list)
+	ta.Do("GET", "/api/channels/"+ch.ID+"/messages", nil).JSON(t, &list)
 	var got []string
 	for _, m := range list.Messages {
 		got = append(got, m["role"].(string)+":"+m["text"].(string)+":"+str(m["status"]))
@@ -72,8 +74,8 @@ func TestAgentRetryEndToEnd(t *testing.T) {
 		t.Fatalf("transcript %q, want %q", got, wantList)
 	}
 	// Only a failed reply can be retried.
-	want(t, ta.do("POST", "/api/channels/"+ch.ID+"/messages/"+msgID+"/retry", nil), 409, "not-retriable")
-	want(t, ta.do("POST", "/api/channels/"+ch.ID+"/messages/"+list.Messages[0]["id"].(string)+"/retry", nil), 409, "not-retriable")
+	apptest.Want(t, ta.Do("POST", "/api/channels/"+ch.ID+"/messages/"+msgID+"/retry", nil), 409, "not-retriable")
+	apptest.Want(t, ta.Do("POST", "/api/channels/"+ch.ID+"/messages/"+list.Messages[0]["id"].(string)+"/retry", nil), 409, "not-retriable")
 }
 
 func str(v any) string { s, _ := v.(string); return s }

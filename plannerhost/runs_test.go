@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/chopin-desktop/chopin/agentconn/wire"
+	"github.com/chopin-desktop/chopin/app/apptest"
 	"github.com/chopin-desktop/chopin/plannerhost"
 )
 
@@ -23,12 +24,12 @@ func stageNames(c wire.RunCard) string {
 func TestAgentRunsStored(t *testing.T) {
 	cfg := testConfig(t, t.TempDir())
 	ta := startAppWith(t, cfg)
-	ta.addRepository("octo/plans")
-	ch := ta.createDocument("octo/plans", "Plan")
-	browser := ta.dialRoom(ch.ID)
+	ta.AddRepository("octo/plans")
+	ch := ta.CreateDocument("octo/plans", "Plan")
+	browser := ta.DialRoom(ch.ID)
 	ts := newTurns()
 	l := ta.attachFeatures(ch.ID, ts.handler(), "run-stage-deltas")
-	want(t, ta.do("POST", "/api/channels/"+ch.ID+"/messages", map[string]string{"text": "@chopin go"}), 201, "")
+	apptest.Want(t, ta.Do("POST", "/api/channels/"+ch.ID+"/messages", map[string]string{"text": "@chopin go"}), 201, "")
 	turn := ts.next(t)
 	three := 3
 	send := func(cards ...wire.RunCard) {
@@ -36,7 +37,7 @@ func TestAgentRunsStored(t *testing.T) {
 		if err := l.Send(wire.Runs{Session: turn.Session.ID, Active: []string{"run-1"}, Paused: []string{}, Cards: cards}); err != nil {
 			t.Fatal(err)
 		}
-		browser.until("planner:runs")
+		browser.Until("planner:runs")
 	}
 	stage := func(id, status string) wire.Stage { return wire.Stage{ID: id, Name: id, Status: status} }
 	send(wire.RunCard{ID: "run-1", Name: "Build", Status: "running", Started: 1, Updated: 2, EarlierStages: &three,
@@ -50,7 +51,7 @@ func TestAgentRunsStored(t *testing.T) {
 	check := func(when string) {
 		t.Helper()
 		var p plannerhost.Status
-		ta.do("GET", "/api/channels/"+ch.ID+"/planner", nil).json(t, &p)
+		ta.Do("GET", "/api/channels/"+ch.ID+"/planner", nil).JSON(t, &p)
 		if len(p.Runs) != 1 {
 			t.Fatalf("%s: runs %+v", when, p.Runs)
 		}
@@ -62,7 +63,7 @@ func TestAgentRunsStored(t *testing.T) {
 	}
 	check("attached")
 	turn.done <- nil
-	ta.stop()
+	ta.Stop()
 
 	ta = startAppWith(t, cfg)
 	check("after a restart")
@@ -70,12 +71,12 @@ func TestAgentRunsStored(t *testing.T) {
 	// A full card with stages replaces them all.
 	ts = newTurns()
 	l = ta.attachFeatures(ch.ID, ts.handler(), "run-stage-deltas")
-	browser = ta.dialRoom(ch.ID)
-	want(t, ta.do("POST", "/api/channels/"+ch.ID+"/messages", map[string]string{"text": "@chopin again"}), 201, "")
+	browser = ta.DialRoom(ch.ID)
+	apptest.Want(t, ta.Do("POST", "/api/channels/"+ch.ID+"/messages", map[string]string{"text": "@chopin again"}), 201, "")
 	turn = ts.next(t)
 	send(wire.RunCard{ID: "run-1", Name: "Build", Status: "running", Started: 1, Updated: 10, Stages: []wire.Stage{stage("x", "running")}})
 	var p plannerhost.Status
-	ta.do("GET", "/api/channels/"+ch.ID+"/planner", nil).json(t, &p)
+	ta.Do("GET", "/api/channels/"+ch.ID+"/planner", nil).JSON(t, &p)
 	if len(p.Runs) != 1 || stageNames(p.Runs[0]) != "x:running " || p.Runs[0].EarlierStages != nil {
 		t.Errorf("replaced: %+v", p.Runs)
 	}

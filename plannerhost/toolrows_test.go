@@ -35,7 +35,7 @@ func TestAgentToolErrorsMasked(t *testing.T) {
 	turn.done <- nil
 
 	m := ta.finishedReply(ch.ID)
-	raw := string(ta.do("GET", "/api/channels/"+ch.ID+"/messages", nil).Body)
+	raw := string(ta.Do("GET", "/api/channels/"+ch.ID+"/messages", nil).Body)
 	for _, secret := range []string{"hunter2", token, "alice"} {
 		if strings.Contains(raw, secret) {
 			t.Errorf("GET /messages shows %q: %s", secret, raw)

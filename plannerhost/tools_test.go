@@ -11,23 +11,24 @@ import (
 
 	"github.com/chopin-desktop/chopin/agentconn/client"
 	"github.com/chopin-desktop/chopin/agentconn/wire"
+	"github.com/chopin-desktop/chopin/app/apptest"
 	"github.com/chopin-desktop/chopin/plannerhost"
 	"github.com/chopin-desktop/chopin/room"
 )
 
 // startTurn makes a document with source, attaches a Planner and starts a
 // turn with a person's @chopin message; it returns the turn and a browser.
-func startTurn(t *testing.T, source string) (*testApp, channelJSON, *testTurn, *roomClient) {
+func startTurn(t *testing.T, source string) (*testApp, apptest.Document, *testTurn, *apptest.Room) {
 	ta := startApp(t)
-	ta.addRepository("octo/plans")
-	ch := ta.createDocument("octo/plans", "Plan")
+	ta.AddRepository("octo/plans")
+	ch := ta.CreateDocument("octo/plans", "Plan")
 	if source != "" {
-		want(t, ta.do("PUT", "/api/channels/"+ch.ID+"/plan", map[string]any{"revision": 0, "source": source}), 200, "")
+		apptest.Want(t, ta.Do("PUT", "/api/channels/"+ch.ID+"/plan", map[string]any{"revision": 0, "source": source}), 200, "")
 	}
-	browser := ta.dialRoom(ch.ID)
+	browser := ta.DialRoom(ch.ID)
 	ts := newTurns()
 	ta.attach(ch.ID, ts.handler())
-	want(t, ta.do("POST", "/api/channels/"+ch.ID+"/messages", map[string]string{"text": "@chopin go"}), 201, "")
+	apptest.Want(t, ta.Do("POST", "/api/channels/"+ch.ID+"/messages", map[string]string{"text": "@chopin go"}), 201, "")
 	return ta, ch, ts.next(t), browser
 }
 
@@ -45,11 +46,11 @@ func TestAgentAsk(t *testing.T) {
 			"block": map[string]any{"index": 1, "digest": room.Digest("We store data.")},
 		})
 	}()
-	card := browser.until("decision:update")["decision"].(map[string]any)
+	card := browser.Until("decision:update")["decision"].(map[string]any)
 	if card["status"] != "open" || card["block"] != 1.0 {
 		t.Fatalf("card %v", card)
 	}
-	want(t, ta.do("POST", "/api/channels/"+ch.ID+"/decisions/"+card["id"].(string)+"/answer", map[string]any{"labels": []string{"SQLite"}}), 200, "")
+	apptest.Want(t, ta.Do("POST", "/api/channels/"+ch.ID+"/decisions/"+card["id"].(string)+"/answer", map[string]any{"labels": []string{"SQLite"}}), 200, "")
 	<-done
 	var got struct {
 		Status      string
@@ -73,7 +74,7 @@ func TestAgentAsk(t *testing.T) {
 		res <- r
 	}()
 	for card["status"] != "open" || card["block"] != -1.0 {
-		card = browser.until("decision:update")["decision"].(map[string]any)
+		card = browser.Until("decision:update")["decision"].(map[string]any)
 	}
 	var open struct {
 		Decisions   []room.Decision
@@ -83,7 +84,7 @@ func TestAgentAsk(t *testing.T) {
 	if len(open.Decisions) != 1 || open.Decisions[0].ID != card["id"] {
 		t.Errorf("open_decisions %+v", open.Decisions)
 	}
-	want(t, ta.do("POST", "/api/channels/"+ch.ID+"/decisions/"+card["id"].(string)+"/answer", map[string]any{"yes": true}), 200, "")
+	apptest.Want(t, ta.Do("POST", "/api/channels/"+ch.ID+"/decisions/"+card["id"].(string)+"/answer", map[string]any{"yes": true}), 200, "")
 	if r := <-res; r.Status != "answered" || !r.Yes || string(r.Value) != "true" {
 		t.Errorf("input-result %+v", r)
 	}
@@ -97,14 +98,14 @@ func TestAgentToolErrors(t *testing.T) {
 	turn.call(t, "read_plan", map[string]any{}) // the outline at revision 1
 
 	// Someone edits the plan meanwhile: a batch at revision 1 is stale.
-	want(t, ta.do("PUT", "/api/channels/"+ch.ID+"/plan", map[string]any{"revision": 1, "source": "# Plan\n\nOne!\n\nTwo.\n"}), 200, "")
+	apptest.Want(t, ta.Do("PUT", "/api/channels/"+ch.ID+"/plan", map[string]any{"revision": 1, "source": "# Plan\n\nOne!\n\nTwo.\n"}), 200, "")
 	msg := turn.callError(t, "edit_plan", `{"revision":1,"operations":[{"op":"delete","index":2}]}`)
 	if !strings.HasPrefix(msg, "The plan is at revision 2, not 1") || !strings.Contains(msg, "\nrevision: 2\nchanged: 1\noutline: 3 blocks (index type lines digest)\n0 heading 1-1 sha256:") ||
 		!strings.Contains(msg, "\n1 paragraph 3-3 "+room.Digest("One!")) {
 		t.Errorf("stale: %q", msg)
 	}
 	// Reserved components, bad arguments, bad pages.
-	want(t, ta.do("POST", "/api/channels/"+ch.ID+"/messages", map[string]string{"text": "note"}), 201, "")
+	apptest.Want(t, ta.Do("POST", "/api/channels/"+ch.ID+"/messages", map[string]string{"text": "note"}), 201, "")
 	for _, tc := range []struct{ tool, input, prefix string }{
 		{"edit_plan", `{"revision":2,"operations":[{"op":"insert_root","content":"<Decision id=\"x\" />"}]}`, ""},
 		{"edit_plan", `{"revision":2,"operations":[{"op":"delete","index":0},{"op":"delete","index":1},{"op":"delete","index":2}]}`, "This batch would leave the plan with no content."},
@@ -191,11 +192,11 @@ func TestAgentReadPlanPaging(t *testing.T) {
 // finishedReply waits for the document's last Planner reply to end and
 // returns it as stored.
 func (ta *testApp) finishedReply(channelID string) room.Message {
-	ta.t.Helper()
-	deadline := time.Now().Add(agentWait)
+	ta.T.Helper()
+	deadline := time.Now().Add(apptest.Wait)
 	for time.Now().Before(deadline) {
 		var list struct{ Messages []room.Message }
-		ta.do("GET", "/api/channels/"+channelID+"/messages", nil).json(ta.t, &list)
+		ta.Do("GET", "/api/channels/"+channelID+"/messages", nil).JSON(ta.T, &list)
 		for i := len(list.Messages) - 1; i >= 0; i-- {
 			if m := list.Messages[i]; m.Role == room.RolePlanner && m.Status != room.ReplyStreaming {
 				return m
@@ -203,7 +204,7 @@ func (ta *testApp) finishedReply(channelID string) room.Message {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	ta.t.Fatal("the reply did not end")
+	ta.T.Fatal("the reply did not end")
 	return room.Message{}
 }
 
@@ -216,24 +217,24 @@ func TestAgentRuns(t *testing.T) {
 	if err := turn.Session.ReportRuns([]string{"run-1"}, nil, []wire.RunCard{card}); err != nil {
 		t.Fatal(err)
 	}
-	runs := browser.until("planner:runs")["runs"].([]any)
+	runs := browser.Until("planner:runs")["runs"].([]any)
 	if len(runs) != 1 || runs[0].(map[string]any)["status"] != "running" || runs[0].(map[string]any)["name"] != "Build" {
 		t.Errorf("planner:runs %v", runs)
 	}
 	var p plannerhost.Status
-	ta.do("GET", "/api/channels/"+ch.ID+"/planner", nil).json(t, &p)
+	ta.Do("GET", "/api/channels/"+ch.ID+"/planner", nil).JSON(t, &p)
 	if len(p.Runs) != 1 || p.Runs[0].ID != "run-1" || len(p.Runs[0].Stages) != 1 {
 		t.Errorf("planner %+v", p)
 	}
 	turn.done <- nil
 	turn.Session.Link().Close() // dropped: the live run stops
 	for {
-		runs = browser.until("planner:runs")["runs"].([]any)
+		runs = browser.Until("planner:runs")["runs"].([]any)
 		if runs[0].(map[string]any)["status"] == "stopped" {
 			break
 		}
 	}
-	ta.do("GET", "/api/channels/"+ch.ID+"/planner", nil).json(t, &p)
+	ta.Do("GET", "/api/channels/"+ch.ID+"/planner", nil).JSON(t, &p)
 	if p.State != "grace" || len(p.Runs) != 1 || p.Runs[0].Status != "stopped" || len(p.Runs[0].Stages) != 1 {
 		t.Errorf("after close %+v", p)
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/chopin-desktop/chopin/agentconn/wire"
+	"github.com/chopin-desktop/chopin/app/apptest"
 	"github.com/chopin-desktop/chopin/plannerhost"
 	"github.com/chopin-desktop/chopin/room"
 )
@@ -20,21 +21,21 @@ import (
 // tab sees the edit and the reply as they happen.
 func TestAgentTurnEndToEnd(t *testing.T) {
 	ta := startApp(t)
-	ta.addRepository("octo/plans")
-	ch := ta.createDocument("octo/plans", "Launch")
-	browser := ta.dialRoom(ch.ID)
+	ta.AddRepository("octo/plans")
+	ch := ta.CreateDocument("octo/plans", "Launch")
+	browser := ta.DialRoom(ch.ID)
 	ts := newTurns()
 	link := ta.attach(ch.ID, ts.handler())
 	if got := link.Attached().Document; got.ID != ch.ID || got.Title != "Launch" || got.Repository != "octo/plans" ||
 		got.URL != ta.app.URL()+"/documents/octo/plans/launch" {
 		t.Errorf("attached %+v", got)
 	}
-	if st := browser.until("planner:status")["planner"].(map[string]any); st["state"] != "attached" || st["login"] != "ada" {
+	if st := browser.Until("planner:status")["planner"].(map[string]any); st["state"] != "attached" || st["login"] != "ada" {
 		t.Errorf("planner:status %v", st)
 	}
 
-	want(t, ta.do("POST", "/api/channels/"+ch.ID+"/messages", map[string]string{"text": "Morning"}), 201, "")
-	browser.send(map[string]any{"type": "chat:send", "id": "m1", "text": "@chopin add a rollout section"})
+	apptest.Want(t, ta.Do("POST", "/api/channels/"+ch.ID+"/messages", map[string]string{"text": "Morning"}), 201, "")
+	browser.Send(map[string]any{"type": "chat:send", "id": "m1", "text": "@chopin add a rollout section"})
 	turn := ts.next(t)
 	m := turn.Message
 	if m.Prompt != "Said in the room since your last reply:\n@ada: Morning\n\n@ada: @chopin add a rollout section" {
@@ -58,9 +59,9 @@ func TestAgentTurnEndToEnd(t *testing.T) {
 	// The reply opens as the turn starts, before the sender's "ok".
 	var started map[string]any
 	for started == nil || started["role"] != "planner" {
-		started = browser.until("chat:message")["message"].(map[string]any)
+		started = browser.Until("chat:message")["message"].(map[string]any)
 	}
-	browser.until("ok")
+	browser.Until("ok")
 	if started["status"] != "streaming" || started["author"] != "ada" || started["text"] != "" {
 		t.Errorf("reply started as %v", started)
 	}
@@ -77,12 +78,12 @@ func TestAgentTurnEndToEnd(t *testing.T) {
 	if edited.Revision != 1 || len(edited.Blocks) != 3 || edited.Blocks[1].Type != "heading" {
 		t.Errorf("edit_plan %+v", edited)
 	}
-	upd := browser.until("plan:updates")
+	upd := browser.Until("plan:updates")
 	if upd["version"] != 0.0 || upd["updates"].([]any)[0].(map[string]any)["clientID"] != "server" {
 		t.Errorf("plan:updates %v", upd)
 	}
 	var plan room.Plan
-	ta.do("GET", "/api/channels/"+ch.ID+"/plan", nil).json(t, &plan)
+	ta.Do("GET", "/api/channels/"+ch.ID+"/plan", nil).JSON(t, &plan)
 	if plan.Source != "# Launch\n\n## Rollout\n\nA small pilot first.\n" || plan.Revision != 1 {
 		t.Errorf("plan %+v", plan)
 	}
@@ -96,7 +97,7 @@ func TestAgentTurnEndToEnd(t *testing.T) {
 	}
 	var text string
 	for text != "Added a rollout 👋." {
-		d := browser.next()
+		d := browser.Next()
 		if d["type"] != "chat:delta" {
 			continue
 		}
@@ -116,13 +117,13 @@ func TestAgentTurnEndToEnd(t *testing.T) {
 		t.Errorf("a late tab sees %v", m)
 	}
 	turn.done <- nil
-	final := browser.until("chat:message")["message"].(map[string]any)
+	final := browser.Until("chat:message")["message"].(map[string]any)
 	if final["id"] != started["id"] || final["status"] != "done" || final["text"] != "Added a rollout 👋." {
 		t.Errorf("reply ended as %v", final)
 	}
 
 	var list struct{ Messages []room.Message }
-	ta.do("GET", "/api/channels/"+ch.ID+"/messages", nil).json(t, &list)
+	ta.Do("GET", "/api/channels/"+ch.ID+"/messages", nil).JSON(t, &list)
 	last := list.Messages[len(list.Messages)-1]
 	var details room.ReplyDetails
 	json.Unmarshal(last.Details, &details)
@@ -134,7 +135,7 @@ func TestAgentTurnEndToEnd(t *testing.T) {
 
 	// The next turn's prompt starts after this reply; the instructions carry
 	// the conversation up to it.
-	want(t, ta.do("POST", "/api/channels/"+ch.ID+"/messages", map[string]string{"text": "@chopin thanks"}), 201, "")
+	apptest.Want(t, ta.Do("POST", "/api/channels/"+ch.ID+"/messages", map[string]string{"text": "@chopin thanks"}), 201, "")
 	turn = ts.next(t)
 	if turn.Message.Prompt != "@ada: @chopin thanks" ||
 		!strings.HasSuffix(turn.Message.Instructions, "The conversation so far:\n@ada: Morning\n@ada: @chopin add a rollout section\n@chopin (you): Added a rollout 👋.") {

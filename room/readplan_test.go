@@ -362,6 +362,33 @@ func TestNewCurrentPlan(t *testing.T) {
 	}
 }
 
+// TestReadPlanNextNeverPointsPastALine follows next: through a line of
+// every length around what one result holds: a piece cut at the very end
+// of the line would leave next: naming the line break, which read_plan
+// refuses, so the Planner could not page on.
+func TestReadPlanNextNeverPointsPastALine(t *testing.T) {
+	view := PlanView{Title: "t", URL: "/u"}
+	for n := ReadBudget - variableReserve - 300; n <= ReadBudget; n++ {
+		view.Source = "# A\n" + strings.Repeat("x", n) + "\nafter\n"
+		var got strings.Builder
+		pages := 0
+		for next := (&ReadPlanArgs{}); next != nil; pages++ {
+			p, err := ReadPlan(view, *next)
+			if err != nil {
+				t.Fatalf("a line of %d bytes: ReadPlan(%+v): %v", n, *next, err)
+			}
+			if p.Next != nil && p.Next.Offset == 2 && p.Next.Column > n {
+				t.Fatalf("a line of %d bytes: next: %+v points past its end", n, *p.Next)
+			}
+			got.WriteString(p.Source)
+			next = p.Next
+		}
+		if got.String() != view.Source || pages > 4 {
+			t.Fatalf("a line of %d bytes: %d pages make %d bytes of %d", n, pages, got.Len(), len(view.Source))
+		}
+	}
+}
+
 // TestReadPlanReader: a page read through another tool names that tool and
 // the document in its next: line, and still fits the budget.
 func TestReadPlanReader(t *testing.T) {

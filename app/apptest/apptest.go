@@ -174,11 +174,12 @@ type Document struct {
 	Slug       string `json:"slug"`
 	Repository string `json:"repository"`
 	URL        string `json:"url"`
+	UpdatedAt  string `json:"updatedAt"`
 }
 
-// CreateDocument creates a document in the repository repo and decodes
-// the reply into out; an empty title takes the server's default.
-func (a *App) CreateDocument(repo, title string, out any) {
+// CreateDocument creates a document in the repository repo; an empty
+// title takes the server's default.
+func (a *App) CreateDocument(repo, title string) Document {
 	a.T.Helper()
 	var body any
 	if title != "" {
@@ -186,7 +187,9 @@ func (a *App) CreateDocument(repo, title string, out any) {
 	}
 	r := a.Do("POST", "/api/repositories/"+repo+"/channels", body)
 	Want(a.T, r, 201, "")
-	r.JSON(a.T, out)
+	var d Document
+	r.JSON(a.T, &d)
+	return d
 }
 
 // MustURL parses s, which a test wrote.

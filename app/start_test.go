@@ -1,0 +1,43 @@
+package app
+
+import (
+	"testing"
+
+	"github.com/chopin-desktop/chopin/app/apptest"
+)
+
+// What app's end-to-end tests need beyond package apptest: the App built
+// with New on the test configuration, kept for tests that look inside.
+
+// testApp is the running app (apptest) and the App itself.
+type testApp struct {
+	*apptest.App
+	app *App
+}
+
+// testConfig is the configuration of a test instance in dir, signed in
+// as Ada.
+func testConfig(t testing.TB, dir string) Config {
+	t.Helper()
+	env := apptest.Env(dir)
+	cfg, err := LoadConfig(Flags{}, func(k string) string { return env[k] })
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Login, cfg.DisplayName = "ada", "Ada"
+	return cfg
+}
+
+func startApp(t testing.TB) *testApp {
+	t.Helper()
+	return startAppWith(t, testConfig(t, t.TempDir()))
+}
+
+func startAppWith(t testing.TB, cfg Config) *testApp {
+	t.Helper()
+	a, err := New(cfg, testLogger(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &testApp{App: apptest.Serve(t, a), app: a}
+}
