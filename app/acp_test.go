@@ -739,8 +739,9 @@ func TestACPPlannerSessions(t *testing.T) {
 	ta = startAppWith(t, ta.app.cfg)
 	browser = ta.DialRoom(ch.ID)
 	ta.waitAttached(browser, ch.ID)
-	if again := fmt.Sprint(reply(browser, "m2", "@chopin sessions")["text"]); again != first {
-		t.Errorf("after the link dropped %q, want %q", again, first)
+	if r := reply(browser, "m2", "@chopin sessions"); fmt.Sprint(r["text"]) != first {
+		// The whole reply: a failed turn says why in its details.
+		t.Errorf("after the link dropped %v, want the text %q", r, first)
 	}
 	var model struct{ Models []struct{ ID string } }
 	ta.Do("GET", "/api/channels/"+ch.ID+"/planner/model", nil).JSON(t, &model)
