@@ -10,12 +10,11 @@ package app
 import (
 	"fmt"
 	"net/http"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/chopin-desktop/chopin/app/apptest"
 	"github.com/chopin-desktop/chopin/room"
 )
 
@@ -23,21 +22,7 @@ import (
 // failure under CI, which installs Node and ui/node_modules).
 func nodeACPAgent(t testing.TB) []string {
 	t.Helper()
-	skip := t.Skipf
-	if os.Getenv("CI") != "" {
-		skip = t.Fatalf
-	}
-	ui, err := filepath.Abs("../ui")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(filepath.Join(ui, "node_modules", "@agentclientprotocol", "sdk")); err != nil {
-		skip("ui/node_modules has no @agentclientprotocol/sdk (run `npm ci` in ui/); .ci/run does")
-	}
-	node, err := exec.LookPath("node")
-	if err != nil {
-		skip("no node on PATH")
-	}
+	ui, node := apptest.NodeTool(t, "node", "@agentclientprotocol/sdk")
 	return []string{node, filepath.Join(ui, "tests", "acp-agent.mjs")}
 }
 

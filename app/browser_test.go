@@ -13,7 +13,6 @@ import (
 	"image/png"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -35,26 +34,10 @@ const chromiumPath = "/usr/bin/chromium"
 // step, which becomes a subtest here, and asks this test for what only the
 // server side can do or see (the plan as stored, a Decision the Planner asks).
 func TestBrowser(t *testing.T) {
-	ui, err := filepath.Abs("../ui")
-	if err != nil {
-		t.Fatal(err)
-	}
-	// Skipped where the browser or the packages are missing, but never in
-	// CI, which installs both: there a skip would hide the UI untested.
-	skip := t.Skipf
-	if os.Getenv("CI") != "" {
-		skip = t.Fatalf
-	}
 	if _, err := os.Stat(chromiumPath); err != nil {
-		skip("no Chromium at %s (apt-get install chromium); .ci/run installs it", chromiumPath)
+		apptest.Missing(t, "no Chromium at %s (apt-get install chromium); .ci/run installs it", chromiumPath)
 	}
-	if _, err := os.Stat(filepath.Join(ui, "node_modules", "playwright-core")); err != nil {
-		skip("ui/node_modules has no playwright-core (run `npm ci` in ui/); .ci/run does")
-	}
-	node, err := exec.LookPath("node")
-	if err != nil {
-		skip("no node on PATH")
-	}
+	ui, node := apptest.NodeTool(t, "node", "playwright-core")
 
 	ta := startApp(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
@@ -104,7 +87,7 @@ func TestBrowser(t *testing.T) {
 		raw, _ := json.Marshal(reply)
 		fmt.Fprintf(stdin, "%s\n", raw)
 	}
-	err = cmd.Wait()
+	err := cmd.Wait()
 	if ctx.Err() != nil {
 		t.Fatalf("browser.mjs did not finish in time")
 	}

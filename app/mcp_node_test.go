@@ -20,23 +20,7 @@ import (
 )
 
 func TestMCPNodeClient(t *testing.T) {
-	ui, err := filepath.Abs("../ui")
-	if err != nil {
-		t.Fatal(err)
-	}
-	// Skipped where the packages are missing, but never in CI, which
-	// installs them: there a skip would hide the client untested.
-	skip := t.Skipf
-	if os.Getenv("CI") != "" {
-		skip = t.Fatalf
-	}
-	if _, err := os.Stat(filepath.Join(ui, "node_modules", "@modelcontextprotocol", "sdk")); err != nil {
-		skip("ui/node_modules has no @modelcontextprotocol/sdk (run `npm ci` in ui/); .ci/run does")
-	}
-	node, err := exec.LookPath("node")
-	if err != nil {
-		skip("no node on PATH")
-	}
+	ui, node := apptest.NodeTool(t, "node", "@modelcontextprotocol/sdk")
 
 	dir := t.TempDir()
 	bin := filepath.Join(dir, "chopin")
@@ -81,7 +65,7 @@ func TestMCPNodeClient(t *testing.T) {
 			}
 		})
 	}
-	err = cmd.Wait()
+	err := cmd.Wait()
 	if ctx.Err() != nil {
 		t.Fatal("mcp.mjs did not finish in time")
 	}

@@ -6,31 +6,15 @@ package app
 
 import (
 	"context"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/chopin-desktop/chopin/app/apptest"
 )
 
 func TestUIUnitTests(t *testing.T) {
-	ui, err := filepath.Abs("../ui")
-	if err != nil {
-		t.Fatal(err)
-	}
-	// Skipped where Node or the packages are missing, but never in CI,
-	// which installs both.
-	skip := t.Skipf
-	if os.Getenv("CI") != "" {
-		skip = t.Fatalf
-	}
-	if _, err := os.Stat(filepath.Join(ui, "node_modules", "esbuild")); err != nil {
-		skip("ui/node_modules has no esbuild (run `npm ci` in ui/); .ci/run does")
-	}
-	npm, err := exec.LookPath("npm")
-	if err != nil {
-		skip("no npm on PATH")
-	}
+	ui, npm := apptest.NodeTool(t, "npm", "esbuild")
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, npm, "test", "--silent")
