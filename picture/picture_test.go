@@ -2,17 +2,12 @@ package picture
 
 import (
 	"bytes"
-	"encoding/binary"
 	"errors"
-	"image"
-	"image/color"
-	"image/gif"
 	"image/jpeg"
-	"image/png"
-	"math/rand/v2"
 	"sync"
 	"testing"
 
+	"github.com/chopin-desktop/chopin/picture/picturetest"
 	"golang.org/x/image/webp"
 )
 
@@ -20,85 +15,6 @@ import (
 // and the benchmarks docs/performance.md reports. The images are real,
 // made here with real encoders; package room's tests read every type
 // through a tool's result.
-
-// gradient is a w×h picture whose left half is see-through when alpha is set.
-func gradient(w, h int, alpha bool) *image.NRGBA {
-	img := image.NewNRGBA(image.Rect(0, 0, w, h))
-	for y := range h {
-		for x := range w {
-			a := uint8(255)
-			if alpha && x < w/2 {
-				a = 0
-			}
-			img.SetNRGBA(x, y, color.NRGBA{uint8(x * 255 / max(1, w-1)), uint8(y * 255 / max(1, h-1)), 128, a})
-		}
-	}
-	return img
-}
-
-// noise is a w×h opaque picture no encoder can shrink.
-func noise(w, h int) *image.NRGBA {
-	img := image.NewNRGBA(image.Rect(0, 0, w, h))
-	r := rand.New(rand.NewPCG(1, 2))
-	for i := 0; i < len(img.Pix); i += 8 {
-		binary.LittleEndian.PutUint64(img.Pix[i:], r.Uint64())
-	}
-	for i := 3; i < len(img.Pix); i += 4 {
-		img.Pix[i] = 255
-	}
-	return img
-}
-
-func encodePNG(t testing.TB, img image.Image) []byte {
-	t.Helper()
-	var buf bytes.Buffer
-	enc := png.Encoder{CompressionLevel: png.BestSpeed}
-	if err := enc.Encode(&buf, img); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
-}
-
-func encodeJPEG(t testing.TB, img image.Image, quality int) []byte {
-	t.Helper()
-	var buf bytes.Buffer
-	if err := jpeg.Encode(&buf, img, &jpeg.Options{Quality: quality}); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
-}
-
-func encodeGIF(t testing.TB, img image.Image) []byte {
-	t.Helper()
-	var buf bytes.Buffer
-	if err := gif.Encode(&buf, img, nil); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
-}
-
-// box is an ISO BMFF box.
-func box(typ string, body ...[]byte) []byte {
-	b := bytes.Join(body, nil)
-	return append(binary.BigEndian.AppendUint32(nil, uint32(8+len(b))), append([]byte(typ), b...)...)
-}
-
-// avifOf is the container of an AVIF with a w×h primary image (its coded
-// data is not needed to read its size).
-func avifOf(w, h int) []byte {
-	ispe := append([]byte{0, 0, 0, 0}, binary.BigEndian.AppendUint32(binary.BigEndian.AppendUint32(nil, uint32(w)), uint32(h))...)
-	return append(box("ftyp", []byte("avif"), []byte{0, 0, 0, 0}, []byte("mif1miafavif")),
-		box("meta", []byte{0, 0, 0, 0}, box("hdlr", make([]byte, 24)), box("iprp", box("ipco", box("ispe", ispe))))...)
-}
-
-// withOrientation puts an EXIF APP1 segment with Orientation o after a JPEG's SOI.
-func withOrientation(j []byte, o uint16) []byte {
-	tiff := []byte("II*\x00\x08\x00\x00\x00\x01\x00")
-	tiff = append(tiff, 0x12, 0x01, 3, 0, 1, 0, 0, 0, byte(o), byte(o>>8), 0, 0, 0, 0, 0, 0)
-	body := append([]byte("Exif\x00\x00"), tiff...)
-	seg := append([]byte{0xFF, 0xE1}, binary.BigEndian.AppendUint16(nil, uint16(len(body)+2))...)
-	return append(append(append([]byte{}, j[:2]...), append(seg, body...)...), j[2:]...)
-}
 
 const tenMiB = 10 << 20
 
@@ -125,8 +41,8 @@ func TestLookupAndSniff(t *testing.T) {
 			t.Errorf("Lookup(%q) = %v, want %v", name, got, want)
 		}
 	}
-	pngBytes := encodePNG(t, gradient(4, 4, false))
-	if Sniff(pngBytes) != PNG || Sniff(avifOf(4, 4)) != AVIF || Sniff([]byte(`<svg xmlns="http://www.w3.org/2000/svg"/>`)) != nil {
+	pngBytes := picturetest.PNG(t, picturetest.Gradient(4, 4, false))
+	if Sniff(pngBytes) != PNG || Sniff(picturetest.AVIF(4, 4)) != AVIF || Sniff([]byte(`<svg xmlns="http://www.w3.org/2000/svg"/>`)) != nil {
 		t.Error("Sniff read the wrong type")
 	}
 	if _, _, err := Measure(JPEG, pngBytes); err == nil || err.Error() != "its bytes are a PNG image, not a JPEG" {
@@ -141,7 +57,7 @@ var (
 )
 
 func twelveMBPNG(t testing.TB) []byte {
-	bigOnce.Do(func() { bigPNG = encodePNG(t, noise(2000, 2000)) })
+	bigOnce.Do(func() { bigPNG = picturetest.PNG(t, picturetest.Noise(2000, 2000)) })
 	return bigPNG
 }
 
@@ -166,7 +82,7 @@ func TestLargeImageStoredSmaller(t *testing.T) {
 }
 
 func TestWideImageKeepsAlpha(t *testing.T) {
-	data := encodePNG(t, gradient(5000, 40, true))
+	data := picturetest.PNG(t, picturetest.Gradient(5000, 40, true))
 	img := fit(t, PNG, data, tenMiB)
 	if img.MimeType != "image/webp" || img.Width != 4096 || img.Height != 33 {
 		t.Fatalf("stored %s %d×%d", img.MimeType, img.Width, img.Height)
@@ -184,7 +100,7 @@ func TestWideImageKeepsAlpha(t *testing.T) {
 }
 
 func TestLargeJPEGStaysJPEG(t *testing.T) {
-	data := withOrientation(encodeJPEG(t, gradient(4200, 300, false), 90), 8)
+	data := picturetest.WithOrientation(picturetest.JPEG(t, picturetest.Gradient(4200, 300, false), 90), 8)
 	img := fit(t, JPEG, data, tenMiB)
 	// Turned a quarter by EXIF, it shows 300 wide and 4200 tall.
 	if img.MimeType != "image/jpeg" || img.Ext != "jpg" || img.Height != 4096 || img.Width != 293 {
@@ -199,7 +115,7 @@ func TestLargeJPEGStaysJPEG(t *testing.T) {
 // An image over MaxSide needs a smaller copy; an AVIF is never decoded, so
 // none can be made.
 func TestTooManyPixels(t *testing.T) {
-	data := avifOf(8000, 6000)
+	data := picturetest.AVIF(8000, 6000)
 	w, h, err := Measure(AVIF, data)
 	if err != nil || w != 8000 || h != 6000 {
 		t.Fatalf("measured %d×%d, %v", w, h, err)
@@ -213,7 +129,7 @@ func TestTooManyPixels(t *testing.T) {
 }
 
 func TestThumbnail(t *testing.T) {
-	pngImg := newImage(PNG, encodePNG(t, gradient(800, 400, true)), 800, 400)
+	pngImg := newImage(PNG, picturetest.PNG(t, picturetest.Gradient(800, 400, true)), 800, 400)
 	thumb, ok, err := Thumbnail(pngImg, 360)
 	if err != nil || !ok {
 		t.Fatalf("thumbnail: %v %v", ok, err)
@@ -229,15 +145,15 @@ func TestThumbnail(t *testing.T) {
 		t.Fatal("thumbnail lost transparency")
 	}
 
-	jpgImg := newImage(JPEG, encodeJPEG(t, gradient(800, 400, false), 90), 800, 400)
+	jpgImg := newImage(JPEG, picturetest.JPEG(t, picturetest.Gradient(800, 400, false), 90), 800, 400)
 	if thumb, ok, err = Thumbnail(jpgImg, 160); err != nil || !ok || thumb.MimeType != "image/jpeg" || thumb.Width != 160 || thumb.Height != 80 {
 		t.Fatalf("JPEG thumbnail %s %d×%d %v %v", thumb.MimeType, thumb.Width, thumb.Height, ok, err)
 	}
 	// No wider than asked, a GIF (it may move), an AVIF: the image itself.
 	for _, img := range []Image{
 		pngImg,
-		newImage(GIF, encodeGIF(t, gradient(800, 400, false)), 800, 400),
-		newImage(AVIF, avifOf(800, 400), 800, 400),
+		newImage(GIF, picturetest.GIF(t, picturetest.Gradient(800, 400, false)), 800, 400),
+		newImage(AVIF, picturetest.AVIF(800, 400), 800, 400),
 	} {
 		w := 360
 		if img.MimeType == "image/png" {
@@ -267,7 +183,7 @@ func BenchmarkKeepImage12MBPNG(b *testing.B) {
 
 func BenchmarkKeepImage12MBJPEG(b *testing.B) {
 	// A 6000×4000 photo-sized JPEG of noise, about 12 MB at quality 90.
-	data := encodeJPEG(b, noise(3000, 4000), 90)
+	data := picturetest.JPEG(b, picturetest.Noise(3000, 4000), 90)
 	w, h, err := Measure(JPEG, data)
 	if err != nil {
 		b.Fatal(err)
@@ -284,7 +200,7 @@ func BenchmarkKeepImage12MBJPEG(b *testing.B) {
 }
 
 func BenchmarkThumbnail360(b *testing.B) {
-	img := newImage(JPEG, encodeJPEG(b, gradient(4000, 3000, false), 90), 4000, 3000)
+	img := newImage(JPEG, picturetest.JPEG(b, picturetest.Gradient(4000, 3000, false), 90), 4000, 3000)
 	b.ReportAllocs()
 	for b.Loop() {
 		if _, ok, err := Thumbnail(img, 360); !ok || err != nil {

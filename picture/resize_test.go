@@ -4,6 +4,8 @@ import (
 	"image"
 	"image/color"
 	"testing"
+
+	"github.com/chopin-desktop/chopin/picture/picturetest"
 )
 
 // The smaller copy averages what it covers: halving averages pairs, a
@@ -36,7 +38,7 @@ func TestResizeAverages(t *testing.T) {
 // A picture larger than MaxPixels is refused from its header: nothing of it
 // is decoded, however few bytes it takes.
 func TestTooManyPixelsFromHeader(t *testing.T) {
-	data := encodePNG(t, image.NewGray(image.Rect(0, 0, 10000, 5001)))
+	data := picturetest.PNG(t, image.NewGray(image.Rect(0, 0, 10000, 5001)))
 	w, h, err := Measure(PNG, data)
 	if err != nil || w != 10000 || h != 5001 {
 		t.Fatalf("measured %d×%d, %v", w, h, err)

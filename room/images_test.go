@@ -3,128 +3,14 @@ package room
 import (
 	"bytes"
 	"encoding/base64"
-	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"image"
-	"image/color"
-	"image/gif"
-	"image/jpeg"
-	"image/png"
-	"math/rand/v2"
 	"strings"
 	"testing"
 
-	"github.com/HugoSmits86/nativewebp"
-	"golang.org/x/image/bmp"
+	"github.com/chopin-desktop/chopin/picture/picturetest"
 )
-
-// Real images, made here with real encoders.
-
-// gradient is a w×h picture whose left half is see-through when alpha is set.
-func gradient(w, h int, alpha bool) *image.NRGBA {
-	img := image.NewNRGBA(image.Rect(0, 0, w, h))
-	for y := range h {
-		for x := range w {
-			a := uint8(255)
-			if alpha && x < w/2 {
-				a = 0
-			}
-			img.SetNRGBA(x, y, color.NRGBA{uint8(x * 255 / max(1, w-1)), uint8(y * 255 / max(1, h-1)), 128, a})
-		}
-	}
-	return img
-}
-
-// noise is a w×h opaque picture no encoder can shrink.
-func noise(w, h int) *image.NRGBA {
-	img := image.NewNRGBA(image.Rect(0, 0, w, h))
-	r := rand.New(rand.NewPCG(1, 2))
-	for i := 0; i < len(img.Pix); i += 8 {
-		binary.LittleEndian.PutUint64(img.Pix[i:], r.Uint64())
-	}
-	for i := 3; i < len(img.Pix); i += 4 {
-		img.Pix[i] = 255
-	}
-	return img
-}
-
-func encodePNG(t testing.TB, img image.Image) []byte {
-	t.Helper()
-	var buf bytes.Buffer
-	enc := png.Encoder{CompressionLevel: png.BestSpeed}
-	if err := enc.Encode(&buf, img); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
-}
-
-func encodeJPEG(t testing.TB, img image.Image, quality int) []byte {
-	t.Helper()
-	var buf bytes.Buffer
-	if err := jpeg.Encode(&buf, img, &jpeg.Options{Quality: quality}); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
-}
-
-func encodeGIF(t testing.TB, img image.Image) []byte {
-	t.Helper()
-	var buf bytes.Buffer
-	if err := gif.Encode(&buf, img, nil); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
-}
-
-func encodeWebP(t testing.TB, img image.Image) []byte {
-	t.Helper()
-	var buf bytes.Buffer
-	if err := nativewebp.Encode(&buf, img, nil); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
-}
-
-func encodeBMP(t testing.TB, img image.Image) []byte {
-	t.Helper()
-	var buf bytes.Buffer
-	if err := bmp.Encode(&buf, img); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
-}
-
-// icoOf is an icon whose one entry is the PNG p of w×h (256 written as 0).
-func icoOf(p []byte, w, h int) []byte {
-	b := []byte{0, 0, 1, 0, 1, 0, byte(w), byte(h), 0, 0, 1, 0, 32, 0}
-	b = binary.LittleEndian.AppendUint32(b, uint32(len(p)))
-	b = binary.LittleEndian.AppendUint32(b, 22)
-	return append(b, p...)
-}
-
-// box is an ISO BMFF box.
-func box(typ string, body ...[]byte) []byte {
-	b := bytes.Join(body, nil)
-	return append(binary.BigEndian.AppendUint32(nil, uint32(8+len(b))), append([]byte(typ), b...)...)
-}
-
-// avifOf is the container of an AVIF with a w×h primary image (its coded
-// data is not needed to read its size).
-func avifOf(w, h int) []byte {
-	ispe := append([]byte{0, 0, 0, 0}, binary.BigEndian.AppendUint32(binary.BigEndian.AppendUint32(nil, uint32(w)), uint32(h))...)
-	return append(box("ftyp", []byte("avif"), []byte{0, 0, 0, 0}, []byte("mif1miafavif")),
-		box("meta", []byte{0, 0, 0, 0}, box("hdlr", make([]byte, 24)), box("iprp", box("ipco", box("ispe", ispe))))...)
-}
-
-// withOrientation puts an EXIF APP1 segment with Orientation o after a JPEG's SOI.
-func withOrientation(j []byte, o uint16) []byte {
-	tiff := []byte("II*\x00\x08\x00\x00\x00\x01\x00")
-	tiff = append(tiff, 0x12, 0x01, 3, 0, 1, 0, 0, 0, byte(o), byte(o>>8), 0, 0, 0, 0, 0, 0)
-	body := append([]byte("Exif\x00\x00"), tiff...)
-	seg := append([]byte{0xFF, 0xE1}, binary.BigEndian.AppendUint16(nil, uint16(len(body)+2))...)
-	return append(append(append([]byte{}, j[:2]...), append(seg, body...)...), j[2:]...)
-}
 
 func b64(b []byte) string { return base64.StdEncoding.EncodeToString(b) }
 
@@ -141,8 +27,8 @@ func result(t testing.TB, blocks ...map[string]any) json.RawMessage {
 const tenMiB = 10 << 20
 
 func TestReadToolResultTypes(t *testing.T) {
-	small := gradient(40, 30, true)
-	pngBytes := encodePNG(t, small)
+	small := picturetest.Gradient(40, 30, true)
+	pngBytes := picturetest.PNG(t, small)
 	for _, tc := range []struct {
 		name, mimeType string
 		data           []byte
@@ -152,16 +38,16 @@ func TestReadToolResultTypes(t *testing.T) {
 		{"png", "image/png", pngBytes, "png", "image/png", 40, 30},
 		{"apng name", "image/apng", pngBytes, "png", "image/png", 40, 30},
 		{"case and parameters", "Image/PNG; charset=binary", pngBytes, "png", "image/png", 40, 30},
-		{"jpeg", "image/jpeg", encodeJPEG(t, small, 90), "jpg", "image/jpeg", 40, 30},
-		{"jpg name", "image/jpg", encodeJPEG(t, small, 90), "jpg", "image/jpeg", 40, 30},
-		{"jpeg turned by EXIF", "image/jpeg", withOrientation(encodeJPEG(t, small, 90), 6), "jpg", "image/jpeg", 30, 40},
-		{"gif", "image/gif", encodeGIF(t, small), "gif", "image/gif", 40, 30},
-		{"webp", "image/webp", encodeWebP(t, small), "webp", "image/webp", 40, 30},
-		{"bmp", "image/bmp", encodeBMP(t, small), "bmp", "image/bmp", 40, 30},
-		{"x-ms-bmp name", "image/x-ms-bmp", encodeBMP(t, small), "bmp", "image/bmp", 40, 30},
-		{"ico", "image/x-icon", icoOf(pngBytes, 40, 30), "ico", "image/x-icon", 40, 30},
-		{"ico of 256", "image/vnd.microsoft.icon", icoOf(encodePNG(t, gradient(256, 256, false)), 0, 0), "ico", "image/x-icon", 256, 256},
-		{"avif", "image/avif", avifOf(1920, 1080), "avif", "image/avif", 1920, 1080},
+		{"jpeg", "image/jpeg", picturetest.JPEG(t, small, 90), "jpg", "image/jpeg", 40, 30},
+		{"jpg name", "image/jpg", picturetest.JPEG(t, small, 90), "jpg", "image/jpeg", 40, 30},
+		{"jpeg turned by EXIF", "image/jpeg", picturetest.WithOrientation(picturetest.JPEG(t, small, 90), 6), "jpg", "image/jpeg", 30, 40},
+		{"gif", "image/gif", picturetest.GIF(t, small), "gif", "image/gif", 40, 30},
+		{"webp", "image/webp", picturetest.WebP(t, small), "webp", "image/webp", 40, 30},
+		{"bmp", "image/bmp", picturetest.BMP(t, small), "bmp", "image/bmp", 40, 30},
+		{"x-ms-bmp name", "image/x-ms-bmp", picturetest.BMP(t, small), "bmp", "image/bmp", 40, 30},
+		{"ico", "image/x-icon", picturetest.ICO(pngBytes, 40, 30), "ico", "image/x-icon", 40, 30},
+		{"ico of 256", "image/vnd.microsoft.icon", picturetest.ICO(picturetest.PNG(t, picturetest.Gradient(256, 256, false)), 0, 0), "ico", "image/x-icon", 256, 256},
+		{"avif", "image/avif", picturetest.AVIF(1920, 1080), "avif", "image/avif", 1920, 1080},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			alt, caption := "a gradient", ""
@@ -194,7 +80,7 @@ func TestReadToolResultTypes(t *testing.T) {
 }
 
 func TestReadToolResultRefusals(t *testing.T) {
-	pngBytes := encodePNG(t, gradient(40, 30, true))
+	pngBytes := picturetest.PNG(t, picturetest.Gradient(40, 30, true))
 	svg := []byte(`<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>`)
 	for _, tc := range []struct {
 		name   string
@@ -228,7 +114,7 @@ func TestReadToolResultRefusals(t *testing.T) {
 			RefusedTooLarge, "Image couldn't be shown: it did not fit in one message (3.2 MB)."},
 		{"too large with data", map[string]any{"type": "image", "data": b64(pngBytes), "mimeType": "image/png", "tooLarge": 1},
 			RefusedTooLarge, "Image couldn't be shown: it did not fit in one message (0.0 MB)."},
-		{"avif too large to make smaller", map[string]any{"type": "image", "data": b64(avifOf(8000, 6000)), "mimeType": "image/avif"},
+		{"avif too large to make smaller", map[string]any{"type": "image", "data": b64(picturetest.AVIF(8000, 6000)), "mimeType": "image/avif"},
 			RefusedTooManyPixels, "Image couldn't be shown: it is more pixels than Chopin can make smaller (8000 × 6000)."},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -248,7 +134,7 @@ func TestReadToolResultRefusals(t *testing.T) {
 }
 
 func TestReadToolResultShape(t *testing.T) {
-	pngBytes := encodePNG(t, gradient(4, 4, false))
+	pngBytes := picturetest.PNG(t, picturetest.Gradient(4, 4, false))
 	unpadded := strings.TrimRight(b64(pngBytes), "=")
 	if unpadded == b64(pngBytes) {
 		t.Fatal("pick an image whose base64 is padded")
@@ -308,7 +194,7 @@ func TestNotStored(t *testing.T) {
 func TestTooManyPixels(t *testing.T) {
 	// A PNG of 10000×6000 compresses to little but would take 240 MB to decode.
 	img := image.NewGray(image.Rect(0, 0, 10000, 6000))
-	data := encodePNG(t, img)
+	data := picturetest.PNG(t, img)
 	content, _ := ReadToolResult(result(t, map[string]any{"type": "image", "data": b64(data), "mimeType": "image/png"}), tenMiB)
 	if r := content.Images[0].Refused; r == nil || r.Reason != "Image couldn't be shown: it is more pixels than Chopin can make smaller (10000 × 6000)." {
 		t.Fatalf("refused %+v", r)
@@ -316,7 +202,7 @@ func TestTooManyPixels(t *testing.T) {
 }
 
 func TestPrepareUpload(t *testing.T) {
-	pngBytes := encodePNG(t, gradient(40, 30, true))
+	pngBytes := picturetest.PNG(t, picturetest.Gradient(40, 30, true))
 	args := UploadImageArgs{Data: b64(pngBytes), MimeType: "image/png", Alt: "Option A: a [sketch] of the layout"}
 	img, err := PrepareUpload(args, tenMiB)
 	if err != nil {
@@ -346,7 +232,7 @@ func TestPrepareUpload(t *testing.T) {
 			"alt is 201 characters; it may have at most 200."},
 		{"svg", UploadImageArgs{Data: b64([]byte("<svg/>")), MimeType: "image/svg+xml", Alt: "x"}, CodeUnsupportedImage,
 			`mimeType must be image/png, image/jpeg, image/webp or image/gif; it was "image/svg+xml".`},
-		{"bmp is not taken", UploadImageArgs{Data: b64(encodeBMP(t, gradient(4, 4, false))), MimeType: "image/bmp", Alt: "x"}, CodeUnsupportedImage,
+		{"bmp is not taken", UploadImageArgs{Data: b64(picturetest.BMP(t, picturetest.Gradient(4, 4, false))), MimeType: "image/bmp", Alt: "x"}, CodeUnsupportedImage,
 			`mimeType must be image/png, image/jpeg, image/webp or image/gif; it was "image/bmp".`},
 		{"mislabelled", UploadImageArgs{Data: b64(pngBytes), MimeType: "image/jpeg", Alt: "x"}, CodeImageTypeMismatch,
 			"The image does not match mimeType image/jpeg: bytes are a PNG image, not a JPEG. Send the bytes with the type they are."},
@@ -366,7 +252,7 @@ func TestPrepareUpload(t *testing.T) {
 }
 
 func TestPrepareUploadOverOneMiB(t *testing.T) {
-	data := encodePNG(t, noise(800, 600)) // about 1.4 MB
+	data := picturetest.PNG(t, picturetest.Noise(800, 600)) // about 1.4 MB
 	if len(data) <= UploadStoredImageBytes {
 		t.Fatalf("only %d bytes", len(data))
 	}
