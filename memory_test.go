@@ -71,6 +71,16 @@ func (h *home) attachPlannerVia(via, origin, documentID string, handler client.H
 	if err != nil {
 		h.t.Fatal(err)
 	}
+	// A Planner attached long enough is asked for the document's
+	// description in an isolated session: answer it apart from the turns
+	// a test scripts.
+	scripted := handler.Turn
+	handler.Turn = func(ctx context.Context, turn *client.Turn) error {
+		if turn.Session.Mode == wire.ModeIsolated {
+			return turn.Text(`{"description": "Plan under test"}`)
+		}
+		return scripted(ctx, turn)
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
 	l, err := client.Dial(ctx, client.Config{URL: "ws" + strings.TrimPrefix(via, "http") + "/api/v1/agent",
