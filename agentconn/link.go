@@ -60,6 +60,7 @@ type link struct {
 	forks        map[string]forkPoint // session-forks: each thread's fork point (fork.go)
 	hostCalls    int                  // host tool calls running, at most maxHostCallsAtOnce
 	ending       int                  // turns ended whose sink has not yet taken End: still busy
+	endsTaken    chan struct{}        // closed when ending is back to 0
 }
 
 func newLink(s *Server, conn *websocket.Conn, account Account, bearer [32]byte, features []string) *link {

@@ -155,6 +155,9 @@ func (s *Server) StartTurn(ctx context.Context, documentID string, req TurnReque
 		// "An @chopin message makes the same check first": a stale link is
 		// closed, and the message refused as without an attached Planner.
 		if l.recheck(ctx) {
+			if req.Mode != wire.ModeIsolated {
+				l.awaitEnds(ctx)
+			}
 			return l.startTurn(req)
 		}
 	}

@@ -352,6 +352,9 @@ func (l *link) endTurnLocked(t *turn, o TurnOutcome, fx *effects) {
 	// the Planner busy.
 	counted := t.sess.mode != wire.ModeIsolated
 	if counted {
+		if l.ending == 0 {
+			l.endsTaken = make(chan struct{})
+		}
 		l.ending++
 	}
 	fx.add(func() {
@@ -359,7 +362,9 @@ func (l *link) endTurnLocked(t *turn, o TurnOutcome, fx *effects) {
 			t.emit(func(s TurnSink) { s.End(o) }, true)
 			if counted {
 				l.mu.Lock()
-				l.ending--
+				if l.ending--; l.ending == 0 {
+					close(l.endsTaken)
+				}
 				l.mu.Unlock()
 			}
 			if s, ok := t.req.Sink.(IdleSink); ok {
