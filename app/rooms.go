@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
-	"sync/atomic"
+	"sync"
 	"time"
 
 	"github.com/gorilla/websocket"
@@ -22,10 +22,15 @@ import (
 // behind is disconnected; it reconnects and catches up with plan:open.
 const sendQueueFrames = 512
 
+// The socket keeps its own queue and hands melody one frame at a time, so
+// melody's buffer holds at most that frame and close frames: a close always
+// finds room there, and goes out next.
+const melodyBufferFrames = 4
+
 func (a *App) newMelody() *melody.Melody {
 	m := melody.New()
 	m.Config.MaxMessageSize = room.MaxFrameBytes
-	m.Config.MessageBufferSize = sendQueueFrames
+	m.Config.MessageBufferSize = melodyBufferFrames
 	m.Config.WriteWait = 10 * time.Second
 	// Origin, Host and the session were checked before upgrading.
 	m.Upgrader.CheckOrigin = func(*http.Request) bool { return true }
@@ -38,11 +43,7 @@ func (a *App) newMelody() *melody.Melody {
 	m.HandleMessageBinary(func(s *melody.Session, _ []byte) {
 		socketOf(s).Close(websocket.CloseUnsupportedData, "This socket takes JSON text frames only.")
 	})
-	m.HandleError(func(s *melody.Session, err error) {
-		if errors.Is(err, melody.ErrMessageBufferFull) {
-			socketOf(s).Close(room.CloseSlowConsumer, "This tab fell behind; reconnect to catch up.")
-		}
-	})
+	m.HandleSentMessage(func(s *melody.Session, _ []byte) { socketOf(s).sent() })
 	m.HandleDisconnect(func(s *melody.Session) {
 		if member, ok := memberOf(s); ok {
 			member.Leave()
@@ -51,35 +52,72 @@ func (a *App) newMelody() *melody.Melody {
 	return m
 }
 
-// socket is a melody session as a room's Conn. Once it starts closing it
-// sends nothing more: a member that missed a frame must not carry on as if
-// it had not.
+// socket is a melody session as a room's Conn, with its own send queue
+// bounded at sendQueueFrames. Once it starts closing it sends nothing more:
+// a member that missed a frame must not carry on as if it had not.
 type socket struct {
-	s       *melody.Session
-	closing atomic.Bool
+	s *melody.Session
+
+	mu      sync.Mutex
+	queue   [][]byte // frames not yet handed to melody
+	writing bool     // melody holds a frame it has not finished writing
+	closing bool
 }
 
 func socketOf(s *melody.Session) *socket { return s.MustGet("socket").(*socket) }
 
+// Send queues frame; a tab with sendQueueFrames already waiting fell behind
+// and is closed with 4408.
 func (c *socket) Send(frame []byte) {
-	if !c.closing.Load() {
-		c.s.Write(frame)
-	}
-}
-
-// Close queues a close frame. A full queue has no room for it, so it tries
-// again until the writer has made room or the connection has died.
-func (c *socket) Close(code int, reason string) {
-	if !c.closing.CompareAndSwap(false, true) {
+	c.mu.Lock()
+	switch {
+	case c.closing:
+		c.mu.Unlock()
+		return
+	case len(c.queue) >= sendQueueFrames:
+		c.mu.Unlock()
+		c.Close(room.CloseSlowConsumer, "This tab fell behind; reconnect to catch up.")
+		return
+	case c.writing:
+		c.queue = append(c.queue, frame)
+		c.mu.Unlock()
 		return
 	}
-	msg := websocket.FormatCloseMessage(code, reason)
-	go func() {
-		for i := 0; i < 1000 && !c.s.IsClosed(); i++ {
-			c.s.CloseWithMsg(msg)
-			time.Sleep(20 * time.Millisecond)
-		}
-	}()
+	c.writing = true
+	c.mu.Unlock()
+	_ = c.s.Write(frame)
+}
+
+// sent hands melody the next frame once it has written the last one. Only
+// one frame is with melody at a time, so frames keep their order.
+func (c *socket) sent() {
+	c.mu.Lock()
+	if c.closing || len(c.queue) == 0 {
+		c.writing = false
+		c.mu.Unlock()
+		return
+	}
+	frame := c.queue[0]
+	c.queue[0] = nil
+	c.queue = c.queue[1:]
+	c.mu.Unlock()
+	_ = c.s.Write(frame)
+}
+
+// Close drops what is queued but not yet handed to melody (a frame being
+// written is finished, never cut in half) and sends the close frame next,
+// so a tab that is slow but still reading hears the code. One that does not
+// read at all is dropped when the write in progress passes its deadline.
+func (c *socket) Close(code int, reason string) {
+	c.mu.Lock()
+	if c.closing {
+		c.mu.Unlock()
+		return
+	}
+	c.closing = true
+	c.queue = nil
+	c.mu.Unlock()
+	_ = c.s.CloseWithMsg(websocket.FormatCloseMessage(code, reason))
 }
 
 func (a *App) handleRoomSocket(c echo.Context) error {
