@@ -27,11 +27,16 @@ const sendQueueFrames = 512
 // finds room there, and goes out next.
 const melodyBufferFrames = 4
 
+// writeWait is how long one frame may take to write. A tab that reads
+// nothing for this long while a frame is on its way to it is dropped
+// without a close frame; one that falls behind sooner hears 4408.
+const writeWait = 30 * time.Second
+
 func (a *App) newMelody() *melody.Melody {
 	m := melody.New()
 	m.Config.MaxMessageSize = room.MaxFrameBytes
 	m.Config.MessageBufferSize = melodyBufferFrames
-	m.Config.WriteWait = 10 * time.Second
+	m.Config.WriteWait = writeWait
 	// Origin, Host and the session were checked before upgrading.
 	m.Upgrader.CheckOrigin = func(*http.Request) bool { return true }
 	m.HandleConnect(a.handleRoomConnect)

@@ -58,8 +58,10 @@ func TestSlowTabIsClosedWith4408(t *testing.T) {
 	openSlowTab(ta, ch.ID) // never reads again
 
 	// Neither slow tab reads while the editor rewrites the plan, 64 KiB at
-	// a time, more times than the socket buffers and the queue hold.
-	const pushes = sendQueueFrames + 300
+	// a time, more times than the socket buffers (about 64 frames of 64 KiB
+	// on Linux's defaults) and the queue hold. Not many more: the slow tab
+	// must read again before the write in progress passes its deadline.
+	const pushes = sendQueueFrames + 200
 	for i := range pushes {
 		text := strings.Repeat(string(rune('a'+i%26)), 64<<10)
 		changes, _ := json.Marshal([]any{[]any{length, text}})
@@ -71,9 +73,8 @@ func TestSlowTabIsClosedWith4408(t *testing.T) {
 		length = len(text)
 	}
 
-	// A while later the slow tab reads again: it gets what was already on
-	// its way, not the queue behind it, and the close with its code.
-	time.Sleep(time.Second)
+	// Now the slow tab reads again: it gets what was already on its way,
+	// not the queue behind it, and the close with its code.
 	frames := 0
 	slow.Conn.SetReadDeadline(time.Now().Add(apptest.Wait))
 	for {
@@ -95,7 +96,7 @@ func TestSlowTabIsClosedWith4408(t *testing.T) {
 
 	// The tab that never reads again is dropped once the write in progress
 	// passes its deadline: only the editor's socket stays.
-	deadline := time.Now().Add(4 * apptest.Wait)
+	deadline := time.Now().Add(writeWait + 2*apptest.Wait)
 	for ta.app.melody.Len() != 1 {
 		if time.Now().After(deadline) {
 			t.Fatalf("%d sockets open, want the editor's alone", ta.app.melody.Len())
