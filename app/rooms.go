@@ -58,21 +58,24 @@ func (a *App) newMelody() *melody.Melody {
 }
 
 // socket is a melody session as a room's Conn, with its own send queue
-// bounded at sendQueueFrames. Once it starts closing it sends nothing more:
+// bounded at sendQueueFrames. Once it starts closing it takes nothing more:
 // a member that missed a frame must not carry on as if it had not.
 type socket struct {
 	s *melody.Session
 
-	mu      sync.Mutex
-	queue   [][]byte // frames not yet handed to melody
-	writing bool     // melody holds a frame it has not finished writing
-	closing bool
+	mu       sync.Mutex
+	queue    [][]byte // frames not yet handed to melody
+	writing  bool     // melody holds a frame it has not finished writing
+	closing  bool
+	closeMsg []byte // a close frame to hand melody once the queue is sent
 }
 
 func socketOf(s *melody.Session) *socket { return s.MustGet("socket").(*socket) }
 
-// Send queues frame; a tab with sendQueueFrames already waiting fell behind
-// and is closed with 4408.
+// Send queues frame. A tab with sendQueueFrames already waiting fell
+// behind: what is queued is dropped and it is closed with 4408 at once,
+// after the frame being written (never cut in half), so a tab that is slow
+// but still reading hears the code.
 func (c *socket) Send(frame []byte) {
 	c.mu.Lock()
 	switch {
@@ -80,8 +83,10 @@ func (c *socket) Send(frame []byte) {
 		c.mu.Unlock()
 		return
 	case len(c.queue) >= sendQueueFrames:
+		c.closing = true
+		c.queue = nil
 		c.mu.Unlock()
-		c.Close(room.CloseSlowConsumer, "This tab fell behind; reconnect to catch up.")
+		_ = c.s.CloseWithMsg(websocket.FormatCloseMessage(room.CloseSlowConsumer, "This tab fell behind; reconnect to catch up."))
 		return
 	case c.writing:
 		c.queue = append(c.queue, frame)
@@ -93,13 +98,19 @@ func (c *socket) Send(frame []byte) {
 	_ = c.s.Write(frame)
 }
 
-// sent hands melody the next frame once it has written the last one. Only
-// one frame is with melody at a time, so frames keep their order.
+// sent hands melody the next frame once it has written the last one, and
+// the close frame after the last. Only one frame is with melody at a time,
+// so frames keep their order and a close always finds room.
 func (c *socket) sent() {
 	c.mu.Lock()
-	if c.closing || len(c.queue) == 0 {
+	if len(c.queue) == 0 {
 		c.writing = false
+		msg := c.closeMsg
+		c.closeMsg = nil
 		c.mu.Unlock()
+		if msg != nil {
+			_ = c.s.CloseWithMsg(msg)
+		}
 		return
 	}
 	frame := c.queue[0]
@@ -109,20 +120,23 @@ func (c *socket) sent() {
 	_ = c.s.Write(frame)
 }
 
-// Close drops what is queued but not yet handed to melody (a frame being
-// written is finished, never cut in half) and sends the close frame next,
-// so a tab that is slow but still reading hears the code. One that does not
-// read at all is dropped when the write in progress passes its deadline.
+// Close sends the close frame after the frames already queued (a member
+// tells a tab why before closing it).
 func (c *socket) Close(code int, reason string) {
+	msg := websocket.FormatCloseMessage(code, reason)
 	c.mu.Lock()
 	if c.closing {
 		c.mu.Unlock()
 		return
 	}
 	c.closing = true
-	c.queue = nil
+	if len(c.queue) > 0 {
+		c.closeMsg = msg
+		c.mu.Unlock()
+		return
+	}
 	c.mu.Unlock()
-	_ = c.s.CloseWithMsg(websocket.FormatCloseMessage(code, reason))
+	_ = c.s.CloseWithMsg(msg)
 }
 
 func (a *App) handleRoomSocket(c echo.Context) error {
