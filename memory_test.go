@@ -276,8 +276,9 @@ func TestLongTurnKeepsMemoryBounded(t *testing.T) {
 
 // stallingProxy forwards TCP connections to target; once stall is closed,
 // it stops reading what the server sends, as a client that no longer reads
-// would, while still passing on what the client sends.
-func stallingProxy(t testing.TB, target string, stall <-chan struct{}) string {
+// would, while still passing on what the client sends, until resume is
+// closed (a nil resume never is).
+func stallingProxy(t testing.TB, target string, stall, resume <-chan struct{}) string {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -298,11 +299,15 @@ func stallingProxy(t testing.TB, target string, stall <-chan struct{}) string {
 			go func() { io.Copy(s, c); s.Close() }()
 			go func() {
 				buf := make([]byte, 32<<10)
+				stalled := false
 				for {
-					select {
-					case <-stall:
-						return // leave the server's bytes unread
-					default:
+					if !stalled {
+						select {
+						case <-stall:
+							stalled = true
+							<-resume // leave the server's bytes unread until then
+						default:
+						}
 					}
 					s.SetReadDeadline(time.Now().Add(50 * time.Millisecond))
 					n, err := s.Read(buf)
@@ -341,8 +346,8 @@ func TestSlowAgentReaderKeepsMemoryBounded(t *testing.T) {
 		fmt.Fprintf(&plan, "## Part %d\n\nThe plan says a little more about part %d here.\n\n", i, i)
 	}
 	h.api(srv.origin, "PUT", "/api/channels/"+ch.ID+"/plan", map[string]any{"revision": 0, "source": plan.String()}, nil)
-	stall := make(chan struct{})
-	proxy := "http://" + stallingProxy(t, strings.TrimPrefix(srv.origin, "http://"), stall)
+	stall, resume := make(chan struct{}), make(chan struct{})
+	proxy := "http://" + stallingProxy(t, strings.TrimPrefix(srv.origin, "http://"), stall, resume)
 	sent, detached := make(chan struct{}), make(chan struct{})
 	var l *client.Link
 	l = h.attachPlannerVia(proxy, srv.origin, ch.ID, client.Handler{Turn: func(ctx context.Context, turn *client.Turn) error {
@@ -381,5 +386,18 @@ func TestSlowAgentReaderKeepsMemoryBounded(t *testing.T) {
 	t.Logf("peak RSS %d MB", peak>>20)
 	if peak > bound {
 		t.Errorf("the process peaked at %d MB resident, over %d MB", peak>>20, bound>>20)
+	}
+	// Reading again, the client gets what was on its way, then the close:
+	// 1001 unresponsive, not a dropped socket. It reads again a while after
+	// the close: longer than a close frame may take once it is its turn.
+	time.Sleep(2 * time.Second)
+	close(resume)
+	select {
+	case <-l.Done():
+	case <-time.After(30 * time.Second):
+		t.Fatal("the link did not end once the client read again")
+	}
+	if ce := l.Err(); ce == nil || ce.Code != 1001 || ce.Reason != "unresponsive" {
+		t.Errorf("the link ended with %v, want 1001 unresponsive", ce)
 	}
 }

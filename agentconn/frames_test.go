@@ -180,31 +180,61 @@ func TestUnresponsive(t *testing.T) {
 			t.Fatalf("a link answering pings was closed: %+v", st)
 		}
 	})
-	t.Run("a full queue", func(t *testing.T) {
+	t.Run("a full queue: a client that reads again hears the close", func(t *testing.T) {
 		h := newHarness(t)
-		agentconn.SetMaxQueue(h.srv, 256<<10)
-		big := json.RawMessage(`"` + strings.Repeat("y", 512<<10) + `"`)
-		h.host.tools["read_plan"] = func(_ context.Context, _ agentconn.ToolCall) (json.RawMessage, error) { return big, nil }
-		c := h.rawAttached(t)
-		s := newSink()
-		session, turn := startRawTurn(t, h, c, s, wire.Tool{Name: "read_plan"})
-		// Call the tool over and over without reading the results: the
-		// socket's buffers fill, then the queue, and the link is dropped.
-		for i := 0; ; i++ {
-			frame := fmt.Sprintf(`{"type":"host-tool-call","session":%q,"turn":%q,"toolCallId":"c%d","toolName":"read_plan","input":"{}"}`, session, turn, i)
-			if c.WriteMessage(websocket.TextMessage, []byte(frame)) != nil {
-				break
-			}
-			if h.srv.Status("doc1").State != agentconn.PlannerAttached {
-				break
-			}
-			time.Sleep(time.Millisecond)
+		c := fillQueue(t, h)
+		// A while after the link closed (longer than a close frame may take
+		// to write once it is its turn),
+		time.Sleep(2 * time.Second)
+		// reading again, it gets what was already on its way, the frame
+		// being written when the queue overflowed whole, then the close:
+		// what was queued behind it was dropped.
+		frames, code, reason := readClose(t, c)
+		if code != 1001 || reason != "unresponsive" {
+			t.Errorf("close = %d %q after %d frames", code, reason, len(frames))
 		}
-		if _, o := s.until(t); o.Status != "failed" {
-			t.Errorf("turn = %+v", o)
-		}
-		h.waitStatus(t, "doc1", agentconn.PlannerGrace)
 	})
+	t.Run("a full queue: a client that never reads again is dropped", func(t *testing.T) {
+		h := newHarness(t, func(o *agentconn.Options) { o.Timeout = limit })
+		fillQueue(t, h)
+		deadline := time.Now().Add(wait)
+		for agentconn.OpenLinks(h.srv) != 0 {
+			if time.Now().After(deadline) {
+				t.Fatal("the socket of a client that does not read stayed open")
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	})
+}
+
+// fillQueue attaches a raw client that calls read_plan over and over
+// without reading the results, until the socket's buffers and then the
+// link's queue fill and the link is closed.
+func fillQueue(t *testing.T, h *harness) *websocket.Conn {
+	t.Helper()
+	// Results smaller than the queue: it overflows once the socket's
+	// buffers are full and a write is blocked.
+	agentconn.SetMaxQueue(h.srv, 256<<10)
+	big := json.RawMessage(`"` + strings.Repeat("y", 64<<10) + `"`)
+	h.host.tools["read_plan"] = func(_ context.Context, _ agentconn.ToolCall) (json.RawMessage, error) { return big, nil }
+	c := h.rawAttached(t)
+	s := newSink()
+	session, turn := startRawTurn(t, h, c, s, wire.Tool{Name: "read_plan"})
+	for i := 0; ; i++ {
+		frame := fmt.Sprintf(`{"type":"host-tool-call","session":%q,"turn":%q,"toolCallId":"c%d","toolName":"read_plan","input":"{}"}`, session, turn, i)
+		if c.WriteMessage(websocket.TextMessage, []byte(frame)) != nil {
+			break
+		}
+		if h.srv.Status("doc1").State != agentconn.PlannerAttached {
+			break
+		}
+		time.Sleep(time.Millisecond)
+	}
+	if _, o := s.until(t); o.Status != "failed" {
+		t.Errorf("turn = %+v", o)
+	}
+	h.waitStatus(t, "doc1", agentconn.PlannerGrace)
+	return c
 }
 
 // startRawTurn starts a turn on a raw link and answers its start.

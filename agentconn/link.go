@@ -307,7 +307,7 @@ func (l *link) close(c closing) {
 	switch {
 	case c.dropped:
 	case c.abrupt:
-		go l.abort(c.code, c.reason)
+		l.w.abort(c.code, c.reason)
 	default:
 		if c.msg != nil {
 			if frame, err := wire.Encode(c.msg); err == nil {
@@ -322,13 +322,6 @@ func (l *link) close(c closing) {
 		l.log.Info("link closed", "code", c.code, "reason", c.reason)
 	}
 	fx.run(l)
-}
-
-// abort closes a client that does not read: the close frame is tried briefly,
-// since a write blocked on a full socket holds the connection's write lock.
-func (l *link) abort(code int, reason string) {
-	_ = l.conn.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(code, reason), time.Now().Add(time.Second))
-	_ = l.conn.Close()
 }
 
 // protocolError sends error and closes: 1009 for message-too-large, else 1008.

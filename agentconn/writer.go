@@ -13,7 +13,8 @@ import (
 // writer is a link's only writer of data frames (gorilla/websocket allows one
 // concurrent writer). The link never blocks on a slow reader: frames go into a
 // queue bounded by bytes, and a frame that would overflow it is refused, which
-// the link treats as an unresponsive client. Pings are sent every ping
+// the link treats as an unresponsive client: abort drops the queue and sends
+// the close frame next. Pings are sent every ping
 // interval, but only while nothing is queued, since a ping queued behind a
 // backlog proves nothing ("Pings").
 type writer struct {
@@ -87,6 +88,21 @@ func (w *writer) pending() int {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.queued
+}
+
+// abort closes a client too far behind: what is queued but not yet written
+// is dropped (a frame being written is finished, never cut in half), and the
+// close frame goes next, so a client that is slow but still reading hears
+// the code. It replaces a close still waiting behind the queue.
+func (w *writer) abort(code int, reason string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, f := range w.queue {
+		w.queued -= len(f)
+	}
+	w.queue = nil
+	w.closing = websocket.FormatCloseMessage(code, reason)
+	w.signal()
 }
 
 // next pops the next frame, or reports the close frame once the queue is empty.

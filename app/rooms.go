@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
-	"sync/atomic"
+	"sync"
 	"time"
 
 	"github.com/gorilla/websocket"
@@ -22,11 +22,21 @@ import (
 // behind is disconnected; it reconnects and catches up with plan:open.
 const sendQueueFrames = 512
 
+// The socket keeps its own queue and hands melody one frame at a time, so
+// melody's buffer holds at most that frame and close frames: a close always
+// finds room there, and goes out next.
+const melodyBufferFrames = 4
+
+// writeWait is how long one frame may take to write. A tab that reads
+// nothing for this long while a frame is on its way to it is dropped
+// without a close frame; one that falls behind sooner hears 4408.
+const writeWait = 30 * time.Second
+
 func (a *App) newMelody() *melody.Melody {
 	m := melody.New()
 	m.Config.MaxMessageSize = room.MaxFrameBytes
-	m.Config.MessageBufferSize = sendQueueFrames
-	m.Config.WriteWait = 10 * time.Second
+	m.Config.MessageBufferSize = melodyBufferFrames
+	m.Config.WriteWait = writeWait
 	// Origin, Host and the session were checked before upgrading.
 	m.Upgrader.CheckOrigin = func(*http.Request) bool { return true }
 	m.HandleConnect(a.handleRoomConnect)
@@ -38,11 +48,7 @@ func (a *App) newMelody() *melody.Melody {
 	m.HandleMessageBinary(func(s *melody.Session, _ []byte) {
 		socketOf(s).Close(websocket.CloseUnsupportedData, "This socket takes JSON text frames only.")
 	})
-	m.HandleError(func(s *melody.Session, err error) {
-		if errors.Is(err, melody.ErrMessageBufferFull) {
-			socketOf(s).Close(room.CloseSlowConsumer, "This tab fell behind; reconnect to catch up.")
-		}
-	})
+	m.HandleSentMessage(func(s *melody.Session, _ []byte) { socketOf(s).sent() })
 	m.HandleDisconnect(func(s *melody.Session) {
 		if member, ok := memberOf(s); ok {
 			member.Leave()
@@ -51,35 +57,86 @@ func (a *App) newMelody() *melody.Melody {
 	return m
 }
 
-// socket is a melody session as a room's Conn. Once it starts closing it
-// sends nothing more: a member that missed a frame must not carry on as if
-// it had not.
+// socket is a melody session as a room's Conn, with its own send queue
+// bounded at sendQueueFrames. Once it starts closing it takes nothing more:
+// a member that missed a frame must not carry on as if it had not.
 type socket struct {
-	s       *melody.Session
-	closing atomic.Bool
+	s *melody.Session
+
+	mu       sync.Mutex
+	queue    [][]byte // frames not yet handed to melody
+	writing  bool     // melody holds a frame it has not finished writing
+	closing  bool
+	closeMsg []byte // a close frame to hand melody once the queue is sent
 }
 
 func socketOf(s *melody.Session) *socket { return s.MustGet("socket").(*socket) }
 
+// Send queues frame. A tab with sendQueueFrames already waiting fell
+// behind: what is queued is dropped and it is closed with 4408 at once,
+// after the frame being written (never cut in half), so a tab that is slow
+// but still reading hears the code.
 func (c *socket) Send(frame []byte) {
-	if !c.closing.Load() {
-		c.s.Write(frame)
-	}
-}
-
-// Close queues a close frame. A full queue has no room for it, so it tries
-// again until the writer has made room or the connection has died.
-func (c *socket) Close(code int, reason string) {
-	if !c.closing.CompareAndSwap(false, true) {
+	c.mu.Lock()
+	switch {
+	case c.closing:
+		c.mu.Unlock()
+		return
+	case len(c.queue) >= sendQueueFrames:
+		c.closing = true
+		c.queue = nil
+		c.mu.Unlock()
+		_ = c.s.CloseWithMsg(websocket.FormatCloseMessage(room.CloseSlowConsumer, "This tab fell behind; reconnect to catch up."))
+		return
+	case c.writing:
+		c.queue = append(c.queue, frame)
+		c.mu.Unlock()
 		return
 	}
-	msg := websocket.FormatCloseMessage(code, reason)
-	go func() {
-		for i := 0; i < 1000 && !c.s.IsClosed(); i++ {
-			c.s.CloseWithMsg(msg)
-			time.Sleep(20 * time.Millisecond)
+	c.writing = true
+	c.mu.Unlock()
+	_ = c.s.Write(frame)
+}
+
+// sent hands melody the next frame once it has written the last one, and
+// the close frame after the last. Only one frame is with melody at a time,
+// so frames keep their order and a close always finds room.
+func (c *socket) sent() {
+	c.mu.Lock()
+	if len(c.queue) == 0 {
+		c.writing = false
+		msg := c.closeMsg
+		c.closeMsg = nil
+		c.mu.Unlock()
+		if msg != nil {
+			_ = c.s.CloseWithMsg(msg)
 		}
-	}()
+		return
+	}
+	frame := c.queue[0]
+	c.queue[0] = nil
+	c.queue = c.queue[1:]
+	c.mu.Unlock()
+	_ = c.s.Write(frame)
+}
+
+// Close sends the close frame after the frames already queued (a member
+// tells a tab why before closing it).
+func (c *socket) Close(code int, reason string) {
+	msg := websocket.FormatCloseMessage(code, reason)
+	c.mu.Lock()
+	if c.closing {
+		c.mu.Unlock()
+		return
+	}
+	c.closing = true
+	if len(c.queue) > 0 {
+		c.closeMsg = msg
+		c.mu.Unlock()
+		return
+	}
+	c.mu.Unlock()
+	_ = c.s.CloseWithMsg(msg)
 }
 
 func (a *App) handleRoomSocket(c echo.Context) error {

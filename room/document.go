@@ -475,7 +475,9 @@ type lines struct {
 }
 
 func splitLines(src string) lines {
-	ls := lines{src: src}
+	// Sized at once: a plan is split on every read_plan call, and growing
+	// the slice would allocate about twice its size.
+	ls := lines{src: src, starts: make([]int, 0, strings.Count(src, "\n")+1)}
 	for i := 0; i < len(src); {
 		ls.starts = append(ls.starts, i)
 		nl := strings.IndexByte(src[i:], '\n')
