@@ -72,21 +72,9 @@ func (c *CLI) acpPlanner(ctx context.Context, documents, command []string, flags
 		fmt.Fprintf(c.Stderr, "chopin planner: %v\n", err)
 		return exitUsage
 	}
-	endpoint, err := plannerEndpoint(cfg, o.url)
-	if err != nil {
-		fmt.Fprintf(c.Stderr, "chopin planner: %v\n", err)
-		return exitUsage
-	}
-	if _, err := endpoint(); err != nil {
-		fmt.Fprintf(c.Stderr, "chopin planner: %v\n", err)
-		return exitError
-	}
-	token := o.token
-	if token == "" {
-		if token, err = LoadOrCreateAgentToken(cfg.ConfigDir); err != nil {
-			fmt.Fprintf(c.Stderr, "chopin planner: %v\n", err)
-			return exitError
-		}
+	endpoint, token, code := c.plannerTarget(cfg, o)
+	if code != exitOK {
+		return code
 	}
 	var outMu sync.Mutex
 	say := func(line string) {

@@ -199,21 +199,9 @@ func (c *CLI) planner(ctx context.Context, documents []string, flags Flags, o pl
 		return exitError
 	}
 
-	endpoint, err := plannerEndpoint(cfg, o.url)
-	if err != nil {
-		fmt.Fprintf(c.Stderr, "chopin planner: %v\n", err)
-		return exitUsage
-	}
-	if _, err := endpoint(); err != nil {
-		fmt.Fprintf(c.Stderr, "chopin planner: %v\n", err)
-		return exitError
-	}
-	token := o.token
-	if token == "" {
-		if token, err = LoadOrCreateAgentToken(cfg.ConfigDir); err != nil {
-			fmt.Fprintf(c.Stderr, "chopin planner: %v\n", err)
-			return exitError
-		}
+	endpoint, token, code := c.plannerTarget(cfg, o)
+	if code != exitOK {
+		return code
 	}
 	say(fmt.Sprintf("Answering with %s on %s. Press Ctrl+C to stop.", p.Model(), p.Server().BaseURL()))
 
@@ -240,6 +228,30 @@ func (c *CLI) planner(ctx context.Context, documents []string, flags Flags, o pl
 // origin, or a ws(s) agent URL) when given, else the running Chopin of
 // cfg's data directory, looked up again before each attempt, since a Chopin
 // started again may serve on another port.
+// plannerTarget is where a Planner command attaches and with what token:
+// the running Chopin's agent endpoint (found again at every attach, or
+// --url) and the local agent token (or --token). A problem is told on
+// stderr and returned as the exit code; exitOK means both are known.
+func (c *CLI) plannerTarget(cfg Config, o plannerOptions) (endpoint func() (string, error), token string, code int) {
+	endpoint, err := plannerEndpoint(cfg, o.url)
+	if err != nil {
+		fmt.Fprintf(c.Stderr, "chopin planner: %v\n", err)
+		return nil, "", exitUsage
+	}
+	if _, err := endpoint(); err != nil {
+		fmt.Fprintf(c.Stderr, "chopin planner: %v\n", err)
+		return nil, "", exitError
+	}
+	token = o.token
+	if token == "" {
+		if token, err = LoadOrCreateAgentToken(cfg.ConfigDir); err != nil {
+			fmt.Fprintf(c.Stderr, "chopin planner: %v\n", err)
+			return nil, "", exitError
+		}
+	}
+	return endpoint, token, exitOK
+}
+
 func plannerEndpoint(cfg Config, rawURL string) (func() (string, error), error) {
 	if rawURL != "" {
 		u, err := url.Parse(rawURL)
