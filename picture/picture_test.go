@@ -7,6 +7,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/HugoSmits86/nativewebp"
 	"github.com/chopin-desktop/chopin/picture/picturetest"
 	"golang.org/x/image/webp"
 )
@@ -205,6 +206,48 @@ func BenchmarkThumbnail360(b *testing.B) {
 	for b.Loop() {
 		if _, ok, err := Thumbnail(img, 360); !ok || err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkShrinkToWebP makes the stored copy of two pictures over the
+// limits with the lossless WebP encoder at its default effort (what was
+// used before) and at its least effort (what is used now), side by side:
+// the 12 MB noisy PNG (over the byte limit) and a 6000×3000 transparent
+// gradient (over MaxSide). It reports the copy's bytes, so a faster effort
+// that made larger copies would show.
+func BenchmarkShrinkToWebP(b *testing.B) {
+	pictures := []struct {
+		name string
+		data []byte
+	}{
+		{"noisy-12MB-PNG", twelveMBPNG(b)},
+		{"transparent-6000px-PNG", picturetest.PNG(b, picturetest.Gradient(6000, 3000, true))},
+	}
+	efforts := []struct {
+		name  string
+		level nativewebp.CompressionLevel
+	}{
+		{"default-effort", nativewebp.DefaultCompression},
+		{"least-effort", nativewebp.BestSpeed},
+	}
+	defer func(was nativewebp.CompressionLevel) { webpEffort = was }(webpEffort)
+	for _, p := range pictures {
+		w, h, err := Measure(PNG, p.data)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, e := range efforts {
+			b.Run(p.name+"/"+e.name, func(b *testing.B) {
+				webpEffort = e.level
+				var img Image
+				for b.Loop() {
+					if img, err = Fit(PNG, p.data, w, h, tenMiB); err != nil || img.MimeType != "image/webp" {
+						b.Fatal(img.MimeType, err)
+					}
+				}
+				b.ReportMetric(float64(len(img.Data)), "copy-bytes")
+			})
 		}
 	}
 }
