@@ -221,6 +221,12 @@ func (b *bench) startChopin(ctx context.Context, home *chopinHome) (*chopinServe
 	return s, nil
 }
 
+// restartChopin starts the stopped server s again on its home, and signs
+// a browser in anew.
+func (b *bench) restartChopin(ctx context.Context, s *chopinServer) (*chopinServer, error) {
+	return b.startChopin(ctx, s.home)
+}
+
 // signIn asks for a launch link with the agent token and opens it, as a
 // browser does: the session cookie lands in s.browser's jar.
 func (s *chopinServer) signIn() error {

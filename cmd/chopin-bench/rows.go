@@ -389,6 +389,13 @@ func (b *bench) roomRows(ctx context.Context) ([]row, error) {
 		ids = append(ids, id)
 	}
 	fmt.Fprintf(b.log, "made %d documents\n", len(ids))
+	// Measured in a process that has done nothing but open the rooms: the
+	// memory the requests that made the documents held is not theirs.
+	s.stop()
+	if s, err = b.restartChopin(ctx, s); err != nil {
+		return nil, err
+	}
+	defer s.stop()
 	var sockets []*websocket.Conn
 	defer func() {
 		for _, c := range sockets {
@@ -673,8 +680,12 @@ func (b *bench) imageRows(context.Context) ([]row, error) {
 		return nil, err
 	}
 	const limit = 10 << 20
-	var took []time.Duration
+	var took, cpu []time.Duration
 	for range max(1, min(3, b.o.starts)) {
+		cpu0, err := cpuTime(os.Getpid())
+		if err != nil {
+			return nil, err
+		}
 		start := time.Now()
 		out, err := picture.Fit(picture.PNG, data, w, h, limit)
 		if err != nil {
@@ -684,10 +695,15 @@ func (b *bench) imageRows(context.Context) ([]row, error) {
 			return nil, errors.New("the copy is over the limit")
 		}
 		took = append(took, time.Since(start))
+		cpu1, err := cpuTime(os.Getpid())
+		if err != nil {
+			return nil, err
+		}
+		cpu = append(cpu, cpu1-cpu0)
 	}
 	d := percentile(took, 50)
 	return []row{{fmt.Sprintf("shrinking a %.0f MB PNG (tool image over the 10 MiB limit), median", float64(len(data))/1e6),
-		fmt.Sprintf("%.2f s", d.Seconds()), "-", "-", "under 3 s", met(d < 3*time.Second)}}, nil
+		fmt.Sprintf("%.2f s (CPU %.2f s)", d.Seconds(), percentile(cpu, 50).Seconds()), "-", "-", "under 3 s", met(d < 3*time.Second)}}, nil
 }
 
 func mbText(n int64) string { return fmt.Sprintf("%.1f MB", float64(n)/(1<<20)) }
