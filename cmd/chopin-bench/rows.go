@@ -517,8 +517,19 @@ func (b *bench) partRows(ctx context.Context, paced, burst bool) ([]row, error) 
 		got := make([]time.Time, sc.n)
 		var text strings.Builder
 		seen := 0
+		busy := 0
 		for seen < sc.n {
 			f, err := room.next()
+			if f.Type == "error" && f.Code == "planner-busy" && busy < 100 {
+				// The Planner is still writing the document's description
+				// (an isolated turn): ask again once it is done.
+				busy++
+				time.Sleep(100 * time.Millisecond)
+				if err := room.send(map[string]any{"type": "chat:send", "id": "m", "text": "@chopin stream"}); err != nil {
+					return nil, err
+				}
+				continue
+			}
 			if err != nil {
 				return nil, err
 			}
