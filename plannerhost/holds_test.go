@@ -241,7 +241,7 @@ func TestAgentStopUnansweredIsSentAfterResume(t *testing.T) {
 	resumeOnly(t, ta, ch.ID, session, wantResumed)
 }
 
-// TestAgentStopChatLines: Chat says a Stop stopped chopin only when the
+// TestAgentStopChatLines: Chat says a Stop stopped the Planner only when the
 // client confirmed it, that it was asked for while the machine is
 // disconnected (held), and that a Resume could not reach a disconnected
 // Planner; a Stop that withdrew the question a Planner only waited on says so.
@@ -263,7 +263,7 @@ func TestAgentStopChatLines(t *testing.T) {
 	stop := ra.next().(wire.Stop)
 	ra.send(wire.ControlResult{Request: stop.Request, OK: true})
 	wg.Wait()
-	lines := []string{"@ada stopped chopin."}
+	lines := []string{"@ada stopped the Planner."}
 	if got := ta.chatLines(ch.ID); !reflect.DeepEqual(got, lines) {
 		t.Fatalf("after a confirmed stop %q", got)
 	}
@@ -300,7 +300,7 @@ func TestAgentStopChatLines(t *testing.T) {
 	if res, ok := back.next().(wire.InputResult); !ok || res.Request != "r1" || res.Status != "cancelled" {
 		t.Fatalf("want r1 withdrawn, got %#v", res)
 	}
-	lines = append(lines, "@ada stopped chopin."+plannerhost.MsgStopWithdrew)
+	lines = append(lines, "@ada stopped the Planner."+plannerhost.MsgStopWithdrew)
 	if got := ta.chatLines(ch.ID); !reflect.DeepEqual(got, lines) {
 		t.Fatalf("after a stop that withdrew a question %q", got)
 	}

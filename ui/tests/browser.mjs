@@ -429,7 +429,7 @@ try {
     await box.press("Enter");
     await a.locator(".transcript .msg-person").filter({ hasText: "also check the docs" }).waitFor();
     const session = await a.evaluate(async () => (await fetch("/api/session")).json());
-    const want = `chopin did not read @${session.login}'s message while it worked, and it will not be sent again: the build is half done. Send it again once chopin has replied.`;
+    const want = `The Planner did not read @${session.login}'s message while it worked, and it will not be sent again: the build is half done. Send it again once the Planner has replied.`;
     const notice = a.getByRole("note", { name: "Notice" }).filter({ hasText: "did not read" });
     await notice.waitFor();
     const got = await notice.locator(".notice-text").textContent();
