@@ -36,12 +36,23 @@ export function onTabIndents(l: (on: boolean) => void): () => void {
 }
 
 // leaveEditor moves focus from the editor to its frame (the element the
-// editor is mounted in), which takes focus for this.
+// editor is mounted in), which takes focus for this; Tab and Shift+Tab then
+// move on through the page.
 export function leaveEditor(view: EditorView): boolean {
   const frame = view.dom.parentElement;
   if (!frame) return false;
   if (!frame.hasAttribute("tabindex")) frame.tabIndex = -1;
+  // The editor sits inside its frame: out of the tab order while the frame
+  // has the focus, so Tab goes past it, not back into it.
+  const content = view.contentDOM;
+  const was = content.getAttribute("tabindex");
+  content.tabIndex = -1;
   frame.focus();
+  frame.addEventListener(
+    "blur",
+    () => (was === null ? content.removeAttribute("tabindex") : content.setAttribute("tabindex", was)),
+    { once: true },
+  );
   return true;
 }
 
@@ -53,7 +64,9 @@ export function editorKeys(): Extension {
   return [
     tab.of(tabExt(tabIndents())),
     Prec.high(keymap.of([{ key: "Escape", run: leaveEditor }])),
-    EditorView.contentAttributes.of({ "aria-describedby": "editor-keys-hint" }),
+    // In the tab order even when read-only, so an archived plan can be
+    // reached and scrolled by keyboard.
+    EditorView.contentAttributes.of({ "aria-describedby": "editor-keys-hint", tabindex: "0" }),
     // The editor follows a change of the setting, made here or in another
     // pane of this page.
     viewFollower((view) => onTabIndents((on) => view.dispatch({ effects: tab.reconfigure(tabExt(on)) }))),

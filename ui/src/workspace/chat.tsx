@@ -7,6 +7,7 @@ import { RoomError } from "../room";
 import { isSendKey, isStopKey } from "../shortcuts";
 import { plannerWords } from "./planner";
 import { headingOf } from "./decisions";
+import "../guidance.css";
 import type { ChatSendFrame, Message, MessageDetails } from "../protocol";
 import { renderChat } from "../markdown";
 import { drawDiagrams } from "../mermaid";
@@ -369,8 +370,7 @@ function WaitingOn({ ctx }: { ctx: WorkspaceCtx }) {
   return (
     <div class="waiting-on small" role="status">
       <p>
-        The Planner is waiting for your answers to {open.length === 1 ? "this open Decision" : "these open Decisions"}
-        :
+        The Planner is waiting for your answers to {open.length === 1 ? "this open Decision" : "these open Decisions"}:
       </p>
       <ul>
         {open.map((d) => (

@@ -13,9 +13,7 @@ export function EditorKeys({ plan, frame }: { plan: PlanSync; frame: HTMLElement
   useEffect(() => {
     if (!frame) return;
     const track = () =>
-      setWhere(
-        document.activeElement === frame ? "frame" : frame.contains(document.activeElement) ? "editor" : "out",
-      );
+      setWhere(document.activeElement === frame ? "frame" : frame.contains(document.activeElement) ? "editor" : "out");
     // Enter on the frame goes back into the editor.
     const onKey = (e: KeyboardEvent) => {
       if (e.target === frame && e.key === "Enter") {
@@ -44,8 +42,7 @@ export function EditorKeys({ plan, frame }: { plan: PlanSync; frame: HTMLElement
       </span>
       <span class="spacer" />
       <label title="Whether Tab indents the plan or moves to the next control (kept in this browser)">
-        <input type="checkbox" checked={indents} onChange={(e) => setTabIndents(e.currentTarget.checked)} /> Tab
-        indents
+        <input type="checkbox" checked={indents} onChange={(e) => setTabIndents(e.currentTarget.checked)} /> Tab indents
       </label>
     </div>
   );
