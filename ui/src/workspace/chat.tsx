@@ -351,7 +351,8 @@ function NoPlannerYet({ ctx }: { ctx: WorkspaceCtx }) {
       <p>
         {none
           ? "No Planner is attached to this document, so a message to @chopin gets no reply and is not sent."
-          : plannerWords(p).sentence + " A message to @chopin is not sent until it is back."}
+          : plannerWords(p).sentence +
+            (p.state === "disconnected" ? " A message to @chopin is not sent until it is back." : "")}
       </p>
       {none && (
         <button type="button" class="small" onClick={ctx.connect} aria-haspopup="dialog">
