@@ -66,7 +66,7 @@ func (h *Host) Ask(ctx context.Context, q *agentconn.Question) error {
 	oq.request = request
 	h.questions.mu.Unlock()
 	r.Notice(ctx, room.AskedLine(call)) // Chat says the Planner waits on Decisions
-	q.SetDecisions(request) // kept with a resumable link's hold, and reopened by Reopen
+	q.SetDecisions(request)             // kept with a resumable link's hold, and reopened by Reopen
 	return nil
 }
 
