@@ -63,7 +63,8 @@ export function editorKeys(): Extension {
   const tabExt = (on: boolean): Extension => (on ? keymap.of([indentWithTab]) : []);
   return [
     tab.of(tabExt(tabIndents())),
-    Prec.high(keymap.of([{ key: "Escape", run: leaveEditor }])),
+    // Esc first undoes a multiple selection (CodeMirror's own Esc), then leaves.
+    Prec.high(keymap.of([{ key: "Escape", run: (v) => v.state.selection.ranges.length === 1 && leaveEditor(v) }])),
     // In the tab order even when read-only, so an archived plan can be
     // reached and scrolled by keyboard.
     EditorView.contentAttributes.of({ "aria-describedby": "editor-keys-hint", tabindex: "0" }),
