@@ -316,6 +316,27 @@ func TestOpen(t *testing.T) {
 		t.Fatalf("chopin open: exit %d, browser opened %q\nstdout: %s\nstderr: %s", code, opened, stdout, stderr)
 	}
 	checkLaunchLink(t, origin, opened[0])
+
+	// A page to land on: its path, or its whole address.
+	for _, page := range []string{"/documents/octo/plans/launch?x=1", origin + "/documents/octo/plans/launch?x=1"} {
+		stdout, stderr, code = h.run("open", "--print-url", page)
+		link := strings.TrimSpace(stdout)
+		if code != 0 || !strings.HasSuffix(link, "&next=%2Fdocuments%2Focto%2Fplans%2Flaunch%3Fx%3D1") {
+			t.Fatalf("chopin open --print-url %s: exit %d, link %q\nstderr: %s", page, code, link, stderr)
+		}
+		client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+		resp, err := client.Get(link)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if loc := resp.Header.Get("Location"); resp.StatusCode != http.StatusSeeOther || loc != "/documents/octo/plans/launch?x=1" {
+			t.Errorf("GET %s: %s to %q, want 303 to the page", link, resp.Status, loc)
+		}
+	}
+	if _, stderr, code := h.run("open", "documents/octo"); code != 2 || !strings.Contains(stderr, "is not a page of Chopin") {
+		t.Errorf("chopin open documents/octo: exit %d, stderr %q; want 2 and a reason", code, stderr)
+	}
 }
 
 func TestOpenWithAnotherToken(t *testing.T) {
@@ -369,7 +390,7 @@ func TestUsage(t *testing.T) {
 		stderr   string
 		noServer bool
 	}{
-		{args: []string{"--help"}, stdout: "chopin open [--print-url]"},
+		{args: []string{"--help"}, stdout: "chopin open [--print-url] [PAGE]"},
 		{args: []string{"help", "token"}, stdout: "--rotate"},
 		{args: []string{"serve", "--help"}, stdout: "--no-browser"},
 		{args: []string{"open", "-h"}, stdout: "--print-url"},

@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"crypto/subtle"
 	"encoding/base64"
+	"html"
 	"net/http"
 	"net/url"
 	"os"
@@ -295,7 +296,7 @@ func isBrowserUpgrade(r *http.Request) bool {
 // and sends the browser on to the app.
 func (a *App) handleLaunch(c echo.Context) error {
 	if !a.launches.redeem(c.QueryParam("token"), time.Now()) {
-		return c.HTML(http.StatusForbidden, signInPage("This launch link has expired or was already used."))
+		return c.HTML(http.StatusForbidden, signInPage("This launch link has expired or was already used.", a.sameOriginPath(c.QueryParam("next"))))
 	}
 	token := randomToken()
 	if err := a.store.AddBrowserSession(c.Request().Context(), token); err != nil {
@@ -353,9 +354,27 @@ func (a *App) handleLaunchLinkCreate(c echo.Context) error {
 	return c.JSON(http.StatusCreated, map[string]string{"url": a.NewLaunchURL()})
 }
 
-func signInPage(reason string) string {
+// signInPage is the page a browser that is not signed in gets: why, and the
+// command that opens next (a path on Chopin's origin, from sameOriginPath)
+// signed in.
+func signInPage(reason, next string) string {
+	command := "chopin open"
+	if next != "/" {
+		command += " " + shellQuote(next)
+	}
 	return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Chopin</title><link rel="icon" href="/favicon.svg" type="image/svg+xml">
-<style>body{font:16px/1.5 system-ui,sans-serif;max-width:36rem;margin:4rem auto;padding:0 1rem}code{background:#f3f4f6;padding:.1em .3em;border-radius:4px}</style>
-</head><body><h1>Open Chopin from your computer</h1><p>` + reason + `</p>
-<p>Run <code>chopin open</code> (or start Chopin again) and it opens this page signed in.</p></body></html>`
+<style>body{font:16px/1.5 system-ui,sans-serif;max-width:36rem;margin:4rem auto;padding:0 1rem}code{background:#f3f4f6;padding:.1em .3em;border-radius:4px;overflow-wrap:anywhere}</style>
+</head><body><main><h1>Open Chopin from your computer</h1><p>` + html.EscapeString(reason) + `</p>
+<p>Run <code class="open-command">` + html.EscapeString(command) + `</code> and it opens this page signed in.</p></main></body></html>`
+}
+
+// shellQuote is s as one word for a POSIX shell: as it is
+// when it holds only safe characters, else in single quotes.
+func shellQuote(s string) string {
+	if strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("/._-%+=:,@", r))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

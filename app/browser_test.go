@@ -104,6 +104,11 @@ func answerBrowser(ta *testApp, bp *browserPlanner, ask, channelID, text string)
 	switch ask {
 	case "attach":
 		return map[string]bool{"ok": true}, bp.attach(channelID)
+	case "attach-asking":
+		// Another Planner, on its own document, without steer-turn: a
+		// message while it works is refused as busy.
+		other := &browserPlanner{ta: ta, noSteer: true}
+		return map[string]bool{"ok": true}, other.attach(channelID)
 	case "token":
 		return map[string]string{"token": ta.Token()}, nil
 	case "planner":
@@ -238,6 +243,7 @@ type browserPlanner struct {
 	other    string   // the last prompt of any other turn
 	checkout string   // the local checkout it reports reading, if any
 	noGit    bool     // it reports that Git was not found
+	noSteer  bool     // it does not offer steer-turn
 
 	// Isolated turns (descriptions): answered with description, after
 	// describeGate closes when it is set.
@@ -310,9 +316,12 @@ func (bp *browserPlanner) reportCatalog(without ...string) error {
 func (bp *browserPlanner) attach(channelID string) error {
 	ctx, cancel := context.WithTimeout(context.Background(), apptest.Wait)
 	defer cancel()
+	features, handler := []string{"capability-catalog", "attachments", "steer-turn"}, client.Handler{Turn: bp.turn, Stop: bp.stop, Resume: bp.resume, Steer: bp.steer}
+	if bp.noSteer {
+		features, handler.Steer = features[:2], nil
+	}
 	l, err := client.Dial(ctx, client.Config{URL: bp.ta.AgentURL(), Token: bp.ta.Token(), Document: channelID,
-		Features: []string{"capability-catalog", "attachments", "steer-turn"},
-		Handler:  client.Handler{Turn: bp.turn, Stop: bp.stop, Resume: bp.resume, Steer: bp.steer}})
+		Features: features, Handler: handler})
 	if err != nil {
 		return err
 	}
@@ -420,6 +429,16 @@ func (bp *browserPlanner) turn(ctx context.Context, t *client.Turn) error {
 	bp.mu.Unlock()
 	if strings.Contains(message, "look at these") {
 		return t.Text("Seen the notes.")
+	}
+	if strings.Contains(message, "ask me first") {
+		// It asks, and works on until Stop Planner aborts the turn.
+		_, err := t.CallTool(ctx, "ask", map[string]any{"questions": []map[string]any{{
+			"question": "Which region?\nThe data stays there.", "header": "Region",
+			"options": []map[string]string{{"label": "EU", "description": "Frankfurt"}, {"label": "US", "description": "Ohio"}}}}})
+		if err != nil && ctx.Err() == nil && !t.Aborted() {
+			return err
+		}
+		return nil
 	}
 	if p := message; strings.HasPrefix(p, "/") || strings.HasPrefix(p, "Start the workflow") {
 		bp.mu.Lock()

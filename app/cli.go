@@ -48,7 +48,7 @@ var usageText = `Chopin: write plans with an AI Planner, on your own computer.
 Usage:
   chopin [flags]                  start Chopin, or find the one running, and open it in the browser
   chopin serve [flags]            start Chopin without opening a browser
-  chopin open [--print-url]       open the running Chopin in the browser
+  chopin open [--print-url] [PAGE] open the running Chopin in the browser
   chopin token [--rotate]         print, or replace, the local agent token
   chopin planner DOCUMENT...      be a document's Planner, with a model on Ollama or another OpenAI-compatible server
   chopin repo add [PATH]          register the repository of a local checkout (its origin remote names it)
@@ -136,11 +136,14 @@ data directory, says where and exits 1.
 	},
 	{
 		name: "open",
-		usage: `Usage: chopin open [--print-url] [--sign-out-everywhere] [flags]
+		args: true,
+		usage: `Usage: chopin open [--print-url] [--sign-out-everywhere] [flags] [PAGE]
 
 Opens the running Chopin in the browser through a fresh sign-in link, and
 prints the link. The link works once, within 2 minutes. Exits 1 if Chopin
-is not running.
+is not running. PAGE is the page to land on, as a path such as
+/documents/octo/plans/launch or as its whole address; without it, the
+repositories.
 
   --print-url             print the link without opening a browser
   --sign-out-everywhere   sign every browser out instead (whether Chopin runs
@@ -154,10 +157,23 @@ is not running.
 				if !ok {
 					return exitError
 				}
+				if fs.NArg() > 1 {
+					fmt.Fprintf(c.Stderr, "chopin open: one page at most, not %d\nRun \"chopin open --help\" for usage.\n", fs.NArg())
+					return exitUsage
+				}
 				if *signOut {
+					if fs.NArg() > 0 {
+						fmt.Fprintf(c.Stderr, "chopin open: --sign-out-everywhere opens no page\n")
+						return exitUsage
+					}
 					return c.signOutEverywhere(ctx, cfg)
 				}
-				return c.openRunning(ctx, cfg, *printOnly)
+				page, err := pagePath(fs.Arg(0))
+				if err != nil {
+					fmt.Fprintf(c.Stderr, "chopin open: %v\n", err)
+					return exitUsage
+				}
+				return c.openRunning(ctx, cfg, *printOnly, page)
 			}
 		},
 	},
@@ -333,7 +349,7 @@ func (c *CLI) start(ctx context.Context, flags Flags, browser bool) int {
 	a, err := New(cfg, logger)
 	if errors.Is(err, ErrAlreadyRunning) {
 		if browser {
-			return c.openRunning(ctx, cfg, false)
+			return c.openRunning(ctx, cfg, false, "")
 		}
 		var running *AlreadyRunningError
 		errors.As(err, &running)
@@ -363,9 +379,27 @@ func (c *CLI) start(ctx context.Context, flags Flags, browser bool) int {
 	return exitOK
 }
 
+// pagePath is the page chopin open lands on, as the launch link's next: a
+// path, or the path of a whole address ("" for the repositories). The
+// running Chopin keeps next on its own origin whatever it is.
+func pagePath(arg string) (string, error) {
+	if arg == "" {
+		return "", nil
+	}
+	u, err := url.Parse(arg)
+	if err != nil || (u.Scheme == "" && !strings.HasPrefix(arg, "/")) || (u.Scheme != "" && u.Scheme != "http" && u.Scheme != "https") {
+		return "", fmt.Errorf("%q is not a page of Chopin: give its path, such as /documents/octo/plans/launch, or its address", arg)
+	}
+	if u.Scheme == "" {
+		return arg, nil
+	}
+	return u.RequestURI(), nil
+}
+
 // openRunning gets a fresh sign-in link from the Chopin running with cfg's
-// data directory, and opens it in the browser or, with printOnly, prints it.
-func (c *CLI) openRunning(ctx context.Context, cfg Config, printOnly bool) int {
+// data directory, landing on page (a path, "" for the repositories), and
+// opens it in the browser or, with printOnly, prints it.
+func (c *CLI) openRunning(ctx context.Context, cfg Config, printOnly bool, page string) int {
 	rec, err := waitForOrigin(ctx, cfg.DataDir)
 	if errors.Is(err, ErrNotRunning) {
 		fmt.Fprintf(c.Stderr, "chopin: Chopin is not running (data directory %s).\nStart it with \"chopin\".\n", cfg.DataDir)
@@ -379,6 +413,9 @@ func (c *CLI) openRunning(ctx context.Context, cfg Config, printOnly bool) int {
 	if err != nil {
 		fmt.Fprintf(c.Stderr, "chopin: %v\n", err)
 		return exitError
+	}
+	if page != "" {
+		link += "&next=" + url.QueryEscape(page)
 	}
 	if printOnly {
 		fmt.Fprintln(c.Stdout, link)

@@ -55,7 +55,7 @@ func (a *App) handleError(err error, c echo.Context) {
 	}
 	he := a.translate(err, c)
 	if he.Status == http.StatusUnauthorized && !strings.HasPrefix(c.Request().URL.Path, "/api/") {
-		c.HTML(he.Status, signInPage("This browser is not signed in to Chopin."))
+		c.HTML(he.Status, signInPage("This browser is not signed in to Chopin.", a.sameOriginPath(c.Request().URL.RequestURI())))
 		return
 	}
 	if c.Request().Method == http.MethodHead {

@@ -1,8 +1,10 @@
 package app
 
 import (
+	"io"
 	"net/http"
 	"net/url"
+	"strings"
 	"testing"
 )
 
@@ -39,6 +41,28 @@ func TestLaunchNextStaysOnTheOrigin(t *testing.T) {
 			if r, err := u.Parse(loc); err != nil || r.Host != u.Host {
 				t.Errorf("next=%q leaves the origin: %q", next, loc)
 			}
+		}
+	}
+}
+
+// A page a browser asks for without signing in says how to open that very
+// page signed in: chopin open with its path, shell-quoted and escaped.
+func TestSignedOutPageNamesThePage(t *testing.T) {
+	ta := startApp(t)
+	for path, want := range map[string]string{
+		"/documents/octo/plans/launch":   "chopin open /documents/octo/plans/launch",
+		"/documents/octo/plans/a?x=1&y":  "chopin open &#39;/documents/octo/plans/a?x=1&amp;y&#39;",
+		"/documents/octo/plans/%3Cb%3Ex": "chopin open /documents/octo/plans/%3Cb%3Ex",
+		"/":                              "chopin open</code>",
+	} {
+		res, err := http.Get(ta.URL() + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		if res.StatusCode != http.StatusUnauthorized || !strings.Contains(string(body), want) {
+			t.Errorf("GET %s: %d\n%s\nwant 401 naming %q", path, res.StatusCode, body, want)
 		}
 	}
 }

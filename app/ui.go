@@ -27,7 +27,7 @@ func (a *App) handleUI(c echo.Context) error {
 		}
 	}
 	if a.callerOf(c) != browser {
-		return c.HTML(http.StatusUnauthorized, signInPage("This browser is not signed in to Chopin."))
+		return c.HTML(http.StatusUnauthorized, signInPage("This browser is not signed in to Chopin.", a.sameOriginPath(c.Request().URL.RequestURI())))
 	}
 	page, err := assets.ReadFile("index.html")
 	if err != nil {

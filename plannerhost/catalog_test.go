@@ -149,7 +149,7 @@ func TestAgentCatalogEndToEnd(t *testing.T) {
 	if turn.Message.Model != "" || turn.Message.ThinkingLevel != "" {
 		t.Fatalf("fallback turn model %q level %q", turn.Message.Model, turn.Message.ThinkingLevel)
 	}
-	const notice = "The model Model One chosen for this document is no longer available, so chopin replied with its default model."
+	const notice = "The model Model One chosen for this document is no longer available, so the Planner replied with its default model."
 	ta.waitNotice(ch.ID, notice)
 	modelUntil(browser, func(m map[string]any) bool { return m["unavailable"] == nil && m["model"] == "m1" })
 	turn.done <- nil
@@ -215,7 +215,7 @@ func TestAgentSteerEndToEnd(t *testing.T) {
 		t.Fatal("no steer")
 	}
 	apptest.Want(t, ta.Do("POST", "/api/channels/"+ch.ID+"/messages", map[string]string{"text": "@chopin refuse this"}), 201, "")
-	ta.waitNotice(ch.ID, "chopin did not read @ada's message while it worked, and it will not be sent again: The turn is finishing. Send it again once chopin has replied.")
+	ta.waitNotice(ch.ID, "The Planner did not read @ada's message while it worked, and it will not be sent again: The turn is finishing. Send it again once the Planner has replied.")
 	turn.done <- nil
 	waitIdle(t, ta, ch.ID)
 	select {

@@ -36,6 +36,9 @@ func (ta *testApp) idle(channelID string) {
 	ta.eventually(func() bool { return ta.app.Agent().Refusal(context.Background(), channelID) == nil })
 }
 
+// askedShipIt is Chat's line for the question ta.question asks.
+const askedShipIt = "The Planner asked a question and waits for an answer in Decisions: “Ship it?”."
+
 // chatLines are the document's Chat system lines.
 func (ta *testApp) chatLines(channelID string) []string {
 	var out []string
@@ -212,13 +215,13 @@ func TestAgentStopUnansweredIsSentAfterResume(t *testing.T) {
 	if len(body.Results) != 1 || body.Results[0].Answered {
 		t.Fatalf("stop results %s", r.Body)
 	}
-	if lines := ta.chatLines(ch.ID); !reflect.DeepEqual(lines, []string{"@ada" + plannerhost.MsgStopUnconfirmed}) {
+	if lines := ta.chatLines(ch.ID); !reflect.DeepEqual(lines, []string{askedShipIt, "@ada" + plannerhost.MsgStopUnconfirmed}) {
 		t.Errorf("chat lines %q", lines)
 	}
 
 	ra.drop()
 	ta.eventually(func() bool { return ta.plannerState(ch.ID) == "disconnected" })
-	if lines := ta.chatLines(ch.ID); len(lines) != 1 {
+	if lines := ta.chatLines(ch.ID); len(lines) != 2 {
 		t.Errorf("the drop said something: %q", lines)
 	}
 	back := ta.dialRawAgent("resumable-sessions")
@@ -241,7 +244,7 @@ func TestAgentStopUnansweredIsSentAfterResume(t *testing.T) {
 	resumeOnly(t, ta, ch.ID, session, wantResumed)
 }
 
-// TestAgentStopChatLines: Chat says a Stop stopped chopin only when the
+// TestAgentStopChatLines: Chat says a Stop stopped the Planner only when the
 // client confirmed it, that it was asked for while the machine is
 // disconnected (held), and that a Resume could not reach a disconnected
 // Planner; a Stop that withdrew the question a Planner only waited on says so.
@@ -263,7 +266,7 @@ func TestAgentStopChatLines(t *testing.T) {
 	stop := ra.next().(wire.Stop)
 	ra.send(wire.ControlResult{Request: stop.Request, OK: true})
 	wg.Wait()
-	lines := []string{"@ada stopped chopin."}
+	lines := []string{askedShipIt, "@ada stopped the Planner."}
 	if got := ta.chatLines(ch.ID); !reflect.DeepEqual(got, lines) {
 		t.Fatalf("after a confirmed stop %q", got)
 	}
@@ -300,7 +303,7 @@ func TestAgentStopChatLines(t *testing.T) {
 	if res, ok := back.next().(wire.InputResult); !ok || res.Request != "r1" || res.Status != "cancelled" {
 		t.Fatalf("want r1 withdrawn, got %#v", res)
 	}
-	lines = append(lines, "@ada stopped chopin."+plannerhost.MsgStopWithdrew)
+	lines = append(lines, "@ada stopped the Planner."+plannerhost.MsgStopWithdrew)
 	if got := ta.chatLines(ch.ID); !reflect.DeepEqual(got, lines) {
 		t.Fatalf("after a stop that withdrew a question %q", got)
 	}

@@ -130,7 +130,7 @@ func (h *Host) checkChoice(cat *wire.Catalog, c ModelChoice) (model, level, lost
 	if c.Model != "" {
 		m, ok := cat.Model(c.Model)
 		if !ok {
-			return "", "", fmt.Sprintf("The model %s chosen for this document is no longer available, so chopin replied with its default model.", name)
+			return "", "", fmt.Sprintf("The model %s chosen for this document is no longer available, so the Planner replied with its default model.", name)
 		}
 		model = m.ID
 		if m.Name != "" && c.ModelName == "" {
@@ -145,7 +145,7 @@ func (h *Host) checkChoice(cat *wire.Catalog, c ModelChoice) (model, level, lost
 		if m, ok := cat.Model(of); ok && slices.Contains(m.ThinkingLevels, c.ThinkingLevel) {
 			level = c.ThinkingLevel
 		} else {
-			return model, "", fmt.Sprintf("The thinking level %s chosen for this document is no longer available, so chopin replied with its default level.", c.ThinkingLevel)
+			return model, "", fmt.Sprintf("The thinking level %s chosen for this document is no longer available, so the Planner replied with its default level.", c.ThinkingLevel)
 		}
 	}
 	return model, level, ""

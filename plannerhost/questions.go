@@ -65,6 +65,8 @@ func (h *Host) Ask(ctx context.Context, q *agentconn.Question) error {
 	h.questions.mu.Lock()
 	oq.request = request
 	h.questions.mu.Unlock()
+	// Chat says the Planner waits on Decisions.
+	r.Notice(ctx, room.AskedLine(call))
 	q.SetDecisions(request) // kept with a resumable link's hold, and reopened by Reopen
 	return nil
 }

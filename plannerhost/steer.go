@@ -63,6 +63,6 @@ func (h *Host) steer(ctx context.Context, ch room.Channel, m room.Message, start
 // read; it is not sent again.
 func (h *Host) notRead(ctx context.Context, doc string, m room.Message, reason string) {
 	if r, ok := h.hub.Room(doc); ok {
-		r.Notice(ctx, "chopin did not read @"+m.Author+"'s message while it worked, and it will not be sent again: "+strings.TrimSuffix(reason, ".")+". Send it again once chopin has replied.")
+		r.Notice(ctx, "The Planner did not read @"+m.Author+"'s message while it worked, and it will not be sent again: "+strings.TrimSuffix(reason, ".")+". Send it again once the Planner has replied.")
 	}
 }

@@ -10,7 +10,7 @@ import (
 
 // What Chat says of Stop Planner and Resume Planner (spec/agent-connection.md,
 // "Resuming after a dropped link", "Stop is held, not lost"): a Stop stopped
-// chopin only when the client confirmed it; one held for a disconnected
+// the Planner only when the client confirmed it; one held for a disconnected
 // Planner was asked for, and its workflows pause when the machine
 // reconnects; one the client did not answer in time was not confirmed, and
 // the same holds. A Stop that withdrew the questions a Planner only waited
@@ -18,10 +18,10 @@ import (
 // workflows could not be resumed. Nothing is said when a link drops.
 
 const (
-	msgStopHeld        = " asked chopin to stop, but its machine is disconnected. Its workflows will pause when the machine reconnects."
-	msgStopUnconfirmed = " asked chopin to stop, but chopin has not confirmed it. Its workflows will pause when the machine reconnects."
-	msgStopWithdrew    = " chopin no longer waits on its open question: the question was withdrawn."
-	msgResumeNotHeld   = " asked chopin to resume, but its machine is disconnected, so the workflows could not be resumed. Press Resume again once the machine is back."
+	msgStopHeld        = " asked the Planner to stop, but its machine is disconnected. Its workflows will pause when the machine reconnects."
+	msgStopUnconfirmed = " asked the Planner to stop, but the Planner has not confirmed it. Its workflows will pause when the machine reconnects."
+	msgStopWithdrew    = " The Planner no longer waits on its open question: the question was withdrawn."
+	msgResumeNotHeld   = " asked the Planner to resume, but its machine is disconnected, so the workflows could not be resumed. Press Resume again once the machine is back."
 )
 
 // Stop is Stop Planner, followed by its Chat line.
@@ -67,9 +67,9 @@ func stopLine(who string, out agentconn.ControlOutcome) string {
 	case unanswered:
 		b.WriteString("@" + who + msgStopUnconfirmed)
 	case refused != "":
-		b.WriteString("@" + who + " asked chopin to stop, but chopin did not confirm it: " + strings.TrimSuffix(refused, ".") + ".")
+		b.WriteString("@" + who + " asked the Planner to stop, but the Planner did not confirm it: " + strings.TrimSuffix(refused, ".") + ".")
 	case len(out.Results) > 0 || out.Aborted || len(out.Withdrawn) > 0:
-		b.WriteString("@" + who + " stopped chopin.")
+		b.WriteString("@" + who + " stopped the Planner.")
 	}
 	if len(out.Withdrawn) > 0 {
 		b.WriteString(msgStopWithdrew)

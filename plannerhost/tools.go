@@ -117,6 +117,8 @@ func ask(ctx context.Context, r *room.Room, mem *outlineMemory, input json.RawMe
 	if err != nil {
 		return nil, err
 	}
+	// Chat says the Planner waits on Decisions.
+	r.Notice(ctx, room.AskedLine(qc))
 	select {
 	case o := <-settled:
 		return askResult{Outcome: o, CurrentPlan: mem.currentPlan(r)}, nil

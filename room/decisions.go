@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 )
 
 // Decision card statuses.
@@ -135,6 +136,52 @@ func (r *Room) Ask(ctx context.Context, call QuestionCall, block *BlockRef, sett
 		r.broadcastLocked(msgDecision{Type: "decision:update", Decision: c})
 	}
 	return request, nil
+}
+
+// AskedLine is Chat's line for a question call the Planner asked: that it
+// waits on Decisions, and what it asked, in at most askedNamed headings of
+// askedHeading runes each.
+func AskedLine(call QuestionCall) string {
+	var names []string
+	if call.Method == MethodQuestionnaire {
+		for _, q := range call.Questions {
+			names = append(names, q.Question)
+		}
+	} else {
+		names = []string{call.Title}
+	}
+	quoted := make([]string, 0, askedNamed)
+	for _, n := range names[:min(len(names), askedNamed)] {
+		quoted = append(quoted, "“"+clipLine(n, askedHeading)+"”")
+	}
+	list := strings.Join(quoted, ", ")
+	if more := len(names) - len(quoted); more > 0 {
+		list += fmt.Sprintf(" and %d more", more)
+	}
+	if len(names) == 1 {
+		return "The Planner asked a question and waits for an answer in Decisions: " + list + "."
+	}
+	return fmt.Sprintf("The Planner asked %d questions and waits for answers in Decisions: %s.", len(names), list)
+}
+
+const (
+	askedNamed   = 3  // questions a Chat line names
+	askedHeading = 80 // runes of each it shows
+)
+
+// clipLine is s's first non-blank line, trimmed, at most n runes (an
+// ellipsis ends a cut one).
+func clipLine(s string, n int) string {
+	line := ""
+	for l := range strings.SplitSeq(s, "\n") {
+		if line = strings.TrimSpace(l); line != "" {
+			break
+		}
+	}
+	if r := []rune(line); len(r) > n {
+		return strings.TrimSpace(string(r[:n-1])) + "…"
+	}
+	return line
 }
 
 // Answer records a member's answer to a card. The call settles as answered

@@ -429,7 +429,7 @@ try {
     await box.press("Enter");
     await a.locator(".transcript .msg-person").filter({ hasText: "also check the docs" }).waitFor();
     const session = await a.evaluate(async () => (await fetch("/api/session")).json());
-    const want = `chopin did not read @${session.login}'s message while it worked, and it will not be sent again: the build is half done. Send it again once chopin has replied.`;
+    const want = `The Planner did not read @${session.login}'s message while it worked, and it will not be sent again: the build is half done. Send it again once the Planner has replied.`;
     const notice = a.getByRole("note", { name: "Notice" }).filter({ hasText: "did not read" });
     await notice.waitFor();
     const got = await notice.locator(".notice-text").textContent();
@@ -948,6 +948,211 @@ try {
       framer.close();
       // The framing page itself is another origin; it is not Chopin's request.
       for (let i = offsite.length - 1; i >= 0; i--) if (offsite[i].startsWith(elsewhere)) offsite.splice(i, 1);
+    }
+  });
+
+  // ---- keyboard, accessibility and no dead ends (issue 16, part b) ----
+  const { axe } = await import("./a11y.mjs");
+  const inEditor = (page) => page.evaluate(() => !!document.activeElement?.closest(".cm-content"));
+  const hint = (page) => page.locator("#editor-keys-hint").textContent();
+
+  await step("Tab leaves the plan editor unless Tab indents is on, and Esc leaves it with a hint", async () => {
+    await a.getByRole("tab", { name: "Plan", exact: true }).click();
+    await a.getByRole("tab", { name: "Edit" }).click();
+    const before = await editorText(a);
+    await a.locator(".cm-content").click();
+    await a.keyboard.press("Control+End");
+    if ((await hint(a)) !== "Esc or Tab leaves the editor.") throw new Error("hint: " + (await hint(a)));
+    await a.keyboard.press("Tab");
+    if (await inEditor(a)) throw new Error("Tab stayed in the editor");
+    if ((await editorText(a)) !== before) throw new Error("Tab changed the plan");
+    // Esc leaves too, to the editor's frame; Enter goes back in.
+    await a.locator(".cm-content").click();
+    await a.keyboard.press("Escape");
+    if (await inEditor(a)) throw new Error("Esc stayed in the editor");
+    if (!(await a.evaluate(() => document.activeElement?.classList.contains("editor-host"))))
+      throw new Error("Esc did not leave to the editor's frame");
+    await until("the left hint", async () => (await hint(a)).startsWith("Left the editor"));
+    await a.keyboard.press("Enter");
+    if (!(await inEditor(a))) throw new Error("Enter did not go back into the editor");
+    // Turned on, Tab indents, Esc then Tab leaves, and the choice is kept.
+    await a.getByRole("checkbox", { name: "Tab indents" }).check();
+    await a.locator(".cm-content").click();
+    await a.keyboard.press("Control+End");
+    await a.keyboard.press("Tab");
+    if (!(await inEditor(a))) throw new Error("Tab left the editor with Tab indents on");
+    if ((await editorText(a)) === before) throw new Error("Tab did not indent");
+    if ((await hint(a)) !== "Tab indents. Esc, then Tab, leaves the editor.")
+      throw new Error("hint: " + (await hint(a)));
+    await a.keyboard.press("Control+z");
+    await until("the indent undone", async () => (await editorText(a)) === before);
+    await a.keyboard.press("Escape");
+    await a.keyboard.press("Tab");
+    if (await inEditor(a)) throw new Error("Esc, Tab did not leave the editor");
+    await a.reload();
+    const box = a.getByRole("checkbox", { name: "Tab indents" });
+    await box.waitFor();
+    if (!(await box.isChecked())) throw new Error("Tab indents was not kept");
+    await box.uncheck();
+    if (await a.evaluate(() => localStorage.getItem("chopin:tab-indents"))) throw new Error("Tab indents still kept");
+    await until("the server's plan", async () => (await ask({ ask: "plan", channel })).source === before);
+  });
+
+  await step("? lists every shortcut; Alt+1, 2, 3 go to Plan, Decisions and Chat; Ctrl+Enter sends", async () => {
+    const box = a.getByRole("textbox", { name: "Message" });
+    await box.click();
+    await a.keyboard.type("?");
+    if (await a.getByRole("dialog", { name: "Keyboard shortcuts" }).count())
+      throw new Error("? in the message box opened the list");
+    await box.fill("");
+    await a.locator(".doc-title").click();
+    await a.keyboard.press("?");
+    const list = a.getByRole("dialog", { name: "Keyboard shortcuts" });
+    await list.waitFor();
+    const text = await list.textContent();
+    for (const want of [
+      "Quick switcher",
+      "Show the Plan",
+      "Show the Decisions",
+      "Chat message box",
+      "Send the message",
+      "Stop the Planner",
+      "Leave the editor",
+    ])
+      if (!text.includes(want)) throw new Error("the list lacks " + want);
+    if (
+      (await list.locator(".shortcut", { hasText: "Quick switcher" }).locator("kbd").allTextContents()).join("+") !==
+      "Ctrl+K"
+    )
+      throw new Error("the quick switcher is not Ctrl+K");
+    await axe(a, "the shortcut list");
+    await shot(a, "16b-shortcuts");
+    await a.keyboard.press("Escape");
+    await list.waitFor({ state: "hidden" });
+    await a.keyboard.press("Alt+2");
+    await until(
+      "Decisions shown",
+      async () => (await a.getByRole("tab", { name: /^Decisions/ }).getAttribute("aria-selected")) === "true",
+    );
+    await a.locator(".decisions").waitFor();
+    await a.keyboard.press("Alt+1");
+    await until("the editor focused", () => inEditor(a));
+    await a.keyboard.press("Alt+3");
+    await until("the message box focused", () => box.evaluate((el) => el === document.activeElement));
+    await a.keyboard.type("Sent with Ctrl+Enter");
+    await a.keyboard.press("Control+Enter");
+    await a.locator(".transcript .msg-person").filter({ hasText: "Sent with Ctrl+Enter" }).waitFor();
+  });
+
+  let busyPath = "";
+  let busyChannel = "";
+  await step("without a Planner, the composer says so and Connect shows the commands with the token", async () => {
+    const made = await a.evaluate(async () => {
+      const r = await fetch("/api/repositories/octo/plans/channels", {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ title: "Region plan" }),
+      });
+      return { status: r.status, body: await r.json(), location: r.headers.get("Location") };
+    });
+    if (made.status !== 201) throw new Error("create: " + JSON.stringify(made));
+    busyPath = made.location;
+    busyChannel = made.body.id;
+    await a.goto(origin + busyPath);
+    const box = a.getByRole("textbox", { name: "Message" });
+    await box.fill("@chopin where should the data live?");
+    const note = a.locator(".composer .no-planner");
+    await note.getByText("No Planner is attached to this document").waitFor();
+    await note.getByRole("button", { name: "Connect a Planner" }).click();
+    const dialog = a.getByRole("dialog", { name: "Connect a Planner" });
+    await dialog.waitFor();
+    const docURL = origin + busyPath;
+    const command = () => dialog.getByLabel("Planner command").textContent();
+    if ((await command()) !== `chopin planner ${docURL}`) throw new Error("before Show token: " + (await command()));
+    const { token } = await ask({ ask: "token" });
+    if ((await dialog.textContent()).includes(token)) throw new Error("the token shows before Show token");
+    await dialog.getByRole("button", { name: "Show token" }).click();
+    await until("the token shown", async () => (await dialog.getByLabel("Agent token").textContent()) === token);
+    if ((await command()) !== `chopin planner --token ${token} ${docURL}`)
+      throw new Error("with the token: " + (await command()));
+    const claude = await dialog.getByLabel("Claude Code command").textContent();
+    if (claude !== `chopin planner --acp claude --token ${token} ${docURL}`) throw new Error("Claude Code: " + claude);
+    await axe(a, "the Connect dialog");
+    await shot(a, "16b-connect-from-composer");
+    await dialog.getByRole("button", { name: "Done" }).click();
+    await dialog.waitFor({ state: "hidden" });
+    if ((await box.inputValue()) !== "@chopin where should the data live?") throw new Error("the draft was lost");
+    await box.fill("");
+  });
+
+  await step(
+    "Chat says the Planner asked; a busy refusal names and links the open Decisions; Ctrl+. stops it",
+    async () => {
+      await ask({ ask: "attach-asking", channel: busyChannel });
+      await until("the attached label", async () =>
+        (await a.locator(".planner-button").textContent()).startsWith("Planner · "),
+      );
+      const box = a.getByRole("textbox", { name: "Message" });
+      await box.fill("@chopin ask me first");
+      await box.press("Enter");
+      const asked = "The Planner asked a question and waits for an answer in Decisions: “Which region?”.";
+      await a.getByRole("note", { name: "Notice" }).filter({ hasText: asked }).waitFor();
+      await box.fill("@chopin and the backups?");
+      await box.press("Enter");
+      const refusal = "chopin can't take messages while it works on this machine. Stop it to ask now.";
+      await until("the refusal", async () => (await a.locator(".composer .error-text").textContent()) === refusal);
+      const waiting = a.locator(".composer .waiting-on");
+      if (!(await waiting.textContent()).includes("The Planner is waiting for your answers to this open Decision"))
+        throw new Error("waiting: " + (await waiting.textContent()));
+      await waiting.getByRole("link", { name: "Which region?" }).click();
+      await until("the card focused", () =>
+        a.evaluate(() => document.activeElement?.matches(".decisions .decision-card.status-open") ?? false),
+      );
+      await axe(a, "the workspace with Decisions and a refusal");
+      await shot(a, "16b-busy-refusal");
+      await box.fill("");
+      await a.locator(".planner-working").getByRole("button", { name: "Stop Planner" }).waitFor();
+      await a.keyboard.press("Control+.");
+      await a.locator(".control-result").filter({ hasText: "Stopped the Planner's reply." }).waitFor();
+      await a.getByRole("note", { name: "Notice" }).filter({ hasText: "stopped the Planner." }).waitFor();
+      await a.goto(origin + docPath);
+    },
+  );
+
+  await step("axe finds no serious violation on any screen", async () => {
+    const p = await context.newPage();
+    await p.goto(origin + "/");
+    await p.getByRole("heading", { name: "Repositories" }).waitFor();
+    await axe(p, "the repositories");
+    await p.goto(origin + "/documents/octo/plans");
+    await p.locator(".doc-row").first().waitFor();
+    await axe(p, "the documents");
+    await p.goto(origin + docPath);
+    await p.locator(".cm-content").waitFor();
+    await p.locator(".transcript .msg").first().waitFor();
+    await axe(p, "the workspace");
+    await p.getByRole("tab", { name: "Preview" }).click();
+    await p.locator(".plan-view").waitFor();
+    await axe(p, "the workspace's Preview");
+    await p.getByRole("tab", { name: "Edit" }).click();
+    await p.locator(".planner-button").click();
+    await p.getByRole("dialog", { name: "Connect a Planner" }).waitFor();
+    await axe(p, "the Connect dialog with a Planner attached");
+    await p.keyboard.press("Escape");
+    await p.setViewportSize({ width: 400, height: 800 });
+    await p.getByRole("navigation", { name: "Destinations" }).waitFor();
+    await axe(p, "the compact workspace");
+    await p.close();
+    // The signed-out page names the page it was asked for.
+    const signedOut = await browser.newContext();
+    try {
+      const s = await signedOut.newPage();
+      await s.goto(origin + docPath);
+      const command = await s.locator(".open-command").textContent();
+      if (command !== "chopin open " + docPath) throw new Error("the signed-out page says " + command);
+      await axe(s, "the signed-out page");
+    } finally {
+      await signedOut.close();
     }
   });
 

@@ -3,6 +3,11 @@
 
 import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
 import { api, type ControlResult } from "../api";
+import { RoomError } from "../room";
+import { isSendKey, isStopKey } from "../shortcuts";
+import { plannerWords } from "./planner";
+import { headingOf } from "./decisions";
+import "../guidance.css";
 import type { ChatSendFrame, Message, MessageDetails } from "../protocol";
 import { renderChat } from "../markdown";
 import { drawDiagrams } from "../mermaid";
@@ -45,6 +50,7 @@ export function ChatPane({ ctx }: { ctx: WorkspaceCtx }) {
   const { state, socket } = ctx;
   const [draft, setDraft] = useState(() => sessionStorage.getItem("chopin:draft:" + state.channel.id) ?? "");
   const [error, setError] = useState("");
+  const [errorCode, setErrorCode] = useState("");
   const [sending, setSending] = useState(false);
   const list = useRef<HTMLDivElement>(null);
   const stick = useRef(true);
@@ -93,6 +99,7 @@ export function ChatPane({ ctx }: { ctx: WorkspaceCtx }) {
     if ((!text.trim() && !cmd) || sending) return;
     setSending(true);
     setError("");
+    setErrorCode("");
     try {
       const frame: Omit<ChatSendFrame, "id"> = { type: "chat:send", text };
       if (cmd) frame.command = { name: cmd.name, kind: cmd.kind };
@@ -104,6 +111,7 @@ export function ChatPane({ ctx }: { ctx: WorkspaceCtx }) {
       stick.current = true;
     } catch (e) {
       setError((e as Error).message);
+      setErrorCode(e instanceof RoomError ? e.code : "");
     } finally {
       setSending(false);
     }
@@ -139,8 +147,27 @@ export function ChatPane({ ctx }: { ctx: WorkspaceCtx }) {
   const paused = runs.filter((r) => r.status === "paused").length;
   const showBar = (p.state === "attached" && (working || paused > 0)) || control.text !== "";
 
+  // Ctrl+. (⌘. on a Mac) stops the working Planner, wherever the focus is.
+  const stopNow = p.state === "attached" && working && !control.busy && state.canEdit;
+  useEffect(() => {
+    if (!stopNow) return;
+    const onKey = (e: KeyboardEvent) => {
+      if (!isStopKey(e) || document.querySelector("dialog[open]")) return;
+      e.preventDefault();
+      planner("stop");
+    };
+    addEventListener("keydown", onKey);
+    return () => removeEventListener("keydown", onKey);
+  }, [stopNow]);
+
   const onKey = (e: KeyboardEvent) => {
     if (e.isComposing) return;
+    if (isSendKey(e)) {
+      // Ctrl+Enter (⌘Enter) sends, even with the command list open.
+      e.preventDefault();
+      send();
+      return;
+    }
     if (listOpen) {
       const n = matches.length;
       if (e.key === "ArrowDown" || e.key === "ArrowUp") {
@@ -246,6 +273,8 @@ export function ChatPane({ ctx }: { ctx: WorkspaceCtx }) {
       )}
       <form class="composer" onSubmit={(e) => (e.preventDefault(), send())}>
         <ErrorText error={error} />
+        {errorCode === "planner-busy" && <WaitingOn ctx={ctx} />}
+        {mentionsPlanner(draft) && !error && <NoPlannerYet ctx={ctx} />}
         <ModelPicker ctx={ctx} onError={setError} />
         <PendingFiles files={files} onRemove={(i) => setFiles(files.filter((_, j) => j !== i))} />
         {files.length > 0 && (command || commandIn(commands, draft)) && (
@@ -280,6 +309,7 @@ export function ChatPane({ ctx }: { ctx: WorkspaceCtx }) {
             setDraft(e.currentTarget.value);
             setActive(0);
             if (error) setError("");
+            setErrorCode("");
           }}
           onKeyDown={onKey}
         />
@@ -306,6 +336,58 @@ export function ChatPane({ ctx }: { ctx: WorkspaceCtx }) {
           </button>
         </div>
       </form>
+    </div>
+  );
+}
+
+// NoPlannerYet says, before a message to @chopin is sent, that no Planner
+// can answer it now, and offers to connect one.
+function NoPlannerYet({ ctx }: { ctx: WorkspaceCtx }) {
+  const p = ctx.state.planner;
+  if (p.state === "attached" || p.state === "unknown") return null;
+  const none = p.state === "none";
+  return (
+    <div class="no-planner small" role="status">
+      <p>
+        {none
+          ? "No Planner is attached to this document, so a message to @chopin gets no reply and is not sent."
+          : plannerWords(p).sentence +
+            (p.state === "disconnected" ? " A message to @chopin is not sent until it is back." : "")}
+      </p>
+      {none && (
+        <button type="button" class="small" onClick={ctx.connect} aria-haspopup="dialog">
+          Connect a Planner
+        </button>
+      )}
+    </div>
+  );
+}
+
+// WaitingOn names the open Decisions under a refusal of a busy Planner: they
+// are what it waits for, and each goes to its card.
+function WaitingOn({ ctx }: { ctx: WorkspaceCtx }) {
+  const open = ctx.state.decisions.filter((d) => d.status === "open");
+  if (!open.length) return null;
+  return (
+    <div class="waiting-on small" role="status">
+      <p>
+        The Planner is waiting for your answers to {open.length === 1 ? "this open Decision" : "these open Decisions"}:
+      </p>
+      <ul>
+        {open.map((d) => (
+          <li key={d.id}>
+            <a
+              href={"#decision-" + d.id}
+              onClick={(e) => {
+                e.preventDefault();
+                ctx.showDecision(d.id);
+              }}
+            >
+              {headingOf(d).heading || "A question"}
+            </a>
+          </li>
+        ))}
+      </ul>
     </div>
   );
 }

@@ -7,6 +7,7 @@ import type { SyncStatus } from "../plansync";
 import { renderPlan, type PlanSegment } from "../markdown";
 import { drawDiagrams } from "../mermaid";
 import { DecisionCard } from "./decisions";
+import { EditorKeys } from "./editorhint";
 import type { WorkspaceCtx } from "./workspace";
 
 export function PlanPane({
@@ -22,9 +23,11 @@ export function PlanPane({
   const [mode, setMode] = useState<"edit" | "read">("edit");
   const [status, setStatus] = useState<SyncStatus>(plan.status());
   const host = useRef<HTMLDivElement>(null);
+  const [frame, setFrame] = useState<HTMLDivElement | null>(null);
 
   useLayoutEffect(() => {
     host.current!.appendChild(plan.view.dom);
+    setFrame(host.current);
     return plan.onStatus(setStatus);
   }, [plan]);
 
@@ -97,7 +100,8 @@ export function PlanPane({
           </button>
         </div>
       )}
-      <div class="editor-host" ref={host} hidden={mode !== "edit"} />
+      {mode === "edit" && state.canEdit && <EditorKeys plan={plan} frame={frame} />}
+      <div class="editor-host" ref={host} hidden={mode !== "edit"} role="region" aria-label="Plan editor" />
       {mode === "read" && <PlanView ctx={ctx} />}
     </div>
   );

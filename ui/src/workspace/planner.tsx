@@ -119,6 +119,20 @@ export function ConnectDialog({ ctx, onClose }: { ctx: WorkspaceCtx; onClose: ()
   const { session, state } = ctx;
   const docURL = new URL(state.channel.url, location.origin).href;
   const p = state.planner;
+  // The agent token, once the person asks to see it; the commands and the
+  // MCP snippet carry it from then on.
+  const [token, setToken] = useState<string | null>(null);
+  const [tokenError, setTokenError] = useState("");
+  const showToken = async () => {
+    setTokenError("");
+    try {
+      const r = await api<{ token: string }>("GET", "/api/agent-token");
+      setToken(r.token);
+    } catch (e) {
+      setTokenError(e instanceof ApiError ? e.message : "The token could not be read.");
+    }
+  };
+  const withToken = token ? `--token ${token} ` : "";
   return (
     <dialog ref={ref} class="connect-dialog" onClose={onClose} aria-labelledby="connect-title">
       <h2 id="connect-title">Connect a Planner</h2>
@@ -134,15 +148,37 @@ export function ConnectDialog({ ctx, onClose }: { ctx: WorkspaceCtx; onClose: ()
             <Copyable text={session.agentUrl} label="Agent URL" />
           </li>
           <li>
-            <p>The client signs in with the local agent token, which this command prints:</p>
-            <Copyable text="chopin token" label="Token command" />
+            <p>
+              The client signs in with this computer's agent token (<code>chopin token</code> prints it too):
+            </p>
+            {token === null ? (
+              <div class="copyable">
+                <code aria-label="Agent token">••••••••••••</code>
+                <button class="quiet small" onClick={showToken}>
+                  Show token
+                </button>
+              </div>
+            ) : (
+              <>
+                <Copyable text={token} label="Agent token" />
+                <p class="muted small">
+                  Keep the token private: anyone with it can edit your documents. The commands below now carry it;{" "}
+                  <code>chopin token --rotate</code> replaces it.
+                </p>
+              </>
+            )}
+            {tokenError && (
+              <p class="error-text small" role="alert">
+                {tokenError}
+              </p>
+            )}
           </li>
           <li>
             <p>
               Run the bundled Planner client from a checkout of <code>{state.channel.repository}</code> and point it at
               this document:
             </p>
-            <Copyable text={`chopin planner ${docURL}`} label="Planner command" />
+            <Copyable text={`chopin planner ${withToken}${docURL}`} label="Planner command" />
             <p class="muted small">
               <code>chopin planner --help</code> lists the model options. Any client of <code>chopin.agent.v1</code>{" "}
               works the same way.
@@ -156,16 +192,21 @@ export function ConnectDialog({ ctx, onClose }: { ctx: WorkspaceCtx; onClose: ()
             {acpPresets.map((a) => (
               <div key={a.name} class="acp-preset">
                 <p class="small">{a.title}</p>
-                <Copyable text={`chopin planner --acp ${a.name} ${docURL}`} label={`${a.title} command`} />
+                <Copyable text={`chopin planner --acp ${a.name} ${withToken}${docURL}`} label={`${a.title} command`} />
               </div>
             ))}
             <p class="muted small">
-              Another ACP agent: <code>chopin planner --acp exec {docURL} -- its command</code>.
+              Another ACP agent: <code>chopin planner --acp exec {withToken + docURL} -- its command</code>.
             </p>
           </li>
         </ol>
       )}
-      <McpSetup mcpUrl={session.mcpUrl} />
+      <McpSetup mcpUrl={session.mcpUrl} token={token} onShowToken={session.agentUrl ? null : showToken} />
+      {!session.agentUrl && tokenError && (
+        <p class="error-text small" role="alert">
+          {tokenError}
+        </p>
+      )}
       <div class="actions">
         <button class="primary" onClick={() => ref.current?.close()}>
           Done
@@ -188,21 +229,19 @@ function Copyable({ text, label }: { text: string; label: string }) {
 
 // McpSetup shows how to connect a coding agent to Chopin's MCP tools: the
 // snippet for the chosen client and transport, with the real URL, and the
-// agent token once the person asks to see it.
-function McpSetup({ mcpUrl }: { mcpUrl: string }) {
+// agent token once the person asks to see it (in the dialog's token step, or
+// here with onShowToken when the agent connection is off).
+function McpSetup({
+  mcpUrl,
+  token,
+  onShowToken,
+}: {
+  mcpUrl: string;
+  token: string | null;
+  onShowToken: (() => void) | null;
+}) {
   const [client, setClient] = useState(mcpClients[0].id);
   const [transport, setTransport] = useState<McpTransport>("http");
-  const [token, setToken] = useState<string | null>(null);
-  const [error, setError] = useState("");
-  const showToken = async () => {
-    setError("");
-    try {
-      const r = await api<{ token: string }>("GET", "/api/agent-token");
-      setToken(r.token);
-    } catch (e) {
-      setError(e instanceof ApiError ? e.message : "The token could not be read.");
-    }
-  };
   const chosen = mcpClients.find((c) => c.id === client) ?? mcpClients[0];
   const snippet = mcpSnippet(client, transport, mcpUrl, token ?? TOKEN);
   const needsToken = transport === "http";
@@ -252,21 +291,23 @@ function McpSetup({ mcpUrl }: { mcpUrl: string }) {
       {snippet.note && <p class="muted small">{snippet.note}</p>}
       {needsToken && token === null && (
         <p class="small">
-          The snippet shows <code>{TOKEN}</code> in place of the token.{" "}
-          <button class="quiet small" onClick={showToken}>
-            Show token
-          </button>
+          The snippet shows <code>{TOKEN}</code> in place of the token
+          {onShowToken ? (
+            <>
+              .{" "}
+              <button class="quiet small" onClick={onShowToken}>
+                Show token
+              </button>
+            </>
+          ) : (
+            " until you show it above."
+          )}
         </p>
       )}
       {needsToken && token !== null && (
         <p class="muted small">
           Keep the token private: anyone with it can edit your documents. <code>chopin token --rotate</code> replaces
           it.
-        </p>
-      )}
-      {error && (
-        <p class="error-text small" role="alert">
-          {error}
         </p>
       )}
     </section>

@@ -13,6 +13,7 @@ import { PlanPane } from "./plan";
 import { DecisionsPane } from "./decisions";
 import { ConnectDialog, PlannerButton, Reads } from "./planner";
 import { PlanFileActions } from "./planfile";
+import { useWorkspaceShortcuts } from "../shortcuts";
 import { descriptionWork, initialState, plannerFetched, reduce, withConnection, type RoomState } from "./reduce";
 
 export interface WorkspaceCtx {
@@ -21,6 +22,8 @@ export interface WorkspaceCtx {
   state: RoomState;
   session: Session;
   showInPlan: (id: string) => void;
+  connect: () => void; // opens the Connect dialog
+  showDecision: (id: string) => void; // its card in Decisions
 }
 
 function useWide(): boolean {
@@ -75,7 +78,34 @@ export function Workspace({ initial, session }: { initial: Channel; session: Ses
     setCompactView("plan");
     setFocusDecision({ id, n: Date.now() });
   };
-  const ctx: WorkspaceCtx = { socket, plan, state, session, showInPlan };
+  const showDecision = (id: string) => {
+    setDocView("decisions");
+    setCompactView("decisions");
+    requestAnimationFrame(() => {
+      const el = document.querySelector<HTMLElement>(`.decisions [data-card="${CSS.escape(id)}"]`);
+      if (!el) return;
+      el.tabIndex = -1;
+      el.scrollIntoView({ block: "center" });
+      el.focus({ preventScroll: true });
+    });
+  };
+  const ctx: WorkspaceCtx = {
+    socket,
+    plan,
+    state,
+    session,
+    showInPlan,
+    showDecision,
+    connect: () => setConnectOpen(true),
+  };
+  useWorkspaceShortcuts((where) => {
+    if (where === "chat") setCompactView("chat");
+    else {
+      setDocView(where);
+      setCompactView(where);
+    }
+    requestAnimationFrame(() => focusDestination(where, plan));
+  });
   const [owner, repoName] = state.channel.repository.split("/");
   const docsHref = `/documents/${encodeURIComponent(owner)}/${encodeURIComponent(repoName)}`;
 
@@ -172,6 +202,17 @@ export function Workspace({ initial, session }: { initial: Channel; session: Ses
       {connectOpen && <ConnectDialog ctx={ctx} onClose={() => setConnectOpen(false)} />}
     </div>
   );
+}
+
+// focusDestination puts the focus where a shortcut went: the editor (or the
+// Plan's view switch when it shows Preview), the Decisions tab, the message
+// box.
+function focusDestination(where: "plan" | "decisions" | "chat", plan: PlanSync) {
+  const q = (sel: string) => document.querySelector<HTMLElement>(sel);
+  if (where === "chat") q(".composer textarea")?.focus();
+  else if (where === "plan" && plan.view.dom.getClientRects().length) plan.view.focus();
+  else if (where === "plan") q(".plan-toolbar [role=tab][aria-selected=true]")?.focus();
+  else q(".doc-pane .switch [aria-selected=true], .bottom-bar [aria-current=page]")?.focus();
 }
 
 function TopBar({ ctx, docsHref, onPlanner }: { ctx: WorkspaceCtx; docsHref: string; onPlanner: () => void }) {
