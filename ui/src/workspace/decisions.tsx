@@ -42,7 +42,7 @@ export function DecisionsPane({ ctx }: { ctx: WorkspaceCtx }) {
   );
 }
 
-function headingOf(d: Decision): { heading: string; body: string; chip?: string } {
+export function headingOf(d: Decision): { heading: string; body: string; chip?: string } {
   const c = d.call;
   if (c.method === "questionnaire") {
     const q = c.params?.questions?.[d.index];

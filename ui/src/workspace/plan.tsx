@@ -1,5 +1,6 @@
 // The Plan: the CodeMirror editor (synced by PlanSync) and the rendered
 // view, with the Decision cards where their <Decision id="..." /> lines sit.
+// On a wide screen the two can show side by side (remembered per browser).
 
 import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
 import { EditorView } from "@codemirror/view";
@@ -8,6 +9,7 @@ import { renderPlan, type PlanSegment } from "../markdown";
 import { drawDiagrams } from "../mermaid";
 import { DecisionCard } from "./decisions";
 import type { WorkspaceCtx } from "./workspace";
+import { SplitToggle, useSplit } from "./split";
 
 export function PlanPane({
   ctx,
@@ -22,6 +24,8 @@ export function PlanPane({
   const [mode, setMode] = useState<"edit" | "read">("edit");
   const [status, setStatus] = useState<SyncStatus>(plan.status());
   const host = useRef<HTMLDivElement>(null);
+  const [split, setSplit, canSplit] = useSplit();
+  const both = split && canSplit;
 
   useLayoutEffect(() => {
     host.current!.appendChild(plan.view.dom);
@@ -47,8 +51,8 @@ export function PlanPane({
   }, [focusDecision]);
 
   useEffect(() => {
-    if (visible && mode === "edit") plan.view.requestMeasure();
-  }, [visible, mode]);
+    if (visible && (mode === "edit" || both)) plan.view.requestMeasure();
+  }, [visible, mode, both]);
 
   let saved: string;
   if (!status.ready) saved = "Loading…";
@@ -60,24 +64,27 @@ export function PlanPane({
   return (
     <div class="plan">
       <div class="plan-toolbar">
-        <div class="seg" role="tablist" aria-label="Plan view">
-          <button
-            role="tab"
-            aria-selected={mode === "edit"}
-            class={mode === "edit" ? "on" : ""}
-            onClick={() => setMode("edit")}
-          >
-            Edit
-          </button>
-          <button
-            role="tab"
-            aria-selected={mode === "read"}
-            class={mode === "read" ? "on" : ""}
-            onClick={() => setMode("read")}
-          >
-            Preview
-          </button>
-        </div>
+        {!both && (
+          <div class="seg" role="tablist" aria-label="Plan view">
+            <button
+              role="tab"
+              aria-selected={mode === "edit"}
+              class={mode === "edit" ? "on" : ""}
+              onClick={() => setMode("edit")}
+            >
+              Edit
+            </button>
+            <button
+              role="tab"
+              aria-selected={mode === "read"}
+              class={mode === "read" ? "on" : ""}
+              onClick={() => setMode("read")}
+            >
+              Preview
+            </button>
+          </div>
+        )}
+        {canSplit && <SplitToggle on={split} onChange={setSplit} />}
         {!state.canEdit && <span class="badge readonly-label">Read-only</span>}
         <span class="spacer" />
         <span class="sync-status muted small" data-unsent={status.unsent} role="status">
@@ -97,8 +104,10 @@ export function PlanPane({
           </button>
         </div>
       )}
-      <div class="editor-host" ref={host} hidden={mode !== "edit"} />
-      {mode === "read" && <PlanView ctx={ctx} />}
+      <div class={"plan-panes" + (both ? " split" : "")}>
+        <div class="editor-host" ref={host} hidden={mode !== "edit" && !both} />
+        {(mode === "read" || both) && <PlanView ctx={ctx} />}
+      </div>
     </div>
   );
 }
