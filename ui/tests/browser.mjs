@@ -1064,6 +1064,15 @@ try {
     await until("editable after Restore", editable);
     if (await archivedAt()) throw new Error("Restore left it archived");
     await a.locator(".toast .toast-close").click();
+    // The document list's Archive offers Undo too.
+    const l = await context.newPage();
+    await l.goto(origin + "/documents/octo/plans");
+    const row = l.locator(".doc-row", { hasText: "Rollout notes" });
+    await row.getByRole("button", { name: "Archive" }).click();
+    await row.waitFor({ state: "detached" });
+    await l.locator(".toast").getByRole("button", { name: "Undo" }).click();
+    await row.getByRole("button", { name: "Archive" }).waitFor();
+    await l.close();
   });
 
   await step("a Decision line shows as a chip naming its question; typing around it cannot break it", async () => {
@@ -1102,7 +1111,10 @@ try {
     await a.keyboard.press("Shift+Home");
     await a.keyboard.press("Backspace");
     await a.keyboard.press("Backspace");
-    await until("before gone", async () => !(await editorText(a)).includes("before!\n"));
+    await until("the server's plan as it was", async () => {
+      const source = (await ask({ ask: "plan", channel })).source;
+      return !source.includes("before!") && !(await editorText(a)).includes("before!");
+    });
   });
 
   await step("code blocks get syntax colours, loaded on demand; Edit and Preview side by side", async () => {
@@ -1130,6 +1142,7 @@ try {
       ))
     )
       throw new Error("the colours did not come from their own chunk");
+    await code.scrollIntoViewIfNeeded();
     await shot(a, "37-code-colours");
     // Side by side: the editor and the Preview both show, next to each other.
     await a.getByRole("button", { name: "Side by side" }).click();

@@ -139,7 +139,8 @@ export function DocTitle({ ctx }: { ctx: WorkspaceCtx }) {
           aria-label="Rename document"
           onClick={() => (setDraft(state.channel.title), setEditing(true))}
         >
-          Rename
+          <span aria-hidden="true">✎</span>
+          <span class="rename-word"> Rename</span>
         </button>
       )}
     </div>

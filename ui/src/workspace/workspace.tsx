@@ -212,7 +212,7 @@ function TopBar({ ctx, docsHref, onPlanner }: { ctx: WorkspaceCtx; docsHref: str
       <span class="spacer" />
       <span class={"conn conn-" + state.connection} role="status" aria-live="polite">
         <span class="dot" />
-        {label}
+        <span class="conn-label">{label}</span>
       </span>
       <span class="presence" title={`${state.members} open ${state.members === 1 ? "tab" : "tabs"} on this document`}>
         {state.members} {state.members === 1 ? "viewer" : "viewers"}
