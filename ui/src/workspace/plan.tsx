@@ -64,26 +64,24 @@ export function PlanPane({
   return (
     <div class="plan">
       <div class="plan-toolbar">
-        {!both && (
-          <div class="seg" role="tablist" aria-label="Plan view">
-            <button
-              role="tab"
-              aria-selected={mode === "edit"}
-              class={mode === "edit" ? "on" : ""}
-              onClick={() => setMode("edit")}
-            >
-              Edit
-            </button>
-            <button
-              role="tab"
-              aria-selected={mode === "read"}
-              class={mode === "read" ? "on" : ""}
-              onClick={() => setMode("read")}
-            >
-              Preview
-            </button>
-          </div>
-        )}
+        <div class="seg" role="tablist" aria-label="Plan view" hidden={both}>
+          <button
+            role="tab"
+            aria-selected={mode === "edit"}
+            class={mode === "edit" ? "on" : ""}
+            onClick={() => setMode("edit")}
+          >
+            Edit
+          </button>
+          <button
+            role="tab"
+            aria-selected={mode === "read"}
+            class={mode === "read" ? "on" : ""}
+            onClick={() => setMode("read")}
+          >
+            Preview
+          </button>
+        </div>
         {canSplit && <SplitToggle on={split} onChange={setSplit} />}
         {!state.canEdit && <span class="badge readonly-label">Read-only</span>}
         <span class="spacer" />
