@@ -363,7 +363,7 @@ func signInPage(reason, next string) string {
 		command += " " + shellQuote(next)
 	}
 	return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Chopin</title><link rel="icon" href="/favicon.svg" type="image/svg+xml">
-<style>body{font:16px/1.5 system-ui,sans-serif;max-width:36rem;margin:4rem auto;padding:0 1rem}code{background:#f3f4f6;padding:.1em .3em;border-radius:4px;overflow-wrap:anywhere}</style>
+<style>:root{color-scheme:light dark}body{font:16px/1.5 system-ui,sans-serif;max-width:36rem;margin:4rem auto;padding:0 1rem}code{background:#f3f4f6;padding:.1em .3em;border-radius:4px;overflow-wrap:anywhere}@media(prefers-color-scheme:dark){body{background:#15181c;color:#e6e8eb}code{background:#262b32}}</style>
 </head><body><main><h1>Open Chopin from your computer</h1><p>` + html.EscapeString(reason) + `</p>
 <p>Run <code class="open-command">` + html.EscapeString(command) + `</code> and it opens this page signed in.</p></main></body></html>`
 }

@@ -1,11 +1,27 @@
 // Draws ```mermaid fences: the Mermaid library is a chunk of its own, loaded
 // the first time a diagram is on screen, with strict security and labels
-// drawn as SVG text, never HTML.
+// drawn as SVG text, never HTML. Diagrams take the page's theme (Mermaid's
+// "neutral" in light, "dark" in dark) and are drawn again when it changes.
+
+import { effectiveTheme, onTheme } from "./theme";
 
 type Mermaid = typeof import("mermaid").default;
 
 let loading: Promise<Mermaid> | null = null;
 let counter = 0;
+let drawnTheme = "";
+
+function configure(mm: Mermaid) {
+  drawnTheme = effectiveTheme();
+  mm.initialize({
+    startOnLoad: false,
+    securityLevel: "strict",
+    htmlLabels: false,
+    flowchart: { htmlLabels: false },
+    theme: drawnTheme === "dark" ? "dark" : "neutral",
+    fontFamily: "inherit",
+  });
+}
 
 function mermaid(): Promise<Mermaid> {
   if (!loading) {
@@ -13,14 +29,7 @@ function mermaid(): Promise<Mermaid> {
       const mm = m.default;
       // Labels are SVG text, never HTML: an <img> in a label is not drawn,
       // so a diagram cannot load anything from elsewhere.
-      mm.initialize({
-        startOnLoad: false,
-        securityLevel: "strict",
-        htmlLabels: false,
-        flowchart: { htmlLabels: false },
-        theme: "neutral",
-        fontFamily: "inherit",
-      });
+      configure(mm);
       return mm;
     });
   }
@@ -39,12 +48,14 @@ export async function drawDiagrams(root: HTMLElement) {
   // card's within it) never draw one block twice.
   for (const block of blocks) block.dataset.drawn = "1";
   const mm = await mermaid();
+  if (drawnTheme !== effectiveTheme()) configure(mm);
   for (const block of blocks) {
     const source = block.querySelector(".mermaid-source")?.textContent ?? "";
     try {
       const { svg } = await mm.render(`mermaid-${++counter}`, source);
       const figure = document.createElement("div");
       figure.className = "mermaid-diagram";
+      figure.dataset.theme = drawnTheme;
       figure.innerHTML = svg;
       block.querySelector(".mermaid-source")?.classList.add("hidden");
       block.prepend(figure);
@@ -63,3 +74,18 @@ export async function drawDiagrams(root: HTMLElement) {
     }
   }
 }
+
+// A theme change draws every diagram on the page again in the new theme.
+onTheme(() => {
+  if (!loading || drawnTheme === effectiveTheme()) return;
+  const roots = new Set<HTMLElement>();
+  for (const block of document.querySelectorAll<HTMLElement>(".mermaid-block[data-drawn]")) {
+    block.querySelector(".mermaid-diagram")?.remove();
+    block.querySelector(".mermaid-expand")?.remove();
+    block.querySelector(".mermaid-source")?.classList.remove("hidden");
+    block.classList.remove("mermaid-failed", "expanded");
+    delete block.dataset.drawn;
+    roots.add(block.parentElement ?? block);
+  }
+  roots.forEach((r) => drawDiagrams(r));
+});

@@ -16,26 +16,8 @@
 // (keyed by collab clientID), so a closed tab loses nothing: the next tab to
 // open the document adopts an outbox whose tab is gone.
 
-import {
-  ChangeSet,
-  Compartment,
-  EditorState,
-  RangeSetBuilder,
-  Text,
-  Transaction,
-  type Extension,
-} from "@codemirror/state";
-import {
-  Decoration,
-  EditorView,
-  ViewPlugin,
-  drawSelection,
-  highlightActiveLine,
-  keymap,
-  placeholder,
-  type DecorationSet,
-  type ViewUpdate,
-} from "@codemirror/view";
+import { ChangeSet, Compartment, EditorState, Text, Transaction, type Extension } from "@codemirror/state";
+import { EditorView, drawSelection, highlightActiveLine, keymap, placeholder } from "@codemirror/view";
 import { defaultKeymap, history, historyKeymap } from "@codemirror/commands";
 import { editorKeys } from "./editorkeys";
 import { markdown } from "@codemirror/lang-markdown";
@@ -43,6 +25,9 @@ import { HighlightStyle, syntaxHighlighting } from "@codemirror/language";
 import { tags as t } from "@lezer/highlight";
 import { collab, getSyncedVersion, receiveUpdates, sendableUpdates, getClientID } from "@codemirror/collab";
 import type { RoomSocket } from "./room";
+import { decisionChips, decisionLine, keepDecisionLines, refreshChips, type ChipInfo } from "./decisionchip";
+
+export { decisionLine };
 import type { ServerFrame, Update } from "./protocol";
 
 export interface SyncStatus {
@@ -67,7 +52,6 @@ interface StoredOutbox {
 
 const ALIVE_MS = 15000;
 const outboxPrefix = (channel: string) => `chopin:outbox:${channel}:`;
-export const decisionLine = /^<Decision id="([^"]*)" \/>$/;
 
 function randomID(): string {
   const a = new Uint8Array(9);
@@ -113,21 +97,22 @@ function adoptOutbox(channel: string): { clientID: string; stored: StoredOutbox 
   return { clientID, stored };
 }
 
-// Markdown source, quietly: structure by weight, not by colour.
+// Markdown source, quietly: structure by weight, not by colour. The colours
+// are theme.css variables, so the editor follows the light or dark theme.
 const planHighlight = HighlightStyle.define([
   { tag: t.heading1, fontWeight: "700", fontSize: "1.2em" },
   { tag: [t.heading2, t.heading3, t.heading4, t.heading5, t.heading6], fontWeight: "700" },
   { tag: t.strong, fontWeight: "700" },
   { tag: t.emphasis, fontStyle: "italic" },
   { tag: t.strikethrough, textDecoration: "line-through" },
-  { tag: [t.link, t.url], color: "#2f5bd3" },
-  { tag: [t.processingInstruction, t.meta, t.contentSeparator], color: "#8a919c" },
-  { tag: t.monospace, color: "#7a3e9d" },
-  { tag: t.quote, color: "#4b5360" },
-  { tag: [t.angleBracket, t.tagName, t.attributeName, t.attributeValue], color: "#8a5a12" },
-  { tag: t.keyword, color: "#7a3e9d" },
-  { tag: t.string, color: "#2e7d4f" },
-  { tag: t.comment, color: "#8a919c", fontStyle: "italic" },
+  { tag: [t.link, t.url], color: "var(--accent)" },
+  { tag: [t.processingInstruction, t.meta, t.contentSeparator], color: "var(--hl-comment)" },
+  { tag: t.monospace, color: "var(--hl-keyword)" },
+  { tag: t.quote, color: "var(--ink-2)" },
+  { tag: [t.angleBracket, t.tagName, t.attributeName, t.attributeValue], color: "var(--hl-type)" },
+  { tag: t.keyword, color: "var(--hl-keyword)" },
+  { tag: t.string, color: "var(--hl-string)" },
+  { tag: t.comment, color: "var(--hl-comment)", fontStyle: "italic" },
 ]);
 
 const editorTheme = EditorView.theme({
@@ -160,6 +145,7 @@ export class PlanSync {
   private saveTimer: number | undefined;
   private aliveTimer: number;
   private offs: (() => void)[] = [];
+  private questions = new Map<string, ChipInfo>();
 
   constructor(
     private channel: string,
@@ -210,6 +196,7 @@ export class PlanSync {
       placeholder("Write the plan in Markdown…"),
       this.editable.of(this.editableExt()),
       protectDecisionLines,
+      decisionChips(() => this.questions),
       EditorView.contentAttributes.of({ "aria-label": "Plan (Markdown)" }),
       EditorView.updateListener.of((u) => {
         if (!u.docChanged) return;
@@ -483,6 +470,12 @@ export class PlanSync {
     }
   }
 
+  // setQuestions gives the chips of the <Decision> lines their questions.
+  setQuestions(questions: Map<string, ChipInfo>) {
+    this.questions = questions;
+    this.view.dispatch({ effects: refreshChips.of(null) });
+  }
+
   // Position of a decision's line, for "show in plan".
   decisionPos(id: string): number | null {
     const doc = this.view.state.doc;
@@ -496,7 +489,8 @@ export class PlanSync {
 }
 
 // The <Decision id="..." /> lines are the server's; people may not change
-// them (the server refuses it), so the editor does not let them try.
+// them (the server refuses it), so the editor does not let them try (and
+// shows them as chips, decisionchip.ts).
 const protectDecisionLines: Extension = [
   EditorState.changeFilter.of((tr) => {
     if (!tr.docChanged) return true;
@@ -509,28 +503,5 @@ const protectDecisionLines: Extension = [
     }
     return ranges.length ? ranges : true;
   }),
-  ViewPlugin.fromClass(
-    class {
-      decorations: DecorationSet;
-      constructor(view: EditorView) {
-        this.decorations = this.build(view);
-      }
-      update(u: ViewUpdate) {
-        if (u.docChanged || u.viewportChanged) this.decorations = this.build(u.view);
-      }
-      build(view: EditorView) {
-        const b = new RangeSetBuilder<Decoration>();
-        const deco = Decoration.line({ class: "cm-decision-line" });
-        for (const { from, to } of view.visibleRanges) {
-          for (let pos = from; pos <= to;) {
-            const line = view.state.doc.lineAt(pos);
-            if (decisionLine.test(line.text)) b.add(line.from, line.from, deco);
-            pos = line.to + 1;
-          }
-        }
-        return b.finish();
-      }
-    },
-    { decorations: (v) => v.decorations },
-  ),
+  keepDecisionLines,
 ];

@@ -63,8 +63,15 @@ async function until(what, f, timeout = 10000) {
   }
 }
 
+// The editor's text, line by line; a Decision line shows as a chip, which
+// stands for the line's source.
 const editorText = (page) =>
-  page.evaluate(() => Array.from(document.querySelectorAll(".cm-content .cm-line"), (l) => l.textContent).join("\n"));
+  page.evaluate(() =>
+    Array.from(document.querySelectorAll(".cm-content .cm-line"), (l) => {
+      const chip = l.querySelector(".cm-decision-chip");
+      return chip ? `<Decision id="${chip.dataset.decision}" />` : l.textContent;
+    }).join("\n"),
+  );
 
 async function shot(page, name) {
   if (shots) await page.screenshot({ path: join(shots, name + ".png"), fullPage: false });
@@ -522,7 +529,7 @@ try {
       async () => (await a.getByRole("tab", { name: "Plan", exact: true }).getAttribute("aria-selected")) === "true",
     );
     await until("the card's line selected", async () =>
-      (await a.locator(".cm-activeLine").textContent())?.startsWith("<Decision id="),
+      (await a.locator(".cm-activeLine .cm-decision-chip").textContent())?.includes("Which store?"),
     );
   });
 
@@ -1154,6 +1161,251 @@ try {
     } finally {
       await signedOut.close();
     }
+  });
+
+  // ---- issue 16: layout, document actions, reading comfort ----
+  await step(
+    "at 1000 px the plan and Chat sit side by side, Chat hides and comes back, the way back shows",
+    async () => {
+      const w = await context.newPage();
+      await w.setViewportSize({ width: 1000, height: 800 });
+      await w.goto(origin + docPath);
+      await w.locator(".cm-content").waitFor();
+      const chat = w.locator(".chat-pane");
+      const doc = w.locator(".doc-pane");
+      await chat.waitFor();
+      const [cb, db] = [await chat.boundingBox(), await doc.boundingBox()];
+      if (!cb || !db || cb.x + cb.width > db.x + 1 || Math.abs(cb.y - db.y) > 1)
+        throw new Error(`not side by side: Chat ${JSON.stringify(cb)}, plan ${JSON.stringify(db)}`);
+      if (await w.getByRole("navigation", { name: "Destinations" }).count()) throw new Error("a bottom bar at 1000 px");
+      const crumb = w.locator(".top-bar a.crumb");
+      if (!(await crumb.isVisible())) throw new Error("no way back to the document list at 1000 px");
+      await shot(w, "30-two-columns-1000");
+      await w.getByRole("button", { name: "Hide Chat" }).click();
+      await chat.waitFor({ state: "hidden" });
+      if ((await doc.boundingBox()).width < 990) throw new Error("the plan did not take the width");
+      // This browser remembers it.
+      await w.reload();
+      await w.locator(".cm-content").waitFor();
+      if (await chat.isVisible()) throw new Error("Chat came back after a reload");
+      await shot(w, "31-chat-hidden");
+      await w.getByRole("button", { name: "Show Chat" }).click();
+      await chat.waitFor();
+      // Narrow too, the way back shows and leads to the list.
+      await w.setViewportSize({ width: 400, height: 800 });
+      await crumb.waitFor();
+      await shot(w, "32-crumb-400");
+      await crumb.click();
+      await w.getByRole("heading", { name: "Documents" }).waitFor();
+      await w.close();
+    },
+  );
+
+  await step("rename the document from its header; a taken title is refused in plain words", async () => {
+    const made = await a.evaluate(
+      async () =>
+        (
+          await fetch("/api/repositories/octo/plans/channels", {
+            method: "POST",
+            headers: { "Content-Type": "application/json" },
+            body: JSON.stringify({ title: "Rollout notes" }),
+          })
+        ).status,
+    );
+    if (made !== 201) throw new Error("create: " + made);
+    const header = a.locator(".top-bar");
+    const input = header.getByRole("textbox", { name: "Document title" });
+    await header.getByRole("button", { name: "Rename document" }).click();
+    await input.fill("rollout NOTES");
+    await input.press("Enter");
+    await header
+      .getByRole("alert")
+      .filter({ hasText: "Another document in octo/plans is already called “rollout NOTES”. Choose another title." })
+      .waitFor();
+    await shot(a, "33-rename-taken");
+    await input.press("Escape");
+    await a.locator("h1.doc-title", { hasText: "Launch plan v2" }).waitFor();
+    for (const [title, slug] of [
+      ["Launch plan v3", "launch-plan-v3"],
+      // A document may take back its own former address.
+      ["Launch plan v2", "launch-plan-v2"],
+    ]) {
+      await header.getByRole("button", { name: "Rename document" }).click();
+      await input.fill(title);
+      await input.press("Enter");
+      await until("the new address", async () => new URL(a.url()).pathname === "/documents/octo/plans/" + slug);
+      await a.locator("h1.doc-title", { hasText: title }).waitFor();
+      await until("the server's title", async () =>
+        a
+          .evaluate(async (id) => (await (await fetch(`/api/channels/${id}`)).json()).title, channel)
+          .then((t) => t === title),
+      );
+    }
+  });
+
+  await step("archive from the header, Undo in the toast, archive again, Restore from the banner", async () => {
+    const header = a.locator(".top-bar");
+    const bar = a.locator(".archived-bar");
+    const editable = async () => (await a.locator(".cm-content").getAttribute("contenteditable")) === "true";
+    const archivedAt = () =>
+      a.evaluate(async (id) => (await (await fetch(`/api/channels/${id}`)).json()).archivedAt, channel);
+    await header.getByRole("button", { name: "Archive" }).click();
+    await bar.waitFor();
+    if (!(await archivedAt())) throw new Error("Archive did not archive");
+    const toast = a.locator(".toast");
+    await toast.getByText("Archived “Launch plan v2”.", { exact: false }).waitFor();
+    await shot(a, "34-archive-undo");
+    await toast.getByRole("button", { name: "Undo" }).click();
+    await bar.waitFor({ state: "detached" });
+    await until("editable after Undo", editable);
+    if (await archivedAt()) throw new Error("Undo left it archived");
+    await toast.waitFor({ state: "detached" });
+    await header.getByRole("button", { name: "Archive" }).click();
+    await bar.getByRole("button", { name: "Restore" }).waitFor();
+    if (await editable()) throw new Error("an archived plan is editable");
+    await shot(a, "35-archived-restore");
+    await bar.getByRole("button", { name: "Restore" }).click();
+    await bar.waitFor({ state: "detached" });
+    await until("editable after Restore", editable);
+    if (await archivedAt()) throw new Error("Restore left it archived");
+    await a.locator(".toast .toast-close").click();
+    // The document list's Archive offers Undo too.
+    const l = await context.newPage();
+    await l.goto(origin + "/documents/octo/plans");
+    const row = l.locator(".doc-row", { hasText: "Rollout notes" });
+    await row.getByRole("button", { name: "Archive" }).click();
+    await row.waitFor({ state: "detached" });
+    await l.locator(".toast").getByRole("button", { name: "Undo" }).click();
+    await row.getByRole("button", { name: "Archive" }).waitFor();
+    await l.close();
+  });
+
+  await step("a Decision line shows as a chip naming its question; typing around it cannot break it", async () => {
+    const chip = a.locator(".cm-content .cm-decision-chip", { hasText: "Which store?" });
+    await chip.waitFor();
+    const line = `<Decision id="${await chip.getAttribute("data-decision")}" />`;
+    if (await a.locator(".cm-content").getByText("<Decision id=").count()) throw new Error("a raw Decision line shows");
+    await shot(a, "36-decision-chip");
+    // Typed right after the chip, the text goes on a line of its own.
+    const box = await chip.boundingBox();
+    await a.mouse.click(box.x + box.width + 40, box.y + box.height / 2);
+    await a.keyboard.type("after");
+    // Home from the chip's line end lands before it; typed there, the same.
+    await a.keyboard.press("ArrowUp");
+    await a.keyboard.press("End");
+    await a.keyboard.press("Home");
+    await a.keyboard.type("before");
+    const want = `before\n${line}\nafter`;
+    await until("the text around the chip", async () => (await editorText(a)).includes(want));
+    await until("the server's plan", async () => (await ask({ ask: "plan", channel })).source.includes(want));
+    // Backspace at the start of the next line, and Delete at the end of the
+    // line before, would join a line to the chip's: neither happens.
+    await a.locator(".cm-content .cm-line", { hasText: /^after$/ }).click({ position: { x: 2, y: 5 } });
+    await a.keyboard.press("Home");
+    await a.keyboard.press("Backspace");
+    await a.locator(".cm-content .cm-line", { hasText: /^before$/ }).click();
+    await a.keyboard.press("End");
+    await a.keyboard.press("Delete");
+    // A mark typed after them shows they were handled, and changed nothing.
+    await a.keyboard.type("!");
+    await until("the mark", async () => (await editorText(a)).includes("before!\n"));
+    if (!(await editorText(a)).includes(`before!\n${line}\nafter`))
+      throw new Error("the chip's line was joined: " + (await editorText(a)));
+    if (await a.locator(".plan .notice").count()) throw new Error("the server refused an edit");
+    // Out again, so the plan is as it was.
+    await a.keyboard.press("Shift+Home");
+    await a.keyboard.press("Backspace");
+    await a.keyboard.press("Backspace");
+    await until("the server's plan as it was", async () => {
+      const source = (await ask({ ask: "plan", channel })).source;
+      return !source.includes("before!") && !(await editorText(a)).includes("before!");
+    });
+  });
+
+  await step("code blocks get syntax colours, loaded on demand; Edit and Preview side by side", async () => {
+    const early = await a.evaluate(() =>
+      performance.getEntriesByType("resource").some((r) => r.name.includes("/chunks/hljs-languages-")),
+    );
+    await ask({
+      ask: "append",
+      channel,
+      text: '\n```go\nfunc main() {\n\tfmt.Println("hi") // greet\n}\n```\n',
+    });
+    await a.getByRole("tab", { name: "Plan", exact: true }).click();
+    await a.getByRole("tab", { name: "Preview" }).click();
+    const code = a.locator(".plan-view pre code.language-go");
+    const kw = code.locator(".hljs-keyword", { hasText: "func" });
+    await kw.waitFor();
+    await code.locator(".hljs-string", { hasText: '"hi"' }).waitFor();
+    const colour = (l) => l.evaluate((el) => getComputedStyle(el).color);
+    const plain = await code.evaluate((el) => getComputedStyle(el).color);
+    if ((await colour(kw)) === plain) throw new Error("the keyword has the text's colour");
+    if (
+      !early &&
+      !(await a.evaluate(() =>
+        performance.getEntriesByType("resource").some((r) => r.name.includes("/chunks/hljs-languages-")),
+      ))
+    )
+      throw new Error("the colours did not come from their own chunk");
+    await code.scrollIntoViewIfNeeded();
+    await shot(a, "37-code-colours");
+    // Side by side: the editor and the Preview both show, next to each other.
+    await a.getByRole("button", { name: "Side by side" }).click();
+    const ed = a.locator(".editor-host");
+    const view = a.locator(".plan-view");
+    await view.waitFor();
+    const [eb, vb] = [await ed.boundingBox(), await view.boundingBox()];
+    if (!eb || !vb || eb.x + eb.width > vb.x + 1) throw new Error("Edit and Preview are not side by side");
+    await shot(a, "38-side-by-side");
+    await a.getByRole("button", { name: "Side by side" }).click();
+    await a.getByRole("tab", { name: "Edit" }).click();
+  });
+
+  await step("dark theme by the toggle, remembered, and following the system", async () => {
+    const bg = (sel) =>
+      a
+        .locator(sel)
+        .first()
+        .evaluate((el) => getComputedStyle(el).backgroundColor);
+    const light = "rgb(251, 251, 250)";
+    const dark = "rgb(21, 24, 28)";
+    const toggle = a.getByRole("combobox", { name: "Theme" });
+    await a.emulateMedia({ colorScheme: "light" });
+    if ((await bg("body")) !== light) throw new Error("not light at first: " + (await bg("body")));
+    await toggle.selectOption("dark");
+    await until("a dark page", async () => (await bg("body")) === dark);
+    if ((await bg(".editor-host")) !== "rgb(28, 32, 37)") throw new Error("the editor is not dark");
+    await shot(a, "39-dark-editor");
+    await a.getByRole("tab", { name: "Preview" }).click();
+    if ((await bg(".plan-view")) !== "rgb(28, 32, 37)") throw new Error("the Preview is not dark");
+    // Diagrams are drawn again in Mermaid's dark theme.
+    await until(
+      "dark diagrams",
+      async () =>
+        (await a.locator(".plan-view .mermaid-diagram").count()) > 0 &&
+        (await a.locator('.plan-view .mermaid-diagram:not([data-theme="dark"])').count()) === 0,
+      15000,
+    );
+    await shot(a, "40-dark-preview");
+    await a.getByRole("tab", { name: "Edit" }).click();
+    // Remembered by this browser, on every page.
+    await a.reload();
+    await a.locator(".cm-content").waitFor();
+    if ((await bg("body")) !== dark) throw new Error("dark was not remembered");
+    const list = await context.newPage();
+    await list.goto(origin + "/documents/octo/plans");
+    await list.getByRole("heading", { name: "Documents" }).waitFor();
+    if ((await list.evaluate(() => getComputedStyle(document.body).backgroundColor)) !== dark)
+      throw new Error("the document list is not dark");
+    await shot(list, "41-dark-list");
+    await list.close();
+    // System follows prefers-color-scheme.
+    await toggle.selectOption("system");
+    await until("light with the system", async () => (await bg("body")) === light);
+    await a.emulateMedia({ colorScheme: "dark" });
+    await until("dark with the system", async () => (await bg("body")) === dark);
+    await a.emulateMedia({ colorScheme: "light" });
+    await until("light again", async () => (await bg("body")) === light);
   });
 
   await step("archiving makes the editor read-only", async () => {

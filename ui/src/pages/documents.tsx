@@ -2,6 +2,7 @@ import { useEffect, useRef, useState } from "preact/hooks";
 import { api, pathOf, type Channel } from "../api";
 import { navigate, onLinkClick } from "../router";
 import { ago, ErrorText, Shell } from "./shell";
+import { showToast } from "../toast";
 
 interface Page {
   channels: Channel[];
@@ -141,7 +142,14 @@ export function DocumentsPage({ owner, repository }: { owner: string; repository
         {list && list.length > 0 && (
           <ul class="list" aria-label="Documents">
             {list.map((ch) => (
-              <DocumentRow key={ch.id} ch={ch} onChange={replace} onDelete={remove} hideArchived={!archived} />
+              <DocumentRow
+                key={ch.id}
+                ch={ch}
+                onChange={replace}
+                onDelete={remove}
+                onRestored={() => load()}
+                hideArchived={!archived}
+              />
             ))}
           </ul>
         )}
@@ -159,11 +167,13 @@ function DocumentRow({
   ch,
   onChange,
   onDelete,
+  onRestored,
   hideArchived,
 }: {
   ch: Channel;
   onChange: (c: Channel) => void;
   onDelete: (id: string) => void;
+  onRestored: () => void;
   hideArchived: boolean;
 }) {
   const [mode, setMode] = useState<"view" | "rename" | "delete">("view");
@@ -191,6 +201,16 @@ function DocumentRow({
       const c = await api<Channel>("POST", path + "/archive");
       if (hideArchived) onDelete(c.id);
       else onChange(c);
+      showToast({
+        text: `Archived “${c.title}”.`,
+        action: {
+          label: "Undo",
+          run: async () => {
+            await api<Channel>("POST", path + "/restore");
+            onRestored();
+          },
+        },
+      });
     });
   const restore = () => run(async () => onChange(await api<Channel>("POST", path + "/restore")));
   const del = () =>

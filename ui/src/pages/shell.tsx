@@ -1,5 +1,6 @@
 import type { ComponentChildren } from "preact";
 import { onLinkClick } from "../router";
+import { ThemeToggle } from "../theme";
 
 export function Shell({
   crumbs,
@@ -26,6 +27,8 @@ export function Shell({
             )}
           </>
         ))}
+        <span class="spacer" />
+        <ThemeToggle />
       </header>
       <main class="shell-main">{children}</main>
     </div>

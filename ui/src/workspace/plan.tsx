@@ -1,5 +1,6 @@
 // The Plan: the CodeMirror editor (synced by PlanSync) and the rendered
 // view, with the Decision cards where their <Decision id="..." /> lines sit.
+// On a wide screen the two can show side by side (remembered per browser).
 
 import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
 import { EditorView } from "@codemirror/view";
@@ -9,6 +10,7 @@ import { drawDiagrams } from "../mermaid";
 import { DecisionCard } from "./decisions";
 import { EditorKeys } from "./editorhint";
 import type { WorkspaceCtx } from "./workspace";
+import { SplitToggle, useSplit } from "./split";
 
 export function PlanPane({
   ctx,
@@ -24,6 +26,8 @@ export function PlanPane({
   const [status, setStatus] = useState<SyncStatus>(plan.status());
   const host = useRef<HTMLDivElement>(null);
   const [frame, setFrame] = useState<HTMLDivElement | null>(null);
+  const [split, setSplit, canSplit] = useSplit();
+  const both = split && canSplit;
 
   useLayoutEffect(() => {
     host.current!.appendChild(plan.view.dom);
@@ -50,8 +54,8 @@ export function PlanPane({
   }, [focusDecision]);
 
   useEffect(() => {
-    if (visible && mode === "edit") plan.view.requestMeasure();
-  }, [visible, mode]);
+    if (visible && (mode === "edit" || both)) plan.view.requestMeasure();
+  }, [visible, mode, both]);
 
   let saved: string;
   if (!status.ready) saved = "Loading…";
@@ -63,7 +67,7 @@ export function PlanPane({
   return (
     <div class="plan">
       <div class="plan-toolbar">
-        <div class="seg" role="tablist" aria-label="Plan view">
+        <div class="seg" role="tablist" aria-label="Plan view" hidden={both}>
           <button
             role="tab"
             aria-selected={mode === "edit"}
@@ -81,6 +85,7 @@ export function PlanPane({
             Preview
           </button>
         </div>
+        {canSplit && <SplitToggle on={split} onChange={setSplit} />}
         {!state.canEdit && <span class="badge readonly-label">Read-only</span>}
         <span class="spacer" />
         <span class="sync-status muted small" data-unsent={status.unsent} role="status">
@@ -100,9 +105,11 @@ export function PlanPane({
           </button>
         </div>
       )}
-      {mode === "edit" && state.canEdit && <EditorKeys plan={plan} frame={frame} />}
-      <div class="editor-host" ref={host} hidden={mode !== "edit"} role="region" aria-label="Plan editor" />
-      {mode === "read" && <PlanView ctx={ctx} />}
+      {(mode === "edit" || both) && state.canEdit && <EditorKeys plan={plan} frame={frame} />}
+      <div class={"plan-panes" + (both ? " split" : "")}>
+        <div class="editor-host" ref={host} hidden={mode !== "edit" && !both} role="region" aria-label="Plan editor" />
+        {(mode === "read" || both) && <PlanView ctx={ctx} />}
+      </div>
     </div>
   );
 }

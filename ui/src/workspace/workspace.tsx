@@ -1,8 +1,10 @@
-// The workspace of one document: Chat beside Plan or Decisions when wide,
-// one destination at a time with a bottom bar when compact. Every pane stays
-// mounted, so drafts, scroll and selection survive switching.
+// The workspace of one document: Chat beside Plan or Decisions from 900 px
+// (Chat can be hidden, which this browser remembers), one destination at a
+// time with a bottom bar when narrower. Every pane stays mounted, so drafts,
+// scroll and selection survive switching. The way back to the document list
+// shows at every width.
 
-import { useEffect, useLayoutEffect, useMemo, useState } from "preact/hooks";
+import { useEffect, useLayoutEffect, useMemo, useRef, useState } from "preact/hooks";
 import { api, pathOf, type Channel, type Session } from "../api";
 import type { PlannerStatus } from "../protocol";
 import { RoomSocket } from "../room";
@@ -14,6 +16,11 @@ import { DecisionsPane } from "./decisions";
 import { ConnectDialog, PlannerButton, Reads } from "./planner";
 import { PlanFileActions } from "./planfile";
 import { useWorkspaceShortcuts } from "../shortcuts";
+import { ArchiveButton, ArchivedBar, ChatToggle, DocTitle, useChatShown } from "./header";
+import { headingOf } from "./decisions";
+import { ThemeToggle } from "../theme";
+import { observeCode } from "../highlight";
+import type { ChipInfo } from "../decisionchip";
 import { descriptionWork, initialState, plannerFetched, reduce, withConnection, type RoomState } from "./reduce";
 
 export interface WorkspaceCtx {
@@ -27,7 +34,7 @@ export interface WorkspaceCtx {
 }
 
 function useWide(): boolean {
-  const mq = useMemo(() => matchMedia("(min-width: 1200px)"), []);
+  const mq = useMemo(() => matchMedia("(min-width: 900px)"), []);
   const [wide, setWide] = useState(mq.matches);
   useEffect(() => {
     const f = () => setWide(mq.matches);
@@ -46,6 +53,17 @@ export function Workspace({ initial, session }: { initial: Channel; session: Ses
   const [compactView, setCompactView] = useState<"chat" | "plan" | "decisions">("plan");
   const [connectOpen, setConnectOpen] = useState(false);
   const [focusDecision, setFocusDecision] = useState<{ id: string; n: number } | null>(null);
+  const [chatShown, setChatShown] = useChatShown();
+  const root = useRef<HTMLDivElement>(null);
+
+  // Code blocks get their colours wherever they appear.
+  useEffect(() => (root.current ? observeCode(root.current) : undefined), []);
+  // The editor's Decision chips name their questions.
+  useEffect(() => {
+    const m = new Map<string, ChipInfo>();
+    for (const d of state.decisions) m.set(d.id, { question: headingOf(d).heading, status: d.status });
+    plan.setQuestions(m);
+  }, [state.decisions]);
 
   // Subscribed before the socket can deliver its first frame.
   useLayoutEffect(() => {
@@ -109,7 +127,7 @@ export function Workspace({ initial, session }: { initial: Channel; session: Ses
   const [owner, repoName] = state.channel.repository.split("/");
   const docsHref = `/documents/${encodeURIComponent(owner)}/${encodeURIComponent(repoName)}`;
 
-  const chatShown = wide || compactView === "chat";
+  const chatOn = wide ? chatShown : compactView === "chat";
   const planShown = wide ? docView === "plan" : compactView === "plan";
   const decisionsShown = wide ? docView === "decisions" : compactView === "decisions";
 
@@ -131,19 +149,11 @@ export function Workspace({ initial, session }: { initial: Channel; session: Ses
   }
 
   return (
-    <div class={"workspace " + (wide ? "wide" : "compact")}>
+    <div class={"workspace " + (wide ? "wide" : "compact") + (wide && !chatShown ? " chat-hidden" : "")} ref={root}>
       <TopBar ctx={ctx} docsHref={docsHref} onPlanner={() => setConnectOpen(true)} />
-      {state.channel.archivedAt && (
-        <div class="archived-bar" role="status">
-          Archived: read-only. Restore it from the{" "}
-          <a href={docsHref + "?includeArchived=true"} onClick={onLinkClick}>
-            document list
-          </a>{" "}
-          to edit again.
-        </div>
-      )}
+      <ArchivedBar ctx={ctx} docsHref={docsHref} />
       <div class="panes">
-        <section class="pane chat-pane" hidden={!chatShown} aria-label="Chat">
+        <section class="pane chat-pane" hidden={!chatOn} aria-label="Chat" id="chat-pane">
           <ChatPane ctx={ctx} />
         </section>
         <section class="pane doc-pane" hidden={!(planShown || decisionsShown)} aria-label="Document">
@@ -170,6 +180,8 @@ export function Workspace({ initial, session }: { initial: Channel; session: Ses
                   </span>
                 )}
               </button>
+              <span class="spacer" />
+              <ChatToggle shown={chatShown} onChange={setChatShown} />
             </div>
           )}
           <div class="doc-body" hidden={!planShown}>
@@ -225,24 +237,31 @@ function TopBar({ ctx, docsHref, onPlanner }: { ctx: WorkspaceCtx; docsHref: str
       <a class="brand" href="/" onClick={onLinkClick} title="Repositories">
         Chopin
       </a>
-      <a class="crumb" href={docsHref} onClick={onLinkClick}>
+      <a
+        class="crumb"
+        href={docsHref}
+        onClick={onLinkClick}
+        title={`Back to the documents of ${state.channel.repository}`}
+      >
         {state.channel.repository}
       </a>
       <span class="crumb-sep">/</span>
       <div class="doc-heading">
-        <h1 class="doc-title">{state.channel.title}</h1>
+        <DocTitle ctx={ctx} />
         <DocDescription state={state} />
       </div>
       <span class="spacer" />
       <span class={"conn conn-" + state.connection} role="status" aria-live="polite">
         <span class="dot" />
-        {label}
+        <span class="conn-label">{label}</span>
       </span>
       <span class="presence" title={`${state.members} open ${state.members === 1 ? "tab" : "tabs"} on this document`}>
         {state.members} {state.members === 1 ? "viewer" : "viewers"}
       </span>
       <Reads ctx={ctx} />
       <PlanFileActions ctx={ctx} />
+      <ArchiveButton ctx={ctx} />
+      <ThemeToggle />
       <PlannerButton ctx={ctx} onClick={onPlanner} />
     </header>
   );
