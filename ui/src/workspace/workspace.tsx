@@ -117,8 +117,10 @@ export function Workspace({ initial, session }: { initial: Channel; session: Ses
     connect: () => setConnectOpen(true),
   };
   useWorkspaceShortcuts((where) => {
-    if (where === "chat") setCompactView("chat");
-    else {
+    if (where === "chat") {
+      setCompactView("chat");
+      setChatShown(true);
+    } else {
       setDocView(where);
       setCompactView(where);
     }
@@ -158,28 +160,30 @@ export function Workspace({ initial, session }: { initial: Channel; session: Ses
         </section>
         <section class="pane doc-pane" hidden={!(planShown || decisionsShown)} aria-label="Document">
           {wide && (
-            <div class="switch" role="tablist" aria-label="Document view">
-              <button
-                role="tab"
-                aria-selected={docView === "plan"}
-                class={docView === "plan" ? "on" : ""}
-                onClick={() => setDocView("plan")}
-              >
-                Plan
-              </button>
-              <button
-                role="tab"
-                aria-selected={docView === "decisions"}
-                class={docView === "decisions" ? "on" : ""}
-                onClick={() => setDocView("decisions")}
-              >
-                Decisions
-                {open > 0 && (
-                  <span class="count" aria-label={`${open} unanswered`}>
-                    {open}
-                  </span>
-                )}
-              </button>
+            <div class="switch">
+              <div class="tabs" role="tablist" aria-label="Document view">
+                <button
+                  role="tab"
+                  aria-selected={docView === "plan"}
+                  class={docView === "plan" ? "on" : ""}
+                  onClick={() => setDocView("plan")}
+                >
+                  Plan
+                </button>
+                <button
+                  role="tab"
+                  aria-selected={docView === "decisions"}
+                  class={docView === "decisions" ? "on" : ""}
+                  onClick={() => setDocView("decisions")}
+                >
+                  Decisions
+                  {open > 0 && (
+                    <span class="count" aria-label={`${open} unanswered`}>
+                      {open}
+                    </span>
+                  )}
+                </button>
+              </div>
               <span class="spacer" />
               <ChatToggle shown={chatShown} onChange={setChatShown} />
             </div>
