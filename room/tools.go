@@ -105,9 +105,11 @@ func (r *Room) EditPlan(ctx context.Context, args EditPlanArgs, seen []Block) (E
 		return EditResult{}, err
 	}
 	if text != r.plan.text {
+		before := r.plan.text
 		if _, err := r.commitServerTextLocked(ctx, text); err != nil {
 			return EditResult{}, err
 		}
+		r.comments.plannerEditedLocked(ctx, r, before, text)
 	}
 	return EditResult{Revision: r.plan.version, Blocks: Blocks(text)}, nil
 }
