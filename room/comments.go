@@ -762,14 +762,21 @@ func (c *comments) replyFinishedLocked(ctx context.Context, r *Room, id string) 
 	r.broadcastLocked(msgThread{Type: "comment:thread", Thread: r.threadOutLocked(t)})
 }
 
-// TypingThread relays that a member is writing in a thread; nothing is stored.
-func (r *Room) TypingThread(who Identity, id string) error {
+// typing relays to the other members that m is writing in a thread;
+// nothing is stored.
+func (m *Member) typing(id string) error {
+	r := m.room
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if _, err := r.openThreadLocked(id); err != nil {
 		return err
 	}
-	r.broadcastLocked(msgTyping{Type: "comment:typing", Thread: id, Login: who.Login, Name: who.Name})
+	frame := encode(msgTyping{Type: "comment:typing", Thread: id, Login: m.who.Login, Name: m.who.Name})
+	for o := range r.members {
+		if o != m {
+			o.conn.Send(frame)
+		}
+	}
 	return nil
 }
 

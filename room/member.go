@@ -217,7 +217,7 @@ func (m *Member) dispatch(ctx context.Context, env inEnvelope, frame []byte) (an
 		})
 	case "comment:typing":
 		return editing(m, frame, func(in inCommentThread) (any, error) {
-			return nil, r.TypingThread(m.who, in.Thread)
+			return nil, m.typing(in.Thread)
 		})
 	}
 	return nil, errorf(CodeUnknownType, "This server does not know the message type %q.", env.Type)

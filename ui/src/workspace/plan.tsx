@@ -7,6 +7,7 @@ import type { SyncStatus } from "../plansync";
 import { renderPlan, type PlanSegment } from "../markdown";
 import { drawDiagrams } from "../mermaid";
 import { DecisionCard } from "./decisions";
+import { CommentsLayer } from "./comments";
 import type { WorkspaceCtx } from "./workspace";
 
 export function PlanPane({
@@ -99,6 +100,7 @@ export function PlanPane({
       )}
       <div class="editor-host" ref={host} hidden={mode !== "edit"} />
       {mode === "read" && <PlanView ctx={ctx} />}
+      <CommentsLayer ctx={ctx} mode={mode} />
     </div>
   );
 }
