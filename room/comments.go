@@ -282,6 +282,10 @@ func (c *comments) mapLocked(r *Room, updates []Update) {
 		return
 	}
 	touched := map[*Thread]bool{}
+	was := map[*Thread]string{}
+	for _, t := range c.threads {
+		was[t] = t.Passage.State
+	}
 	for _, u := range updates {
 		cs, err := ParseChangeSet(u.Changes)
 		if err != nil {
@@ -304,9 +308,8 @@ func (c *comments) mapLocked(r *Room, updates []Update) {
 		if !touched[t] {
 			continue
 		}
-		was := t.Passage.State
 		refreshPassage(&t.Passage, r.plan.text)
-		if was != t.Passage.State {
+		if was[t] != t.Passage.State {
 			r.broadcastLocked(msgThread{Type: "comment:thread", Thread: r.threadOutLocked(t)})
 		}
 	}

@@ -994,6 +994,9 @@ try {
   await step("comments: a reply from a second tab shows live, typing too", async () => {
     const c = await context.newPage();
     await c.goto(origin + docPath);
+    // The passage is at the end of a long plan: bring it into view.
+    await c.locator(".cm-content").click();
+    await c.keyboard.press("Control+End");
     await c.locator(".cm-comment-wash", { hasText: "Postgres" }).click();
     const cCard = c.getByRole("region", { name: "Comment thread" });
     await cCard.getByText("Why not SQLite?").waitFor();

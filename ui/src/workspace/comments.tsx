@@ -49,7 +49,9 @@ const threadsChanged = StateEffect.define<null>();
 const washField = StateField.define<DecorationSet>({
   create: () => Decoration.none,
   update(deco, tr) {
-    deco = deco.map(tr.changes);
+    // Mapped, a wash whose text was all deleted goes; its margin marker
+    // goes with it.
+    if (tr.docChanged) deco = build(tr.state, collect(deco.map(tr.changes)));
     for (const e of tr.effects) {
       if (!e.is(setMarks)) continue;
       const gone = new Set([...e.value.drop, ...e.value.marks.map((m) => m.id)]);
