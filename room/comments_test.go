@@ -9,6 +9,7 @@ package room
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"math/rand/v2"
 	"reflect"
 	"strings"
@@ -248,4 +249,129 @@ func TestCommentAnchorsAfterCrash(t *testing.T) {
 	if got := r2.Threads()[0].Passage; !reflect.DeepEqual(got, want) {
 		t.Errorf("after the crash %+v\nwant %+v", got, want)
 	}
+}
+
+func newCommentRoom(t testing.TB, source string) (*Room, *memComments) {
+	t.Helper()
+	p := newMemPersister()
+	mc := &memComments{threads: map[string]Thread{}, p: p}
+	h := NewHub(Options{Persister: p, Comments: mc})
+	r, release, err := h.Acquire(context.Background(), Channel{ID: "doc", Title: "Plan"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(release)
+	if _, err := r.ReplaceText(context.Background(), 0, source); err != nil {
+		t.Fatal(err)
+	}
+	return r, mc
+}
+
+// threadOn is a NewThread on the first occurrence of quote in the plan.
+func threadOn(r *Room, quote, text string) NewThread {
+	plan := r.Plan()
+	i := strings.Index(plan.Source, quote)
+	line := strings.Count(plan.Source[:i], "\n") + 1
+	var refs []BlockRef
+	for _, b := range plan.Blocks {
+		if b.StartLine <= line && line <= b.EndLine {
+			refs = append(refs, BlockRef{Index: b.Index, Digest: b.Digest})
+		}
+	}
+	from := UTF16Len(plan.Source[:i])
+	return NewThread{Version: plan.Version, Blocks: refs, From: from, To: from + UTF16Len(quote), Quote: quote, Text: text}
+}
+
+// TestCommentBounds: notes per thread, open threads per document, a
+// passage's size, and where a passage may lie.
+func TestCommentBounds(t *testing.T) {
+	ctx := context.Background()
+	ada := Identity{Login: "ada"}
+	r, _ := newCommentRoom(t, "# Plan\n\nUse Postgres.\n")
+	th, err := r.StartThread(ctx, ada, threadOn(r, "Postgres", "Why?"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 1; i < MaxCommentNotes; i++ {
+		if _, err := r.ReplyThread(ctx, ada, th.ID, "more"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	wantCode := func(err error, code string) {
+		t.Helper()
+		var re *Error
+		if !asError(err, &re) || re.Code != code {
+			t.Errorf("got %v, want %s", err, code)
+		}
+	}
+	_, err = r.ReplyThread(ctx, ada, th.ID, "one too many")
+	wantCode(err, CodeThreadFull)
+	_, err = r.ReplyThread(ctx, ada, th.ID, "")
+	wantCode(err, CodeInvalidArgument)
+	for i := 1; i < MaxOpenThreads; i++ {
+		if _, err := r.StartThread(ctx, ada, threadOn(r, "Postgres", "again")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, err = r.StartThread(ctx, ada, threadOn(r, "Postgres", "one too many"))
+	wantCode(err, CodeTooManyThreads)
+	// Dismissing one makes room.
+	if _, err := r.DismissThread(ctx, ada, th.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.StartThread(ctx, ada, threadOn(r, "Postgres", "now it fits")); err != nil {
+		t.Error(err)
+	}
+
+	r2, _ := newCommentRoom(t, "# Plan\n\n"+strings.Repeat("a", MaxPassageBytes+1)+"\n\nShip it.\n")
+	_, err = r2.StartThread(ctx, ada, threadOn(r2, strings.Repeat("a", MaxPassageBytes+1), "long"))
+	wantCode(err, CodePassageTooLarge)
+	// Accepted with no Planner: the record is written, and is no passage.
+	acc, err := r2.StartThread(ctx, ada, threadOn(r2, "Ship it.", "When?"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if acc, err = r2.AcceptThread(ctx, ada, acc.ID); err != nil || acc.Result.State != ResultNoPlan {
+		t.Fatalf("accept %+v %v", acc, err)
+	}
+	mark := `<Comment id="` + acc.ID + `" />`
+	if !strings.HasSuffix(r2.Plan().Source, "Ship it.\n\n"+mark+"\n") {
+		t.Errorf("plan %q", r2.Plan().Source)
+	}
+	_, err = r2.StartThread(ctx, ada, threadOn(r2, mark, "the record"))
+	wantCode(err, CodeInvalidPassage)
+	blank := threadOn(r2, "\n\n", "blank")
+	_, err = r2.StartThread(ctx, ada, blank)
+	wantCode(err, CodeInvalidPassage)
+}
+
+// BenchmarkCommentAnchorMapping measures moving 200 open threads' anchors
+// through one typed character (what every push adds for them), beside
+// applying that character to the same 110 KB plan (what every push does
+// anyway), in the same run.
+func BenchmarkCommentAnchorMapping(b *testing.B) {
+	source := "# Plan\n\n" + strings.Repeat("Use Postgres for everything, and keep backups daily.\n\n", 2000)
+	n := UTF16Len(source)
+	u := Update{Version: 1, ClientID: "t", Changes: changeJSON(n, 2, 0, "x")}
+	b.Run("apply", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			if _, err := applyUpdate(source, u); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("anchors=200", func(b *testing.B) {
+		r, _ := newCommentRoom(b, "# Plan\n")
+		r.plan.text = source
+		var c comments
+		for i := 0; i < MaxOpenThreads; i++ {
+			from := 10 + 54*i*5
+			c.threads = append(c.threads, &Thread{ID: fmt.Sprint(i), Status: ThreadOpen,
+				Passage: Passage{From: from, To: from + 8, Quote: "Postgres", State: AnchorExact}})
+		}
+		b.ResetTimer()
+		for i := 0; i < b.N; i++ {
+			c.mapLocked(r, []Update{u})
+		}
+	})
 }
