@@ -1055,6 +1055,26 @@ try {
     await a.getByRole("button", { name: /“Backups go offsite\.”/ }).click();
     await a.getByRole("region", { name: "Comment thread" }).getByText("The commented text was deleted").waitFor();
     await a.keyboard.press("Escape");
+    await a.getByRole("region", { name: "Comment thread" }).waitFor({ state: "detached" });
+  });
+
+  await step("comments: a passage selected in Preview takes a comment too", async () => {
+    await a.getByRole("tab", { name: "Preview" }).click();
+    await a.locator(".plan-view p", { hasText: "Keep backups daily." }).click({ clickCount: 3 });
+    await a.getByRole("button", { name: "Comment", exact: true }).click();
+    const card = a.getByRole("region", { name: "New comment" });
+    await card.getByRole("textbox", { name: "Comment" }).fill("Say where they go.");
+    await card.getByRole("button", { name: "Comment", exact: true }).click();
+    await until("the thread from Preview", async () =>
+      (await ask({ ask: "comments", channel })).threads.some(
+        (t) =>
+          t.status === "open" && t.passage.quote === "Keep backups daily." && t.notes[0].text === "Say where they go.",
+      ),
+    );
+    await a.getByRole("region", { name: "Comment thread" }).getByText("Say where they go.").waitFor();
+    await a.keyboard.press("Escape");
+    await a.getByRole("tab", { name: "Edit" }).click();
+    await a.locator(".cm-comment-wash", { hasText: "Keep backups" }).waitFor();
   });
 
   await step("archiving makes the editor read-only", async () => {

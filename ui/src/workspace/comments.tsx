@@ -466,14 +466,76 @@ export function CommentsLayer({ ctx, mode }: { ctx: WorkspaceCtx; mode: "edit" |
     };
   }, [view]);
 
+  const [notice, setNotice] = useState("");
+  const [previewSel, setPreviewSel] = useState<{ text: string; top: number } | null>(null);
+  const [draftTop, setDraftTop] = useState(48); // where a draft from Preview opens
   const compose = () => {
+    if (!ctx.state.canEdit) return;
+    if (mode === "read") {
+      composeFromPreview();
+      return;
+    }
     const r = view.state.selection.main;
     const t = trim(view.state.doc.sliceString(r.from, r.to), r.from);
-    if (!t || !ctx.state.canEdit) return;
+    if (!t) return;
     setPinned(null);
+    setNotice("");
     setDraft(t);
   };
   comments.onCompose = compose;
+
+  // In Preview, the selected text is found in the source: where it reads
+  // the same once, that is the passage; otherwise the editor is the place.
+  const composeFromPreview = () => {
+    const text = (previewSel?.text ?? document.getSelection()?.toString() ?? "").trim();
+    if (!text) return;
+    const source = view.state.doc.toString();
+    const at = source.indexOf(text);
+    if (at < 0 || source.indexOf(text, at + 1) >= 0) {
+      setNotice(
+        at < 0
+          ? "This passage reads differently in the plan's source (formatting, or more than one block). Select it in Edit to comment on it."
+          : "This text occurs more than once in the plan. Select it in Edit to comment on the right one.",
+      );
+      return;
+    }
+    setPinned(null);
+    setNotice("");
+    setDraftTop(previewSel?.top ?? 48);
+    setDraft({ from: at, to: at + text.length });
+  };
+
+  useEffect(() => {
+    if (mode !== "read") {
+      setPreviewSel(null);
+      return;
+    }
+    const onSel = () => {
+      const sel = document.getSelection();
+      const host = layer.current?.parentElement;
+      const pv = host?.querySelector(".plan-view");
+      // A triple click ends the selection just past its paragraph: one
+      // end inside the view is enough.
+      if (!sel || sel.isCollapsed || !pv || !host || !(pv.contains(sel.anchorNode) || pv.contains(sel.focusNode))) {
+        setPreviewSel(null);
+        return;
+      }
+      const rect = sel.getRangeAt(0).getBoundingClientRect();
+      setPreviewSel({ text: sel.toString(), top: Math.max(40, rect.top - host.getBoundingClientRect().top - 8) });
+    };
+    const key = (e: KeyboardEvent) => {
+      if (e.key.toLowerCase() === "m" && e.altKey && (e.ctrlKey || e.metaKey)) {
+        e.preventDefault();
+        compose();
+      }
+    };
+    document.addEventListener("selectionchange", onSel);
+    document.addEventListener("keydown", key);
+    return () => {
+      document.removeEventListener("selectionchange", onSel);
+      document.removeEventListener("keydown", key);
+    };
+  }, [mode, previewSel]);
 
   // Hover previews; a click pins; the margin marker pins too.
   useEffect(() => {
@@ -496,7 +558,8 @@ export function CommentsLayer({ ctx, mode }: { ctx: WorkspaceCtx; mode: "edit" |
     };
   }, [view]);
 
-  useEffect(() => {
+  // Attached as the card shows, so Escape right after opening closes it.
+  useLayoutEffect(() => {
     if (!pinned && !draft) return;
     const key = (e: KeyboardEvent) => {
       if (e.key === "Escape") {
@@ -545,7 +608,12 @@ export function CommentsLayer({ ctx, mode }: { ctx: WorkspaceCtx; mode: "edit" |
   };
 
   const mark = thread ? markOf(view, thread.id) : null;
-  const selTop = selection && mode === "edit" && ctx.state.canEdit && !draft ? topOf(selection.from) : null;
+  const selTop =
+    !ctx.state.canEdit || draft
+      ? null
+      : mode === "edit"
+        ? selection && topOf(selection.from)
+        : previewSel && previewSel.top;
 
   return (
     <div class="comments-layer" ref={layer}>
@@ -584,12 +652,20 @@ export function CommentsLayer({ ctx, mode }: { ctx: WorkspaceCtx; mode: "edit" |
           Comment
         </button>
       )}
+      {notice && (
+        <p class="comment-card comment-notice" role="alert" style={{ top: `${selTop ?? 48}px` }}>
+          {notice}{" "}
+          <button class="quiet small" onClick={() => setNotice("")}>
+            Close
+          </button>
+        </p>
+      )}
       {draft && (
         <NewThreadCard
           comments={comments}
           draft={draft}
           quote={view.state.doc.sliceString(draft.from, draft.to)}
-          top={topOf(draft.from)}
+          top={mode === "read" ? draftTop : topOf(draft.from)}
           onDone={(id) => {
             setDraft(null);
             if (id) setPinned(id);
