@@ -550,9 +550,12 @@ export function CommentsLayer({ ctx, mode }: { ctx: WorkspaceCtx; mode: "edit" |
       if (wash && view.state.selection.main.empty) setPinned(wash.dataset.thread!);
       else if (line && e.clientX < line.getBoundingClientRect().left + 2) setPinned(line.dataset.threadLine!);
     };
+    const leave = () => setHover(null);
     view.contentDOM.addEventListener("mouseover", over);
+    view.contentDOM.addEventListener("mouseleave", leave);
     view.contentDOM.addEventListener("click", click);
     return () => {
+      view.contentDOM.removeEventListener("mouseleave", leave);
       view.contentDOM.removeEventListener("mouseover", over);
       view.contentDOM.removeEventListener("click", click);
     };
