@@ -281,6 +281,11 @@ func TestCommentAcceptWithoutPlanner(t *testing.T) {
 	if !strings.Contains(plan.Source, want) {
 		t.Errorf("the record is not after the passage:\n%s", plan.Source)
 	}
+	// An exported file writes the record out, so it reads on its own.
+	md := ta.Do("GET", "/api/channels/"+ch.ID+"/plan.md?decisions=inline", nil)
+	if !strings.Contains(string(md.Body), "keep backups daily.\n\n> **Accepted comment** (@ada) on: Postgres for everything\n>\n> @ada: Why Postgres?\n\n## Risks") {
+		t.Errorf("inline export:\n%s", md.Body)
+	}
 	// The record is the server's: an edit may not remove it.
 	r = ta.Do("PUT", "/api/channels/"+ch.ID+"/plan", map[string]any{"revision": plan.Revision, "source": commentPlan})
 	apptest.Want(t, r, 400, "reserved-component")

@@ -951,3 +951,32 @@ func commentsSection(threads []Thread, budget int) string {
 	}
 	return b.String()
 }
+
+// InlineComments replaces each accepted thread's <Comment> line in source
+// with its record as a Markdown quote (the passage, who accepted it, the
+// notes), so an exported file reads on its own and imports again. Lines of
+// threads not in ts are left as they are.
+func InlineComments(source string, ts []Thread) string {
+	byID := map[string]Thread{}
+	for _, t := range ts {
+		byID[t.ID] = t
+	}
+	lines := strings.Split(source, "\n")
+	for i, line := range lines {
+		m := commentMark.FindStringSubmatch(line)
+		if m == nil {
+			continue
+		}
+		t, ok := byID[m[1]]
+		if !ok {
+			continue
+		}
+		var b strings.Builder
+		b.WriteString("> **Accepted comment** (@" + t.DecidedBy + ") on: " + oneLine(t.Passage.Quote) + "\n")
+		for _, n := range t.Notes {
+			b.WriteString(">\n> @" + n.Author + ": " + strings.ReplaceAll(n.Text, "\n", "\n> ") + "\n")
+		}
+		lines[i] = strings.TrimSuffix(b.String(), "\n")
+	}
+	return strings.Join(lines, "\n")
+}
