@@ -127,7 +127,13 @@ func (s *Store) SaveCommentThreads(ctx context.Context, channelID string, thread
 			if err != nil {
 				return fmt.Errorf("save comment thread %s: %w", t.ID, err)
 			}
-			for i, n := range t.Notes {
+			// Notes are only ever added: store those past the ones kept.
+			var kept int
+			if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM comment_notes WHERE thread_id = ?`, t.ID).Scan(&kept); err != nil {
+				return fmt.Errorf("save comment notes: %w", err)
+			}
+			for i := kept; i < len(t.Notes); i++ {
+				n := t.Notes[i]
 				if _, err := tx.ExecContext(ctx, `INSERT INTO comment_notes (id, thread_id, seq, author, text, created_at)
 					VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`, n.ID, t.ID, i, n.Author, n.Text, n.CreatedAt); err != nil {
 					return fmt.Errorf("save comment note: %w", err)
