@@ -162,7 +162,8 @@ func (a *App) open() error {
 	// below already may), and starts once the links are restored.
 	a.newJobs()
 	a.planner = a.newPlannerHost()
-	a.hub = room.NewHub(room.Options{Persister: describedStore{roomStore{a.store}, a}, Channels: roomCatalog{a}, Planner: a.planner, Logger: a.log,
+	a.hub = room.NewHub(room.Options{Persister: describedStore{roomStore{a.store}, a}, Comments: commentStore{a.store, a},
+		Channels: roomCatalog{a}, Planner: a.planner, Logger: a.log,
 		Attachments: room.AttachmentLimits{MaxBytes: a.cfg.ChatAttachmentMaxBytes, MaxTotal: a.cfg.ChatAttachmentMaxTotal}})
 	a.agent = a.newAgentServer()
 	a.planner.Plug(a.hub, a.agent)

@@ -163,6 +163,10 @@ func answerBrowser(ta *testApp, bp *browserPlanner, ask, channelID, text string)
 			return nil, fmt.Errorf("PUT plan: %d %s", r.Status, r.Body)
 		}
 		return map[string]bool{"ok": true}, nil
+	case "comments":
+		var cs room.CommentSync
+		ta.Do("GET", "/api/channels/"+channelID+"/comments", nil).JSON(ta.T, &cs)
+		return cs, nil
 	case "decisions":
 		var list struct {
 			Decisions []room.Decision `json:"decisions"`
@@ -427,6 +431,9 @@ func (bp *browserPlanner) turn(ctx context.Context, t *client.Turn) error {
 		bp.failed = true
 	}
 	bp.mu.Unlock()
+	if strings.Contains(message, "revise exactly this passage") {
+		return bp.revise(ctx, t)
+	}
 	if strings.Contains(message, "look at these") {
 		return t.Text("Seen the notes.")
 	}
@@ -502,4 +509,46 @@ func (bp *browserPlanner) resume(s *client.Session, run string) (bool, string) {
 		return false, err.Error()
 	}
 	return true, ""
+}
+
+// revise answers an accepted comment's turn as a Planner would: it reads
+// the plan, rewrites the block holding the quoted passage with "Postgres"
+// made "SQLite", and says so.
+func (bp *browserPlanner) revise(ctx context.Context, t *client.Turn) error {
+	quote := ""
+	if _, rest, ok := strings.Cut(t.Prompt(), "reads:\n> "); ok {
+		quote, _, _ = strings.Cut(rest, "\n")
+	}
+	out, err := t.CallTool(ctx, room.ToolReadPlan, map[string]any{})
+	if err != nil {
+		return err
+	}
+	var page string
+	if err := json.Unmarshal(out, &page); err != nil {
+		return err
+	}
+	m := revisionLine.FindStringSubmatch(page)
+	if m == nil || quote == "" {
+		return t.Text("I could not find the passage.")
+	}
+	_, text, _ := strings.Cut(page, "\ntext:\n")
+	source := strings.Split(text, "\n")
+	for _, l := range strings.Split(page, "\n") {
+		var i, s, e int
+		var typ, digest string
+		if n, _ := fmt.Sscanf(l, "%d %s %d-%d %s", &i, &typ, &s, &e, &digest); n != 5 || e > len(source) {
+			continue
+		}
+		block := strings.Join(source[s-1:e], "\n")
+		if !strings.Contains(block, quote) {
+			continue
+		}
+		revised := strings.ReplaceAll(block, "Postgres", "SQLite")
+		input := fmt.Sprintf(`{"revision":%s,"operations":[{"op":"replace","index":%d,"content":%q}]}`, m[1], i, revised)
+		if _, err := t.CallToolID(ctx, "call-revise", room.ToolEditPlan, input); err != nil {
+			return err
+		}
+		return t.Text("Revised the passage.")
+	}
+	return t.Text("I could not find the passage.")
 }

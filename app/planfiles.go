@@ -36,10 +36,12 @@ import (
 func (a *App) planFileBytes(ctx context.Context, ch store.Channel, inline bool) ([]byte, error) {
 	var source string
 	var decisions []room.Decision
+	var threads []room.Thread
 	err := a.hub.Do(ctx, a.roomChannel(ch), func(r *room.Room) error {
 		source = r.Plan().Source
 		if inline {
 			decisions = r.Decisions()
+			threads = r.Threads()
 		}
 		return nil
 	})
@@ -47,7 +49,7 @@ func (a *App) planFileBytes(ctx context.Context, ch store.Channel, inline bool) 
 		return nil, err
 	}
 	if inline {
-		source = room.InlineDecisions(source, decisions)
+		source = room.InlineComments(room.InlineDecisions(source, decisions), threads)
 	}
 	f, err := a.store.PlanFile(ctx, ch.ID)
 	if err != nil {
@@ -64,7 +66,7 @@ func inlineDecisions(c echo.Context) (bool, error) {
 	case "inline":
 		return true, nil
 	}
-	return false, badRequest("invalid-argument", `decisions must be "keep" (the <Decision id> lines as they are) or "inline" (each card's question and answer as text).`)
+	return false, badRequest("invalid-argument", `decisions must be "keep" (the <Decision id> and <Comment id> lines as they are) or "inline" (each card's question and answer, and each accepted comment, as text).`)
 }
 
 func (a *App) handlePlanMarkdown(c echo.Context) error {

@@ -93,6 +93,11 @@ func (a *App) newEcho() *echo.Echo {
 	api.GET("/channels/:channelId/decisions", a.handleDecisionList)
 	api.POST("/channels/:channelId/decisions/:decisionId/answer", a.handleDecisionAnswer)
 	api.POST("/channels/:channelId/decisions/:decisionId/cancel", a.handleDecisionCancel)
+	api.GET("/channels/:channelId/comments", a.handleCommentList)
+	api.POST("/channels/:channelId/comments", a.handleCommentStart)
+	api.POST("/channels/:channelId/comments/:threadId/reply", a.handleCommentReply)
+	api.POST("/channels/:channelId/comments/:threadId/accept", a.handleCommentAccept)
+	api.POST("/channels/:channelId/comments/:threadId/dismiss", a.handleCommentDismiss)
 
 	// Web research needs the network: the routes exist and say so.
 	api.POST("/channels/:channelId/research-workspaces", a.handleResearch)

@@ -33,7 +33,7 @@ const (
 	BlockTable         = "table"
 	BlockDefinition    = "definition" // a link reference definition: [label]: /url
 	BlockComponent     = "component"  // an MDX component: <Callout>, <Tabs>, ...
-	BlockDecision      = "decision"   // a reserved <Decision id="..." /> line
+	BlockDecision      = "decision"   // a reserved <Decision id="..." /> or <Comment id="..." /> line
 )
 
 // A Block is one top-level block of a plan, as a CommonMark parser splits the
@@ -301,12 +301,12 @@ var decisionMark = regexp.MustCompile(`^[ \t]*<Decision[ \t]+id="([A-Za-z0-9][A-
 
 // decisionTag finds any use of the reserved component, well-formed or not: in
 // MDX a component may also sit inside a line of text.
-var decisionTag = regexp.MustCompile(`<Decision(?:[\s/>]|$)`)
+var decisionTag = regexp.MustCompile(`<(?:Decision|Comment)(?:[\s/>]|$)`)
 
 var markID = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$`)
 
 func isDecisionMark(src string) bool {
-	return !strings.Contains(src, "\n") && decisionMark.MatchString(src)
+	return !strings.Contains(src, "\n") && (decisionMark.MatchString(src) || commentMark.MatchString(src))
 }
 
 // Decisions lists the decision marks in source, in order.

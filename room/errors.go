@@ -48,6 +48,14 @@ const (
 	CodeInvalidAnswer   = "invalid-answer"
 	CodeDecisionClosed  = "decision-closed"
 
+	// Comment threads on passages.
+	CodeInvalidPassage  = "invalid-passage"
+	CodePassageTooLarge = "passage-too-large"
+	CodeCommentTooLarge = "comment-too-large"
+	CodeTooManyThreads  = "too-many-threads"
+	CodeThreadFull      = "thread-full"
+	CodeThreadClosed    = "thread-closed"
+
 	// upload_plan_image.
 	CodeImageTooLarge      = "image-too-large"
 	CodeUnsupportedImage   = "unsupported-image-type"
@@ -86,6 +94,13 @@ var kinds = map[string]fault.Kind{
 	CodeInvalidQuestion: fault.Invalid,
 	CodeInvalidAnswer:   fault.Invalid,
 	CodeDecisionClosed:  fault.Conflict,
+
+	CodeInvalidPassage:  fault.Invalid,
+	CodePassageTooLarge: fault.TooLarge,
+	CodeCommentTooLarge: fault.TooLarge,
+	CodeTooManyThreads:  fault.Conflict,
+	CodeThreadFull:      fault.Conflict,
+	CodeThreadClosed:    fault.Conflict,
 
 	CodeImageTooLarge:      fault.TooLarge,
 	CodeUnsupportedImage:   fault.Invalid,

@@ -15,6 +15,7 @@ import (
 // document is closing waits for the close, so it loads every change.
 type Hub struct {
 	persist  Persister
+	comments CommentStore  // nil: the hub keeps no comment threads
 	channels ChannelSource // nil: a room keeps the entry it was opened with
 	planner  Planner
 	log      *slog.Logger
@@ -32,9 +33,11 @@ type Hub struct {
 // Options configure a Hub.
 type Options struct {
 	Persister Persister
-	Planner   Planner
-	Logger    *slog.Logger
-	Clock     func() time.Time
+	// Comments keeps the documents' comment threads (comments.go).
+	Comments CommentStore
+	Planner  Planner
+	Logger   *slog.Logger
+	Clock    func() time.Time
 	// Attachments bound the files a person sends with a message.
 	Attachments AttachmentLimits
 	// Channels is the catalog: a room reads its document's entry there when
@@ -54,6 +57,7 @@ type ChannelSource interface {
 func NewHub(o Options) *Hub {
 	h := &Hub{
 		persist:  o.Persister,
+		comments: o.Comments,
 		channels: o.Channels,
 		planner:  o.Planner,
 		log:      o.Logger,

@@ -69,6 +69,8 @@ func (h *Hub) Join(ctx context.Context, ch Channel, who Identity, conn Conn) (*M
 	}
 	m.sendLocked(r, msgChatSnapshot{Type: "chat:snapshot", Messages: msgs})
 	m.sendLocked(r, msgDecisionsSnapshot{Type: "decisions:snapshot", Decisions: append([]Decision{}, r.cards.cards...)})
+	cs := r.commentSyncLocked()
+	m.sendLocked(r, msgCommentSync{Type: "comment:sync", Version: cs.Version, Threads: cs.Threads})
 	r.broadcastLocked(msgPresence{Type: "session:presence", Members: len(r.members)})
 	return m, nil
 }
@@ -183,6 +185,39 @@ func (m *Member) dispatch(ctx context.Context, env inEnvelope, frame []byte) (an
 		return editing(m, frame, func(in inDecisionCancel) (any, error) {
 			_, err := r.CancelDecision(ctx, m.who, in.Decision)
 			return msgOK{Type: "ok", ID: in.ID}, err
+		})
+	case "comment:sync":
+		return decoded(frame, func(in inEnvelope) (any, error) {
+			// Sent under the lock, so no later change reaches the socket first.
+			r.mu.Lock()
+			defer r.mu.Unlock()
+			cs := r.commentSyncLocked()
+			m.sendLocked(r, msgCommentSync{Type: "comment:sync", ID: in.ID, Version: cs.Version, Threads: cs.Threads})
+			return nil, nil
+		})
+	case "comment:start":
+		return editing(m, frame, func(in inCommentStart) (any, error) {
+			t, err := r.StartThread(ctx, m.who, in.NewThread)
+			return msgCommentStarted{Type: "comment:started", ID: in.ID, Thread: t.ID}, err
+		})
+	case "comment:reply":
+		return editing(m, frame, func(in inCommentReply) (any, error) {
+			_, err := r.ReplyThread(ctx, m.who, in.Thread, in.Text)
+			return msgOK{Type: "ok", ID: in.ID}, err
+		})
+	case "comment:accept":
+		return editing(m, frame, func(in inCommentThread) (any, error) {
+			_, err := r.AcceptThread(ctx, m.who, in.Thread)
+			return msgOK{Type: "ok", ID: in.ID}, err
+		})
+	case "comment:dismiss":
+		return editing(m, frame, func(in inCommentThread) (any, error) {
+			_, err := r.DismissThread(ctx, m.who, in.Thread)
+			return msgOK{Type: "ok", ID: in.ID}, err
+		})
+	case "comment:typing":
+		return editing(m, frame, func(in inCommentThread) (any, error) {
+			return nil, m.typing(in.Thread)
 		})
 	}
 	return nil, errorf(CodeUnknownType, "This server does not know the message type %q.", env.Type)

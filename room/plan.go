@@ -112,6 +112,11 @@ func (p *plan) checkpoint(ctx context.Context, r *Room) error {
 		p.tail = slices.Clone(p.tail[drop:])
 		p.base += int64(drop)
 	}
+	// Comment anchors are stored first: the journal that moves them from
+	// where they were last stored is about to shrink.
+	if err := r.comments.storeAnchorsLocked(ctx, r); err != nil {
+		return err
+	}
 	cp := Checkpoint{Epoch: p.epoch, Version: p.version, Source: p.text, KeepAfter: p.base}
 	if err := r.hub.persist.CheckpointPlan(ctx, r.channelID, cp); err != nil {
 		return err
@@ -166,6 +171,7 @@ func (p *plan) acceptLocked(ctx context.Context, r *Room, updates []Update, text
 	p.version = updates[len(updates)-1].Version
 	p.tail = append(p.tail, updates...)
 	r.broadcastLocked(msgPlanUpdates{Type: "plan:updates", Epoch: p.epoch, Version: from, Updates: updates})
+	r.comments.mapLocked(r, updates)
 	if p.version-p.cpVersion >= checkpointEvery {
 		if err := p.checkpoint(ctx, r); err != nil {
 			// The journal still holds every update: nothing is lost, the
@@ -276,6 +282,12 @@ func (r *Room) Plan() Plan {
 func (r *Room) View() PlanView {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	var threads []Thread
+	for _, t := range r.threadsLocked() {
+		if t.Status == ThreadOpen || t.Status == ThreadAccepted {
+			threads = append(threads, t)
+		}
+	}
 	return PlanView{Title: r.channel.Title, URL: r.channel.URL, Revision: r.plan.version, Source: r.plan.text,
-		Blocks: r.plan.blocksLocked()}
+		Blocks: r.plan.blocksLocked(), Threads: threads}
 }

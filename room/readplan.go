@@ -30,6 +30,10 @@ type PlanView struct {
 	// Reader is the call a page's next: line names; the zero value is
 	// read_plan's.
 	Reader Reader
+
+	// Threads are the open and accepted comment threads, which the page
+	// that starts the plan lists after the outline (comments.go).
+	Threads []Thread
 }
 
 // Reader names a tool that pages through a plan as read_plan does, with
@@ -97,6 +101,10 @@ type PlanPage struct {
 	LastLine    int  `json:"lastLine"`
 	LastColumn  int  `json:"lastColumn,omitempty"`
 	Cut         bool `json:"cut,omitempty"`
+
+	// Comments lists the open and accepted comment threads, on the page
+	// that starts at line 1 only.
+	Comments string `json:"comments,omitempty"`
 
 	Outline []Block       `json:"outline"`           // the blocks the shown lines overlap
 	Source  string        `json:"source"`            // the shown part of the document, verbatim
@@ -194,6 +202,10 @@ func ReadPlan(view PlanView, args ReadPlanArgs) (PlanPage, error) {
 	// The header's fixed part is known; the lines that depend on where the
 	// page ends are reserved at their longest.
 	room := ReadBudget - len(page.header()) - variableReserve - view.Reader.extra()
+	if page.FirstLine == 1 && page.FirstColumn == 1 && len(view.Threads) > 0 {
+		page.Comments = commentsSection(view.Threads, maxCommentsBytes)
+		room -= len(page.Comments)
+	}
 
 	next := len(blocks) // first block not yet in the outline
 	for i, b := range blocks {
@@ -323,6 +335,7 @@ func (p PlanPage) Text() string {
 	for _, blk := range p.Outline {
 		b.WriteString(outlineEntry(blk))
 	}
+	b.WriteString(p.Comments)
 	b.WriteString("text:\n")
 	b.WriteString(p.Source)
 	return b.String()

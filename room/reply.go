@@ -154,6 +154,7 @@ func (r *Room) StartReply(ctx context.Context, author string) (*PlannerReply, er
 		r.replies = map[string]*PlannerReply{}
 	}
 	r.replies[m.ID] = p
+	r.comments.replyStartedLocked(m.ID)
 	return p, nil
 }
 
@@ -318,6 +319,7 @@ func (p *PlannerReply) Finish(ctx context.Context, status, failure string) error
 	if err == nil {
 		r.broadcastLocked(msgChatMessage{Type: "chat:message", Message: final})
 	}
+	r.comments.replyFinishedLocked(ctx, r, p.msg.ID)
 	r.mu.Unlock()
 	return err
 }

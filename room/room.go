@@ -61,15 +61,16 @@ type Room struct {
 	loadOnce sync.Once
 	loadErr  error
 
-	mu      sync.Mutex
-	closed  bool
-	gone    bool // the document was deleted
-	channel Channel
-	members map[*Member]struct{}
-	plan    plan
-	chat    chat
-	cards   decisions
-	replies map[string]*PlannerReply // the Planner's replies still streaming, by message ID
+	mu       sync.Mutex
+	closed   bool
+	gone     bool // the document was deleted
+	channel  Channel
+	members  map[*Member]struct{}
+	plan     plan
+	chat     chat
+	cards    decisions
+	comments comments
+	replies  map[string]*PlannerReply // the Planner's replies still streaming, by message ID
 }
 
 func newRoom(h *Hub, ch Channel) *Room {
@@ -104,6 +105,9 @@ func (r *Room) loadLocked(ctx context.Context) error {
 	}
 	if err := r.cards.load(ctx, r); err != nil {
 		return fmt.Errorf("load decisions: %w", err)
+	}
+	if err := r.comments.load(ctx, r); err != nil {
+		return fmt.Errorf("load comments: %w", err)
 	}
 	return nil
 }

@@ -50,7 +50,7 @@ var HostTools = []ToolSpec{
 			"replace {index, content}; replace_root {content} replaces the whole plan and must be alone in its batch; " +
 			"move {index, to} puts block index after block to (-1 first); delete {index}. content is Markdown of one or more blocks. " +
 			"When the plan changed since revision nothing is applied: the error gives the current revision, the indexes whose digests changed and the current outline; check them and send the batch again. " +
-			"<Decision id=\"...\" /> lines are Chopin's own: they cannot be written, replaced or deleted. The plan cannot be emptied and holds at most 262144 bytes. " +
+			"<Decision id=\"...\" /> and <Comment id=\"...\" /> lines are Chopin's own: they cannot be written, replaced or deleted. The plan cannot be emptied and holds at most 262144 bytes. " +
 			"The result is the new revision and outline.",
 		InputSchema: json.RawMessage(`{"type":"object","required":["revision","operations"],"properties":{` +
 			`"revision":{"type":"integer","minimum":0,"description":"The revision the indexes refer to."},` +
@@ -105,9 +105,11 @@ func (r *Room) EditPlan(ctx context.Context, args EditPlanArgs, seen []Block) (E
 		return EditResult{}, err
 	}
 	if text != r.plan.text {
+		before := r.plan.text
 		if _, err := r.commitServerTextLocked(ctx, text); err != nil {
 			return EditResult{}, err
 		}
+		r.comments.plannerEditedLocked(ctx, r, before, text)
 	}
 	return EditResult{Revision: r.plan.version, Blocks: Blocks(text)}, nil
 }

@@ -51,6 +51,19 @@ const decision: TokenizerExtension & RendererExtension = {
   renderer: (t) => `<div class="decision-slot" data-decision="${escapeHTML((t as DecisionToken).id)}"></div>`,
 };
 
+// An accepted comment's record, a line only the server writes; the Plan
+// view fills the slot from the thread (workspace/comments.tsx).
+const commentRecord: TokenizerExtension & RendererExtension = {
+  name: "commentRecord",
+  level: "block",
+  start: (src) => src.match(/^<Comment /m)?.index,
+  tokenizer(src) {
+    const m = /^<Comment id="([^"]*)" \/>[ \t]*(?:\n|$)/.exec(src);
+    if (m) return { type: "commentRecord", raw: m[0], id: m[1] };
+  },
+  renderer: (t) => `<div class="comment-record-slot" data-comment="${escapeHTML((t as DecisionToken).id)}"></div>`,
+};
+
 const callout: TokenizerExtension & RendererExtension = {
   name: "callout",
   level: "block",
@@ -114,7 +127,7 @@ const tabs: TokenizerExtension & RendererExtension = {
 
 function makeMarked(breaks: boolean, components: boolean): Marked {
   const m = new Marked({ gfm: true, breaks });
-  if (components) m.use({ extensions: [decision, callout, tabs] });
+  if (components) m.use({ extensions: [decision, commentRecord, callout, tabs] });
   m.use({
     renderer: {
       html: ({ text }: Tokens.HTML | Tokens.Tag) => escapeHTML(text),

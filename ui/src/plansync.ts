@@ -140,6 +140,8 @@ export class PlanSync {
   private notice: string | undefined;
   private stranded: string | undefined;
   private editable = new Compartment();
+  private extra = new Compartment(); // what other parts add to the editor (addExtension)
+  private extraExts: Extension[] = [];
   private listeners = new Set<(s: SyncStatus) => void>();
   private docListeners = new Set<(doc: Text) => void>();
   private saveTimer: number | undefined;
@@ -195,6 +197,7 @@ export class PlanSync {
       editorTheme,
       placeholder("Write the plan in Markdown…"),
       this.editable.of(this.editableExt()),
+      this.extra.of(this.extraExts),
       protectDecisionLines,
       decisionChips(() => this.questions),
       EditorView.contentAttributes.of({ "aria-label": "Plan (Markdown)" }),
@@ -214,6 +217,27 @@ export class PlanSync {
   private editableExt(): Extension {
     const on = this.canEdit && this.ready;
     return [EditorState.readOnly.of(!on), EditorView.editable.of(on)];
+  }
+
+  // addExtension adds to the editor, now and after every reset (comments'
+  // marks, for one).
+  addExtension(ext: Extension): () => void {
+    this.extraExts = [...this.extraExts, ext];
+    this.view.dispatch({ effects: this.extra.reconfigure(this.extraExts) });
+    return () => {
+      this.extraExts = this.extraExts.filter((e) => e !== ext);
+      this.view.dispatch({ effects: this.extra.reconfigure(this.extraExts) });
+    };
+  }
+
+  // fromServer is position pos of the server's text at version in the
+  // editor's text now (through this tab's unsent edits), or null when the
+  // editor does not hold that version.
+  fromServer(version: number, pos: number, assoc: number): number | null {
+    const state = this.view.state;
+    if (!this.ready || getSyncedVersion(state) !== version) return null;
+    for (const u of sendableUpdates(state)) pos = u.changes.mapPos(pos, assoc);
+    return Math.min(pos, state.doc.length);
   }
 
   setCanEdit(canEdit: boolean) {

@@ -368,6 +368,79 @@ export interface DecisionUpdateFrame {
   type: "decision:update";
   decision: Decision;
 }
+// ---- Comments
+
+export type ThreadStatus = "open" | "accepted" | "dismissed";
+export type AnchorState = "anchored" | "changed" | "orphaned";
+
+export interface BlockRef {
+  index: number;
+  digest: string; // sha256:<hex>
+}
+
+// Passage is where a thread points; from and to are UTF-16 offsets of the
+// plan at version.
+export interface Passage {
+  blocks: BlockRef[] | null;
+  from: number;
+  to: number;
+  version: number;
+  quote: string;
+  state: AnchorState;
+  startLine: number; // 0 when orphaned
+  endLine: number;
+}
+
+export interface CommentNote {
+  id: string;
+  author: string;
+  text: string;
+  createdAt: number;
+}
+
+export interface ThreadResult {
+  state: "revising" | "revised" | "unrevised" | "no-planner";
+  message?: string; // the turn's Chat message, or why nobody will revise it
+  reply?: string;
+  blocks?: string; // the Markdown the Planner wrote in the turn
+  cut?: boolean;
+}
+
+export interface Thread {
+  id: string;
+  status: ThreadStatus;
+  passage: Passage;
+  notes: CommentNote[];
+  createdBy: string;
+  createdAt: number;
+  updatedAt: number;
+  decidedBy?: string;
+  decidedAt?: number;
+  result?: ThreadResult;
+}
+
+export interface CommentSyncFrame {
+  type: "comment:sync";
+  id?: string;
+  version: number;
+  threads: Thread[];
+}
+export interface CommentThreadFrame {
+  type: "comment:thread";
+  thread: Thread;
+}
+export interface CommentStartedFrame {
+  type: "comment:started";
+  id?: string;
+  thread: string;
+}
+export interface CommentTypingFrame {
+  type: "comment:typing";
+  thread: string;
+  login: string;
+  name?: string;
+}
+
 export interface OkFrame {
   type: "ok";
   id?: string;
@@ -400,6 +473,10 @@ export type ServerFrame =
   | PlannerRunsFrame
   | DecisionsSnapshotFrame
   | DecisionUpdateFrame
+  | CommentSyncFrame
+  | CommentThreadFrame
+  | CommentStartedFrame
+  | CommentTypingFrame
   | OkFrame
   | ErrorFrame;
 
@@ -436,7 +513,42 @@ export interface DecisionCancelFrame {
   decision: string;
 }
 
-export type ClientFrame = PlanOpenFrame | PlanPushFrame | ChatSendFrame | DecisionAnswerFrame | DecisionCancelFrame;
+export interface CommentSyncRequest {
+  type: "comment:sync";
+  id?: string;
+}
+export interface CommentStartFrame {
+  type: "comment:start";
+  id?: string;
+  version: number;
+  blocks: BlockRef[];
+  from: number;
+  to: number;
+  quote: string;
+  text: string;
+}
+export interface CommentReplyFrame {
+  type: "comment:reply";
+  id?: string;
+  thread: string;
+  text: string;
+}
+export interface CommentActionFrame {
+  type: "comment:accept" | "comment:dismiss" | "comment:typing";
+  id?: string;
+  thread: string;
+}
+
+export type ClientFrame =
+  | PlanOpenFrame
+  | PlanPushFrame
+  | ChatSendFrame
+  | DecisionAnswerFrame
+  | DecisionCancelFrame
+  | CommentSyncRequest
+  | CommentStartFrame
+  | CommentReplyFrame
+  | CommentActionFrame;
 
 // ClientRequest is a client frame before RoomSocket.request gives it an id.
 export type ClientRequest = WithoutID<ClientFrame>;

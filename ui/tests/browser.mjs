@@ -1406,6 +1406,130 @@ try {
     await until("dark with the system", async () => (await bg("body")) === dark);
     await a.emulateMedia({ colorScheme: "light" });
     await until("light again", async () => (await bg("body")) === light);
+  // ---- comment threads on passages (issue 19) ----
+  // selectLine selects the text of the editor's line that reads text.
+  const selectLine = async (page, text) => {
+    const line = page.locator(".cm-content .cm-line", { hasText: text }).last();
+    await line.click({ clickCount: 3 });
+  };
+  const commentOn = async (page, text, note, how = "button") => {
+    await selectLine(page, text);
+    if (how === "button") await page.getByRole("button", { name: "Comment", exact: true }).click();
+    else await page.keyboard.press("Control+Alt+m");
+    const card = page.getByRole("region", { name: "New comment" });
+    await card.getByRole("textbox", { name: "Comment" }).fill(note);
+    await card.getByRole("button", { name: "Comment", exact: true }).click();
+    await card.waitFor({ state: "detached" });
+  };
+  const threadOf = async (quote) =>
+    (await ask({ ask: "comments", channel })).threads.find((t) => t.passage.quote === quote);
+
+  await step("comments: select a passage and comment on it", async () => {
+    await ask({
+      ask: "append",
+      channel,
+      text: "\n\nUse Postgres for everything.\n\nKeep backups daily.\n\nBackups go offsite.\n",
+    });
+    await until("the passages in a", async () => (await editorText(a)).includes("Backups go offsite."));
+    await a.getByRole("tab", { name: "Edit" }).click();
+    await commentOn(a, "Use Postgres for everything.", "Why not SQLite? One file is enough.");
+    const t = await until("the thread on the server", () => threadOf("Use Postgres for everything."));
+    if (t.status !== "open" || t.notes[0].text !== "Why not SQLite? One file is enough.")
+      throw new Error("thread " + JSON.stringify(t));
+    await a.locator(".cm-comment-wash", { hasText: "Postgres" }).waitFor();
+    await a.locator(".cm-comment-line").first().waitFor();
+    const card = a.getByRole("region", { name: "Comment thread" });
+    await card.getByText("Why not SQLite? One file is enough.").waitFor();
+    await shot(a, "20-comment-thread");
+    // Escape closes it.
+    await a.keyboard.press("Escape");
+    await card.waitFor({ state: "detached" });
+  });
+
+  await step("comments: a reply from a second tab shows live, typing too", async () => {
+    const c = await context.newPage();
+    await c.goto(origin + docPath);
+    // The passage is at the end of a long plan: bring it into view.
+    await c.locator(".cm-content").click();
+    await c.keyboard.press("Control+End");
+    await c.locator(".cm-comment-wash", { hasText: "Postgres" }).click();
+    const cCard = c.getByRole("region", { name: "Comment thread" });
+    await cCard.getByText("Why not SQLite?").waitFor();
+    await a.locator(".cm-comment-wash", { hasText: "Postgres" }).click();
+    const aCard = a.getByRole("region", { name: "Comment thread" });
+    await aCard.getByRole("button", { name: "Accept" }).waitFor();
+    await cCard.getByRole("textbox", { name: "Reply" }).pressSequentially("Agreed: SQLite.");
+    await aCard.getByText("is writing a reply").waitFor();
+    await cCard.getByRole("button", { name: "Reply" }).click();
+    await aCard.getByText("Agreed: SQLite.").waitFor();
+    await c.close();
+  });
+
+  await step("comments: Accept asks the Planner to revise the passage, and the record shows", async () => {
+    const aCard = a.getByRole("region", { name: "Comment thread" });
+    await aCard.getByRole("button", { name: "Accept" }).click();
+    await until("the revised plan", async () => {
+      const src = (await ask({ ask: "plan", channel })).source;
+      return src.includes("Use SQLite for everything.") && /<Comment id="[^"]+" \/>/.test(src);
+    });
+    const t = await until("the result", async () => {
+      const t = await threadOf("Use Postgres for everything.");
+      return t.result?.state === "revised" && t;
+    });
+    if (t.status !== "accepted" || t.result.blocks !== "Use SQLite for everything.")
+      throw new Error("accepted thread " + JSON.stringify(t));
+    // The card and the editor's record line say so.
+    await aCard.getByText("Revised by the Planner:").waitFor();
+    await a.locator(".cm-comment-record", { hasText: "revised by the Planner" }).waitFor();
+    if (await a.locator(".cm-comment-wash", { hasText: "Postgres" }).count())
+      throw new Error("an accepted thread still washes its passage");
+    await a.keyboard.press("Escape");
+    await a.getByRole("tab", { name: "Preview" }).click();
+    await a.locator(".plan-view .comment-record", { hasText: "Accepted comment" }).waitFor();
+    await shot(a, "21-comment-record");
+    await a.getByRole("tab", { name: "Edit" }).click();
+  });
+
+  await step("comments: Dismiss closes a thread without the Planner", async () => {
+    await commentOn(a, "Keep backups daily.", "Is daily enough?", "shortcut");
+    const aCard = a.getByRole("region", { name: "Comment thread" });
+    await aCard.getByRole("button", { name: "Dismiss" }).click();
+    await until("dismissed", async () => (await threadOf("Keep backups daily."))?.status === "dismissed");
+    await until("the wash gone", async () => (await a.locator(".cm-comment-wash").count()) === 0);
+  });
+
+  await step("comments: a thread whose text is deleted is orphaned and counted", async () => {
+    await commentOn(a, "Backups go offsite.", "Where to?");
+    await a.locator(".cm-comment-wash", { hasText: "offsite" }).waitFor();
+    await a.keyboard.press("Escape");
+    await selectLine(a, "Backups go offsite.");
+    await a.keyboard.press("Backspace");
+    await until("orphaned", async () => (await threadOf("Backups go offsite."))?.passage.state === "orphaned");
+    const count = a.getByRole("button", { name: "1 orphaned comment" });
+    await count.click();
+    await a.getByRole("button", { name: /“Backups go offsite\.”/ }).click();
+    await a.getByRole("region", { name: "Comment thread" }).getByText("The commented text was deleted").waitFor();
+    await a.keyboard.press("Escape");
+    await a.getByRole("region", { name: "Comment thread" }).waitFor({ state: "detached" });
+  });
+
+  await step("comments: a passage selected in Preview takes a comment too", async () => {
+    await a.getByRole("tab", { name: "Preview" }).click();
+    await a.locator(".plan-view p", { hasText: "Keep backups daily." }).click({ clickCount: 3 });
+    await a.getByRole("button", { name: "Comment", exact: true }).click();
+    const card = a.getByRole("region", { name: "New comment" });
+    await card.getByRole("textbox", { name: "Comment" }).fill("Say where they go.");
+    await card.getByRole("button", { name: "Comment", exact: true }).click();
+    await until("the thread from Preview", async () =>
+      (await ask({ ask: "comments", channel })).threads.some(
+        (t) =>
+          t.status === "open" && t.passage.quote === "Keep backups daily." && t.notes[0].text === "Say where they go.",
+      ),
+    );
+    await a.getByRole("region", { name: "Comment thread" }).getByText("Say where they go.").waitFor();
+    await a.keyboard.press("Escape");
+    await a.getByRole("tab", { name: "Edit" }).click();
+    await a.locator(".cm-comment-wash", { hasText: "Keep backups" }).waitFor();
   });
 
   await step("archiving makes the editor read-only", async () => {

@@ -9,6 +9,7 @@ import { renderPlan, type PlanSegment } from "../markdown";
 import { drawDiagrams } from "../mermaid";
 import { DecisionCard } from "./decisions";
 import { EditorKeys } from "./editorhint";
+import { CommentsLayer } from "./comments";
 import type { WorkspaceCtx } from "./workspace";
 import { SplitToggle, useSplit } from "./split";
 
@@ -110,6 +111,7 @@ export function PlanPane({
         <div class="editor-host" ref={host} hidden={mode !== "edit" && !both} role="region" aria-label="Plan editor" />
         {(mode === "read" || both) && <PlanView ctx={ctx} />}
       </div>
+      <CommentsLayer ctx={ctx} mode={both ? "edit" : mode} />
     </div>
   );
 }
