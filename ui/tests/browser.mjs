@@ -1406,6 +1406,8 @@ try {
     await until("dark with the system", async () => (await bg("body")) === dark);
     await a.emulateMedia({ colorScheme: "light" });
     await until("light again", async () => (await bg("body")) === light);
+  });
+
   // ---- comment threads on passages (issue 19) ----
   // selectLine selects the text of the editor's line that reads text.
   const selectLine = async (page, text) => {
