@@ -433,19 +433,22 @@ func (s *Store) ListChannels(ctx context.Context, repositoryNodeID string, opt L
 			return ChannelPage{}, invalid("invalid-cursor", "the cursor belongs to another search; start again without it")
 		}
 	}
-	// The page is chosen on channels alone (covered by channels_recency);
-	// only its rows are joined for their repository and parent.
+	// The page is chosen first, from the search index when it narrows the
+	// catalog to a few candidates, else from channels alone in recency order
+	// (covered by channels_recency); only its rows are joined for their
+	// repository and parent.
+	indexed, err := s.useIndex(ctx, query)
+	if err != nil {
+		return ChannelPage{}, err
+	}
+	pageQuery, args := listPageByRecency, []any{repositoryNodeID, opt.IncludeArchived, query, query, after.UpdatedAt, after.ID, limit + 1}
+	if indexed {
+		pageQuery, args = listPageFromIndex, []any{"catalog : " + ftsPhrase(query), repositoryNodeID, opt.IncludeArchived, query, after.UpdatedAt, after.ID, limit + 1}
+	}
 	rows, err := s.read.QueryContext(ctx, `SELECT `+channelColumns+`
-		FROM (SELECT id FROM channels
-			WHERE repository_node_id = ?
-			  AND (? OR archived_at IS NULL)
-			  AND (? = '' OR instr(search_text, ?) > 0)
-			  AND (updated_at, id) < (?, ?)
-			ORDER BY updated_at DESC, id DESC
-			LIMIT ?) page
+		FROM (`+pageQuery+`) page
 		JOIN channels c ON c.id = page.id `+channelJoins+`
-		ORDER BY c.updated_at DESC, c.id DESC`,
-		repositoryNodeID, opt.IncludeArchived, query, query, after.UpdatedAt, after.ID, limit+1)
+		ORDER BY c.updated_at DESC, c.id DESC`, args...)
 	if err != nil {
 		return ChannelPage{}, fmt.Errorf("list channels: %w", err)
 	}

@@ -55,7 +55,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		write.Close()
 		return nil, err
 	}
-	read, err := openDB(path, "_pragma=query_only(1)", 4)
+	read, err := openDB(path, readPragmas, 4)
 	if err != nil {
 		write.Close()
 		return nil, err
@@ -80,6 +80,13 @@ func (s *Store) prepare(ctx context.Context) error {
 	}
 	return nil
 }
+
+// readPragmas size the read pool for the catalog: each connection keeps up
+// to 4 MiB of pages of its own and maps up to 256 MiB of the file, so a
+// listing or a search reads the indexes it needs from memory rather than
+// with one pread per page (SQLite's default cache is 2 MiB per connection,
+// and no mapping).
+const readPragmas = "_pragma=query_only(1)&_pragma=cache_size(-4096)&_pragma=mmap_size(268435456)"
 
 func openDB(path, extra string, conns int) (*sql.DB, error) {
 	// busy_timeout comes first so that it already applies to the pragmas after it.

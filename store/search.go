@@ -1,0 +1,260 @@
+package store
+
+// Search over the catalog and the plans, through the channel_search FTS5
+// index (migration 011_search.sql): the listing's query (spec/channels.md,
+// docs/http-api.md) finds its candidates there instead of scanning the
+// repository's documents, and Search answers GET /api/search with the
+// matching line of a title, a description or a plan.
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// minIndexedQuery is the shortest query, in characters, the trigram index
+// can answer; a shorter one is answered by reading the catalog.
+const minIndexedQuery = 3
+
+// indexedCandidates bounds the documents the index may propose for a
+// listing query before the listing prefers to read the repository in
+// recency order instead: a query that most documents match finds its page
+// sooner that way than by sorting every match.
+var indexedCandidates = 1000 // a variable for the tests, which compare both ways
+
+// ftsPhrase quotes s as one FTS5 phrase: with the trigram tokenizer, a
+// phrase matches where its text occurs as a substring.
+func ftsPhrase(s string) string {
+	return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
+}
+
+// useIndex reports whether a folded listing query should find its
+// candidates through the index: it is long enough for trigrams, and the
+// index proposes few enough documents across the catalog.
+func (s *Store) useIndex(ctx context.Context, query string) (bool, error) {
+	if utf8.RuneCountInString(query) < minIndexedQuery {
+		return false, nil
+	}
+	var n int
+	err := s.read.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT 1 FROM channel_search
+		WHERE channel_search MATCH ? LIMIT ?)`, "catalog : "+ftsPhrase(query), indexedCandidates).Scan(&n)
+	if err != nil {
+		return false, fmt.Errorf("search index: %w", err)
+	}
+	return n < indexedCandidates, nil
+}
+
+// listPageFromIndex is the listing's page query when the index proposes
+// the candidates. instr on search_text keeps the catalog's exact semantics
+// (the index may propose more: its tokenizer folds letter case again).
+const listPageFromIndex = `SELECT c.id FROM channel_search s
+	CROSS JOIN channel_search_rows sr ON sr.rowid = s.rowid
+	CROSS JOIN channels c ON c.id = sr.channel_id
+	WHERE channel_search MATCH ?
+	  AND c.repository_node_id = ?
+	  AND (? OR c.archived_at IS NULL)
+	  AND instr(c.search_text, ?) > 0
+	  AND (c.updated_at, c.id) < (?, ?)
+	ORDER BY c.updated_at DESC, c.id DESC
+	LIMIT ?`
+
+// listPageByRecency is the listing's page query that reads the repository's
+// documents in recency order (covered by channels_recency).
+const listPageByRecency = `SELECT id FROM channels
+	WHERE repository_node_id = ?
+	  AND (? OR archived_at IS NULL)
+	  AND (? = '' OR instr(search_text, ?) > 0)
+	  AND (updated_at, id) < (?, ?)
+	ORDER BY updated_at DESC, id DESC
+	LIMIT ?`
+
+// Search limits (GET /api/search).
+const (
+	DefaultSearchLimit = 20
+	MaxSearchLimit     = 50
+	MaxSearchQuery     = 200 // characters
+	MaxMatchText       = 200 // characters of a matching line
+)
+
+// SearchOptions select a search over titles, descriptions and plan text.
+type SearchOptions struct {
+	Query            string // 1..200 characters after trimming
+	RepositoryNodeID string // empty: every repository
+	Limit            int    // 1..50; 0 means the default
+}
+
+// SearchMatch is where a document matched: the field, the 1-based line in
+// it, and that line trimmed around the match.
+type SearchMatch struct {
+	Field string // "title", "description" or "plan"
+	Line  int
+	Text  string
+}
+
+// Match fields.
+const (
+	FieldTitle       = "title"
+	FieldDescription = "description"
+	FieldPlan        = "plan"
+)
+
+// SearchResult is one document a search found.
+type SearchResult struct {
+	Channel Channel
+	Match   SearchMatch
+}
+
+// Search finds documents whose title or description contains the query
+// (letter case and Unicode composition folded, as the listing does), or
+// whose plan at its last checkpoint contains it (letter case folded).
+// Active documents come before archived ones, the most recently updated
+// first. A query shorter than three characters searches titles and
+// descriptions only: the trigram index cannot answer it, and reading every
+// plan is not bounded.
+func (s *Store) Search(ctx context.Context, opt SearchOptions) ([]SearchResult, error) {
+	q := strings.TrimSpace(opt.Query)
+	if n := utf8.RuneCountInString(q); n < 1 || n > MaxSearchQuery {
+		return nil, invalid("invalid-query", "a search must be 1 to %d characters (got %d)", MaxSearchQuery, n)
+	}
+	limit := opt.Limit
+	if limit == 0 {
+		limit = DefaultSearchLimit
+	}
+	if limit < 1 || limit > MaxSearchLimit {
+		return nil, invalid("invalid-limit", "limit must be from 1 to %d", MaxSearchLimit)
+	}
+	folded := foldKey(q)
+	var ids *sql.Rows
+	var err error
+	if utf8.RuneCountInString(q) >= minIndexedQuery && utf8.RuneCountInString(folded) >= minIndexedQuery {
+		ids, err = s.read.QueryContext(ctx, `SELECT c.id FROM channel_search s
+			CROSS JOIN channel_search_rows sr ON sr.rowid = s.rowid
+			CROSS JOIN channels c ON c.id = sr.channel_id
+			WHERE channel_search MATCH ? AND (? = '' OR c.repository_node_id = ?)
+			ORDER BY c.archived_at IS NOT NULL, c.updated_at DESC, c.id DESC
+			LIMIT ?`, "catalog : "+ftsPhrase(folded)+" OR plan : "+ftsPhrase(q),
+			opt.RepositoryNodeID, opt.RepositoryNodeID, limit)
+	} else {
+		ids, err = s.read.QueryContext(ctx, `SELECT id FROM channels
+			WHERE (? = '' OR repository_node_id = ?) AND instr(search_text, ?) > 0
+			ORDER BY archived_at IS NOT NULL, updated_at DESC, id DESC
+			LIMIT ?`, opt.RepositoryNodeID, opt.RepositoryNodeID, folded, limit)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("search: %w", err)
+	}
+	var found []string
+	for ids.Next() {
+		var id string
+		if err := ids.Scan(&id); err != nil {
+			ids.Close()
+			return nil, fmt.Errorf("search: %w", err)
+		}
+		found = append(found, id)
+	}
+	ids.Close()
+	if err := ids.Err(); err != nil {
+		return nil, fmt.Errorf("search: %w", err)
+	}
+	results := make([]SearchResult, 0, len(found))
+	for _, id := range found {
+		var plan string
+		c, err := scanChannelPlan(s.read.QueryRowContext(ctx, `SELECT `+channelColumns+`, coalesce(pl.checkpoint_source, '')`+
+			channelFrom+` LEFT JOIN plans pl ON pl.channel_id = c.id WHERE c.id = ?`, id), &plan)
+		if err == sql.ErrNoRows {
+			continue // deleted since
+		}
+		if err != nil {
+			return nil, fmt.Errorf("search: %w", err)
+		}
+		if m, ok := findMatch(c, plan, q, folded); ok {
+			results = append(results, SearchResult{Channel: c, Match: m})
+		}
+	}
+	return results, nil
+}
+
+func scanChannelPlan(row *sql.Row, plan *string) (Channel, error) {
+	var c Channel
+	var desc sql.NullString
+	err := row.Scan(&c.ID, &c.RepositoryNodeID, &c.Repository, &c.Title, &c.Slug, &c.ParentSlug,
+		&c.ArchivedAt, &c.CreatedAt, &c.UpdatedAt, &desc, &c.DescriptionRevision, &c.ParentChannelID, &c.CreationSource, plan)
+	if desc.Valid {
+		c.Description = &desc.String
+	}
+	return c, err
+}
+
+// findMatch names the first field of the document that holds the query:
+// the title, then the description, then the plan.
+func findMatch(c Channel, plan, q, folded string) (SearchMatch, bool) {
+	if strings.Contains(foldKey(c.Title), folded) {
+		return SearchMatch{Field: FieldTitle, Line: 1, Text: matchText(c.Title, q)}, true
+	}
+	if c.Description != nil {
+		if line, text, ok := matchLine(*c.Description, q, folded); ok {
+			return SearchMatch{Field: FieldDescription, Line: line, Text: text}, true
+		}
+	}
+	if line, text, ok := matchLine(plan, q, folded); ok {
+		return SearchMatch{Field: FieldPlan, Line: line, Text: text}, true
+	}
+	return SearchMatch{}, false
+}
+
+// matchLine finds the first line of text that holds the query, folded as
+// the catalog folds it or, for plan text, as the index folds it (lower
+// case).
+func matchLine(text, q, folded string) (int, string, bool) {
+	lower := strings.ToLower(q)
+	for i, line := range strings.Split(text, "\n") {
+		if strings.Contains(foldKey(line), folded) || strings.Contains(strings.ToLower(line), lower) {
+			return i + 1, matchText(line, q), true
+		}
+	}
+	return 0, "", false
+}
+
+// matchText trims a line to at most MaxMatchText characters around the
+// query's first occurrence, marking a cut end with "…".
+func matchText(line, q string) string {
+	line = strings.TrimSpace(line)
+	runes := []rune(line)
+	if len(runes) <= MaxMatchText {
+		return line
+	}
+	at := indexFold(runes, []rune(q))
+	qn := utf8.RuneCountInString(q)
+	start := max(0, at-(MaxMatchText-qn)/2)
+	end := min(len(runes), start+MaxMatchText)
+	start = max(0, end-MaxMatchText)
+	window := runes[start:end]
+	if start > 0 {
+		window[0] = '…'
+	}
+	if end < len(runes) {
+		window[len(window)-1] = '…'
+	}
+	return string(window)
+}
+
+// indexFold is the rune index of needle in haystack, letter case aside, or
+// 0 when it is not there rune for rune.
+func indexFold(haystack, needle []rune) int {
+	for i := 0; i+len(needle) <= len(haystack); i++ {
+		match := true
+		for j, r := range needle {
+			if unicode.ToLower(haystack[i+j]) != unicode.ToLower(r) {
+				match = false
+				break
+			}
+		}
+		if match {
+			return i
+		}
+	}
+	return 0
+}
