@@ -38,7 +38,7 @@ func (s *Store) CreateDocument(ctx context.Context, d DocumentCreation) (c Chann
 	}
 	inputHash := hashParts("document", norm.NFC.String(strings.TrimSpace(d.Title)), d.Plan, d.Brief)
 	id := ChannelID(d.RepositoryNodeID, d.Key)
-	err = s.inTx(ctx, func(tx *sql.Tx) error {
+	err = s.inCatalogTx(ctx, func(tx *sql.Tx) error {
 		existing, err := channelByID(ctx, tx, id)
 		if err == nil {
 			var hash string

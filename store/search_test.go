@@ -77,7 +77,7 @@ func checkListings(t *testing.T, step string, s *Store, repositoryNodeID string)
 		}
 	}
 	var rows, docs int
-	s.read.QueryRow(`SELECT count(*) FROM channel_search`).Scan(&rows)
+	s.read.QueryRow(`SELECT count(*) FROM channel_catalog_search`).Scan(&rows)
 	s.read.QueryRow(`SELECT count(*) FROM channels`).Scan(&docs)
 	if rows != docs {
 		t.Errorf("%s: %d index rows for %d documents", step, rows, docs)
@@ -149,7 +149,7 @@ func TestSearchMigrationFillsIndex(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, stmt := range []string{
-		`DROP TABLE channel_search`, `DROP TABLE channel_search_rows`,
+		`DROP TABLE channel_catalog_search`, `DROP TABLE channel_plan_search`, `DROP TABLE channel_search_rows`,
 		`DROP TRIGGER channel_search_insert`, `DROP TRIGGER channel_search_catalog`,
 		`DROP TRIGGER channel_search_plan_insert`, `DROP TRIGGER channel_search_plan_update`, `DROP TRIGGER channel_search_plan_delete`,
 		`DELETE FROM schema_migrations WHERE name LIKE '%\_search.sql' ESCAPE '\'`,

@@ -15,6 +15,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	_ "modernc.org/sqlite" // registers the pure-Go "sqlite" driver
@@ -34,6 +35,13 @@ type Store struct {
 	// them anew would cost more than the rest of the transaction's CPU.
 	advancePlan *sql.Stmt
 	journalPlan *sql.Stmt
+
+	// The catalog index's merging (search.go): a write asks, tidyCatalog
+	// merges; closing stops it and tidied says it has.
+	catalogWritten chan struct{}
+	closing        chan struct{}
+	closeOnce      sync.Once
+	tidied         chan struct{}
 }
 
 // Open opens (creating if needed) the database at path and brings its schema
@@ -55,12 +63,18 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		write.Close()
 		return nil, err
 	}
+	if err := optimizeCatalogIndex(ctx, write); err != nil {
+		write.Close()
+		return nil, err
+	}
 	read, err := openDB(path, readPragmas, 4)
 	if err != nil {
 		write.Close()
 		return nil, err
 	}
-	s := &Store{write: write, read: read, now: time.Now, path: path}
+	s := &Store{write: write, read: read, now: time.Now, path: path,
+		catalogWritten: make(chan struct{}, 1), closing: make(chan struct{}), tidied: make(chan struct{})}
+	go s.tidyCatalog()
 	if err := s.prepare(ctx); err != nil {
 		s.Close()
 		return nil, err
@@ -111,6 +125,8 @@ func (s *Store) SetClock(now func() time.Time) { s.now = now }
 
 // Close closes both pools.
 func (s *Store) Close() error {
+	s.closeOnce.Do(func() { close(s.closing) })
+	<-s.tidied
 	for _, st := range []*sql.Stmt{s.advancePlan, s.journalPlan} {
 		if st != nil {
 			st.Close()
