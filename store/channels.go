@@ -437,13 +437,13 @@ func (s *Store) ListChannels(ctx context.Context, repositoryNodeID string, opt L
 	// catalog to a few candidates, else from channels alone in recency order
 	// (covered by channels_recency); only its rows are joined for their
 	// repository and parent.
-	indexed, err := s.useIndex(ctx, query)
+	candidates, err := s.indexCandidates(ctx, query)
 	if err != nil {
 		return ChannelPage{}, err
 	}
 	pageQuery, args := listPageByRecency, []any{repositoryNodeID, opt.IncludeArchived, query, query, after.UpdatedAt, after.ID, limit + 1}
-	if indexed {
-		pageQuery, args = listPageFromIndex, []any{ftsPhrase(query), repositoryNodeID, opt.IncludeArchived, query, after.UpdatedAt, after.ID, limit + 1}
+	if candidates != "" {
+		pageQuery, args = listPageFromIndex, []any{candidates, repositoryNodeID, opt.IncludeArchived, query, after.UpdatedAt, after.ID, limit + 1}
 	}
 	rows, err := s.read.QueryContext(ctx, `SELECT `+channelColumns+`
 		FROM (`+pageQuery+`) page

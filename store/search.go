@@ -32,30 +32,36 @@ func ftsPhrase(s string) string {
 	return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
 }
 
-// useIndex reports whether a folded listing query should find its
-// candidates through the index: it is long enough for trigrams, and the
-// index proposes few enough documents across the catalog.
-func (s *Store) useIndex(ctx context.Context, query string) (bool, error) {
+// indexCandidates returns, as a JSON array of channel_search_rows rowids,
+// the documents the index proposes for a folded listing query, or "" when
+// the listing should read the repository in recency order instead: the
+// query is too short for trigrams, or the index proposes too many
+// documents across the catalog.
+func (s *Store) indexCandidates(ctx context.Context, query string) (string, error) {
 	if utf8.RuneCountInString(query) < minIndexedQuery {
-		return false, nil
+		return "", nil
 	}
 	var n int
-	err := s.read.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT 1 FROM channel_catalog_search
-		WHERE channel_catalog_search MATCH ? LIMIT ?)`, ftsPhrase(query), indexedCandidates).Scan(&n)
+	var rowids string
+	err := s.read.QueryRowContext(ctx, `SELECT count(*), coalesce(json_group_array(rowid), '[]') FROM (
+		SELECT rowid FROM channel_catalog_search WHERE channel_catalog_search MATCH ? LIMIT ?)`,
+		ftsPhrase(query), indexedCandidates).Scan(&n, &rowids)
 	if err != nil {
-		return false, fmt.Errorf("search index: %w", err)
+		return "", fmt.Errorf("search index: %w", err)
 	}
-	return n < indexedCandidates, nil
+	if n >= indexedCandidates {
+		return "", nil
+	}
+	return rowids, nil
 }
 
-// listPageFromIndex is the listing's page query when the index proposes
-// the candidates. instr on search_text keeps the catalog's exact semantics
+// listPageFromIndex is the listing's page query over the candidates the
+// index proposed. instr on search_text keeps the catalog's exact semantics
 // (the index may propose more: its tokenizer folds letter case again).
-const listPageFromIndex = `SELECT c.id FROM channel_catalog_search s
-	CROSS JOIN channel_search_rows sr ON sr.rowid = s.rowid
+const listPageFromIndex = `SELECT c.id FROM json_each(?) j
+	CROSS JOIN channel_search_rows sr ON sr.rowid = j.value
 	CROSS JOIN channels c ON c.id = sr.channel_id
-	WHERE channel_catalog_search MATCH ?
-	  AND c.repository_node_id = ?
+	WHERE c.repository_node_id = ?
 	  AND (? OR c.archived_at IS NULL)
 	  AND instr(c.search_text, ?) > 0
 	  AND (c.updated_at, c.id) < (?, ?)
