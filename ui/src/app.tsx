@@ -9,6 +9,7 @@ import { RepositoriesPage } from "./pages/repositories";
 import { DocumentsPage } from "./pages/documents";
 import { Workspace } from "./workspace/workspace";
 import { Shell, Problem } from "./pages/shell";
+import { QuickSwitcher } from "./switcher";
 
 function App() {
   const path = usePath();
@@ -97,4 +98,10 @@ function LegacyChannel({ id }: { id: string }) {
   return null;
 }
 
-render(<App />, document.getElementById("app")!);
+render(
+  <>
+    <App />
+    <QuickSwitcher />
+  </>,
+  document.getElementById("app")!,
+);
