@@ -84,9 +84,9 @@ const listPageByRecency = `SELECT id FROM channels
 // skip by, a query takes tens of microseconds at 10,000 documents; with one
 // more segment beside it (which every transaction that writes the catalog
 // adds) it takes milliseconds. Merging is FTS5's 'optimize', which rewrites
-// the catalog index (about 200 pages at 10,000 documents): at start, and a
-// moment after the catalog was last written, as a transaction of its own
-// rather than inside every catalog write.
+// the catalog index (about 200 pages at 10,000 documents): a moment after
+// start and after the catalog was last written, as a transaction of its own
+// rather than inside every catalog write, and never in the way of start-up.
 const catalogTidyDelay = 500 * time.Millisecond
 
 // inCatalogTx runs fn in a transaction that writes the catalog (a title, a
@@ -132,7 +132,7 @@ func (s *Store) tidyCatalog() {
 	}
 }
 
-// optimizeCatalogIndex merges the catalog index into one segment (nothing
+// optimizeCatalogIndex merges the catalog index into one segment (little
 // to do when it is one already).
 func optimizeCatalogIndex(ctx context.Context, db *sql.DB) error {
 	if _, err := db.ExecContext(ctx, `INSERT INTO channel_catalog_search (channel_catalog_search) VALUES ('optimize')`); err != nil {

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // wantListing is the listing's query by its definition: every document of
@@ -275,5 +276,33 @@ func TestSearch(t *testing.T) {
 	}
 	if _, err := s.Search(ctx, SearchOptions{Query: strings.Repeat("é", 200)}); err != nil {
 		t.Errorf("200 characters: %v", err)
+	}
+}
+
+// TestCatalogIndexMerged checks that catalog writes, each leaving a segment
+// of its own in the index, are merged back into one soon after.
+func TestCatalogIndexMerged(t *testing.T) {
+	s := openTest(t)
+	r := mustRepo(t, s, "o/r")
+	segments := func() int {
+		var n int
+		if err := s.read.QueryRow(`SELECT count(DISTINCT segid) FROM channel_catalog_search_idx`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	time.Sleep(3 * catalogTidyDelay) // past the merge after start
+	for i := range 8 {
+		mustChannel(t, s, r.NodeID, fmt.Sprintf("Plan %d", i))
+	}
+	if n := segments(); n < 2 {
+		t.Fatalf("%d segments right after the writes; the test needs several", n)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for segments() != 1 {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d segments long after the last write", segments())
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 }

@@ -63,10 +63,6 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		write.Close()
 		return nil, err
 	}
-	if err := optimizeCatalogIndex(ctx, write); err != nil {
-		write.Close()
-		return nil, err
-	}
 	read, err := openDB(path, readPragmas, 4)
 	if err != nil {
 		write.Close()
@@ -74,6 +70,9 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	}
 	s := &Store{write: write, read: read, now: time.Now, path: path,
 		catalogWritten: make(chan struct{}, 1), closing: make(chan struct{}), tidied: make(chan struct{})}
+	// Merge the catalog index once the start is over, in case the last run
+	// stopped before it did.
+	s.catalogWritten <- struct{}{}
 	go s.tidyCatalog()
 	if err := s.prepare(ctx); err != nil {
 		s.Close()
