@@ -251,3 +251,38 @@ func BenchmarkSearchPlanText(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkCheckpointIndexed measures a plan checkpoint of a 10 KB and a
+// 250 KB plan, which now writes the plan's search index too, side by side
+// with the same checkpoint with the index's trigger dropped (the
+// checkpoint as it was before the index), in the same run.
+func BenchmarkCheckpointIndexed(b *testing.B) {
+	ctx := context.Background()
+	for _, size := range []int{10_000, 250_000} {
+		for _, indexed := range []bool{true, false} {
+			s := openTest(b)
+			r := mustRepo(b, s, "o/r")
+			ch := mustChannel(b, s, r.NodeID, "Plan")
+			if !indexed {
+				if _, err := s.write.Exec(`DROP TRIGGER channel_search_plan_update`); err != nil {
+					b.Fatal(err)
+				}
+			}
+			line := "- Step: move the service from Postgres to SQLite with a WAL journal.\n"
+			text := strings.Repeat(line, size/len(line))
+			name := fmt.Sprintf("%dKB/indexed=%v", size/1000, indexed)
+			b.Run(name, func(b *testing.B) {
+				v := int64(0)
+				for b.Loop() {
+					v++
+					// One line changes, as between two checkpoints.
+					src := text + fmt.Sprintf("- Edit %d\n", v)
+					if err := s.CheckpointPlan(ctx, ch.ID, PlanCheckpoint{Epoch: "e", Version: v, Source: src, KeepAfter: v}); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+			s.Close()
+		}
+	}
+}
