@@ -116,7 +116,7 @@ func (s *Store) CheckpointPlan(ctx context.Context, channelID string, cp PlanChe
 		if _, err := tx.ExecContext(ctx, `DELETE FROM plan_journal WHERE channel_id = ? AND version <= ?`, channelID, min(cp.KeepAfter, cp.Version)); err != nil {
 			return fmt.Errorf("trim journal: %w", err)
 		}
-		return nil
+		return indexPlanLines(ctx, tx, channelID, cp.Source)
 	})
 }
 

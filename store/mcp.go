@@ -66,6 +66,9 @@ func (s *Store) CreateDocument(ctx context.Context, d DocumentCreation) (c Chann
 			VALUES (?, ?, 0, 0, ?, ?)`, id, uuid.NewString(), d.Plan, now); err != nil {
 			return fmt.Errorf("store the plan: %w", err)
 		}
+		if err := indexPlanLines(ctx, tx, id, d.Plan); err != nil {
+			return err
+		}
 		if _, err := tx.ExecContext(ctx, `INSERT INTO mcp_documents (channel_id, brief) VALUES (?, ?)`, id, d.Brief); err != nil {
 			return fmt.Errorf("store the brief: %w", err)
 		}

@@ -141,6 +141,61 @@ func optimizeCatalogIndex(ctx context.Context, db *sql.DB) error {
 	return nil
 }
 
+// planLines is the set of a plan's lines that the index holds: every
+// distinct line but those of spaces alone (the migration's rule too).
+func planLines(text string) map[string]bool {
+	set := map[string]bool{}
+	for line := range strings.SplitSeq(text, "\n") {
+		if strings.Trim(line, " ") != "" {
+			set[line] = true
+		}
+	}
+	return set
+}
+
+// indexPlanLines brings the plan's lines in the index to those of text, in
+// the checkpoint's transaction: it deletes the lines that went and adds
+// the ones that came, so a checkpoint costs what changed since the last
+// one, whatever the plan's length. It compares with the index itself, not
+// with the previous checkpoint, so the index follows the text even after
+// a write that did not come through here.
+func indexPlanLines(ctx context.Context, tx *sql.Tx, channelID, text string) error {
+	want := planLines(text)
+	rows, err := tx.QueryContext(ctx, `SELECT rowid, line FROM channel_plan_lines WHERE channel_id = ?`, channelID)
+	if err != nil {
+		return fmt.Errorf("read the plan's index: %w", err)
+	}
+	var gone []int64
+	for rows.Next() {
+		var rowid int64
+		var line string
+		if err := rows.Scan(&rowid, &line); err != nil {
+			rows.Close()
+			return fmt.Errorf("read the plan's index: %w", err)
+		}
+		if want[line] {
+			delete(want, line) // indexed already
+		} else {
+			gone = append(gone, rowid)
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("read the plan's index: %w", err)
+	}
+	for _, rowid := range gone {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM channel_plan_lines WHERE rowid = ?`, rowid); err != nil {
+			return fmt.Errorf("index the plan: %w", err)
+		}
+	}
+	for line := range want {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO channel_plan_lines (channel_id, line) VALUES (?, ?)`, channelID, line); err != nil {
+			return fmt.Errorf("index the plan: %w", err)
+		}
+	}
+	return nil
+}
+
 // Search limits (GET /api/search).
 const (
 	DefaultSearchLimit = 20
@@ -200,12 +255,16 @@ func (s *Store) Search(ctx context.Context, opt SearchOptions) ([]SearchResult, 
 	var ids *sql.Rows
 	var err error
 	if utf8.RuneCountInString(q) >= minIndexedQuery && utf8.RuneCountInString(folded) >= minIndexedQuery {
-		ids, err = s.read.QueryContext(ctx, `SELECT c.id FROM (
-				SELECT rowid FROM channel_catalog_search WHERE channel_catalog_search MATCH ?
-				UNION SELECT rowid FROM channel_plan_search WHERE channel_plan_search MATCH ?) m
-			CROSS JOIN channel_search_rows sr ON sr.rowid = m.rowid
-			CROSS JOIN channels c ON c.id = sr.channel_id
-			WHERE ? = '' OR c.repository_node_id = ?
+		ids, err = s.read.QueryContext(ctx, `SELECT c.id FROM channels c
+			WHERE c.id IN (
+				SELECT sr.channel_id FROM channel_catalog_search s
+				JOIN channel_search_rows sr ON sr.rowid = s.rowid
+				WHERE channel_catalog_search MATCH ?
+				UNION
+				SELECT pl.channel_id FROM channel_plan_search p
+				JOIN channel_plan_lines pl ON pl.rowid = p.rowid
+				WHERE channel_plan_search MATCH ?)
+			  AND (? = '' OR c.repository_node_id = ?)
 			ORDER BY c.archived_at IS NOT NULL, c.updated_at DESC, c.id DESC
 			LIMIT ?`, ftsPhrase(folded), ftsPhrase(q),
 			opt.RepositoryNodeID, opt.RepositoryNodeID, limit)

@@ -151,8 +151,7 @@ func TestSearchMigrationFillsIndex(t *testing.T) {
 	}
 	for _, stmt := range []string{
 		`DROP TABLE channel_catalog_search`, `DROP TABLE channel_plan_search`, `DROP TABLE channel_search_rows`,
-		`DROP TRIGGER channel_search_insert`, `DROP TRIGGER channel_search_catalog`,
-		`DROP TRIGGER channel_search_plan_insert`, `DROP TRIGGER channel_search_plan_update`, `DROP TRIGGER channel_search_plan_delete`,
+		`DROP TABLE channel_plan_lines`, `DROP TRIGGER channel_search_insert`, `DROP TRIGGER channel_search_catalog`,
 		`DELETE FROM schema_migrations WHERE name LIKE '%\_search.sql' ESCAPE '\'`,
 	} {
 		if _, err := s.write.Exec(stmt); err != nil {
@@ -305,4 +304,62 @@ func TestCatalogIndexMerged(t *testing.T) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+}
+
+// TestPlanLinesFollowCheckpoints checks the plan's index after checkpoints
+// that add, repeat and remove lines, and after the document is deleted.
+func TestPlanLinesFollowCheckpoints(t *testing.T) {
+	s := openTest(t)
+	ctx := context.Background()
+	r := mustRepo(t, s, "o/r")
+	c := mustChannel(t, s, r.NodeID, "Lines")
+	check := func(step, text string) {
+		t.Helper()
+		rows, err := s.read.Query(`SELECT line FROM channel_plan_lines WHERE channel_id = ? ORDER BY line`, c.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for rows.Next() {
+			var line string
+			rows.Scan(&line)
+			got = append(got, line)
+		}
+		rows.Close()
+		var want []string
+		for line := range planLines(text) {
+			want = append(want, line)
+		}
+		slices.Sort(want)
+		if !slices.Equal(got, want) {
+			t.Errorf("%s: indexed %q, want %q", step, got, want)
+		}
+		for _, table := range []string{"channel_plan_search", "channel_catalog_search"} {
+			if _, err := s.write.Exec(`INSERT INTO ` + table + ` (` + table + `) VALUES ('integrity-check')`); err != nil {
+				t.Errorf("%s: %s: %v", step, table, err)
+			}
+		}
+	}
+	for i, text := range []string{
+		"# Lines\n\nalpha\nbeta\nalpha\n   \n",
+		"# Lines\n\nalpha\ngamma\n",
+		"",
+		"# Lines\n\tindented\n",
+	} {
+		if err := s.CheckpointPlan(ctx, c.ID, PlanCheckpoint{Epoch: "e", Version: int64(i + 1), Source: text}); err != nil {
+			t.Fatal(err)
+		}
+		check(fmt.Sprint("checkpoint ", i+1), text)
+	}
+	if got, _ := s.Search(ctx, SearchOptions{Query: "INDENTED"}); len(got) != 1 || got[0].Match.Line != 2 || got[0].Match.Text != "indented" {
+		t.Errorf("indented: %+v", got)
+	}
+	if got, _ := s.Search(ctx, SearchOptions{Query: "gamma"}); len(got) != 0 {
+		t.Errorf("a removed line is still found: %+v", got)
+	}
+	s.ArchiveChannel(ctx, c.ID)
+	if err := s.DeleteChannel(ctx, c.ID); err != nil {
+		t.Fatal(err)
+	}
+	check("deleted", "")
 }
