@@ -209,6 +209,9 @@ func BenchmarkSearchPlanText(b *testing.B) {
 			if i%1000 == 7 {
 				plan.WriteString("- Ask the Zanzibar team first.\n")
 			}
+			if err := indexPlanLines(ctx, tx, id, plan.String()); err != nil {
+				return err
+			}
 			if _, err := tx.ExecContext(ctx, `INSERT INTO plans (channel_id, epoch, version, checkpoint_version, checkpoint_source, updated_at)
 				VALUES (?, 'e', 0, 0, ?, 0)`, id, plan.String()); err != nil {
 				return err
@@ -253,36 +256,60 @@ func BenchmarkSearchPlanText(b *testing.B) {
 }
 
 // BenchmarkCheckpointIndexed measures a plan checkpoint of a 10 KB and a
-// 250 KB plan, which now writes the plan's search index too, side by side
-// with the same checkpoint with the index's trigger dropped (the
-// checkpoint as it was before the index), in the same run.
+// 250 KB plan in which one line changed since the last one: CheckpointPlan,
+// which now brings the plan's search index up to date too, side by side
+// with the checkpoint's bare SQL as it was before the index (the upsert of
+// the text and the journal's trim, in one transaction), in the same run.
 func BenchmarkCheckpointIndexed(b *testing.B) {
 	ctx := context.Background()
 	for _, size := range []int{10_000, 250_000} {
-		for _, indexed := range []bool{true, false} {
-			s := openTest(b)
-			r := mustRepo(b, s, "o/r")
-			ch := mustChannel(b, s, r.NodeID, "Plan")
-			if !indexed {
-				if _, err := s.write.Exec(`DROP TRIGGER channel_search_plan_update`); err != nil {
+		s := openTest(b)
+		r := mustRepo(b, s, "o/r")
+		indexed := mustChannel(b, s, r.NodeID, "Indexed")
+		bare := mustChannel(b, s, r.NodeID, "Bare")
+		var text strings.Builder
+		for i := 0; text.Len() < size; i++ {
+			fmt.Fprintf(&text, "- Step %d: move the service from Postgres to SQLite with a WAL journal.\n", i)
+		}
+		// One line changes, as between two checkpoints.
+		source := func(v int64) string { return text.String() + fmt.Sprintf("- Edit %d\n", v) }
+		// Both plans exist and are indexed before the first measured checkpoint.
+		for _, id := range []string{indexed.ID, bare.ID} {
+			if err := s.CheckpointPlan(ctx, id, PlanCheckpoint{Epoch: "e", Version: 0, Source: source(0)}); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.Run(fmt.Sprintf("%dKB/checkpoint", size/1000), func(b *testing.B) {
+			v := int64(0)
+			for b.Loop() {
+				v++
+				if err := s.CheckpointPlan(ctx, indexed.ID, PlanCheckpoint{Epoch: "e", Version: v, Source: source(v), KeepAfter: v}); err != nil {
 					b.Fatal(err)
 				}
 			}
-			line := "- Step: move the service from Postgres to SQLite with a WAL journal.\n"
-			text := strings.Repeat(line, size/len(line))
-			name := fmt.Sprintf("%dKB/indexed=%v", size/1000, indexed)
-			b.Run(name, func(b *testing.B) {
-				v := int64(0)
-				for b.Loop() {
-					v++
-					// One line changes, as between two checkpoints.
-					src := text + fmt.Sprintf("- Edit %d\n", v)
-					if err := s.CheckpointPlan(ctx, ch.ID, PlanCheckpoint{Epoch: "e", Version: v, Source: src, KeepAfter: v}); err != nil {
-						b.Fatal(err)
+		})
+		b.Run(fmt.Sprintf("%dKB/bare-sql", size/1000), func(b *testing.B) {
+			v := int64(0)
+			for b.Loop() {
+				v++
+				err := s.inTx(ctx, func(tx *sql.Tx) error {
+					if _, err := tx.ExecContext(ctx, `INSERT INTO plans (channel_id, epoch, version, checkpoint_version, checkpoint_source, updated_at)
+						VALUES (?, 'e', ?, ?, ?, ?)
+						ON CONFLICT (channel_id) DO UPDATE SET epoch = excluded.epoch,
+							version = max(plans.version, excluded.version),
+							checkpoint_version = excluded.checkpoint_version,
+							checkpoint_source = excluded.checkpoint_source, updated_at = excluded.updated_at`,
+						bare.ID, v, v, source(v), s.nowMS()); err != nil {
+						return err
 					}
+					_, err := tx.ExecContext(ctx, `DELETE FROM plan_journal WHERE channel_id = ? AND version <= ?`, bare.ID, v)
+					return err
+				})
+				if err != nil {
+					b.Fatal(err)
 				}
-			})
-			s.Close()
-		}
+			}
+		})
+		s.Close()
 	}
 }

@@ -153,43 +153,31 @@ func planLines(text string) map[string]bool {
 	return set
 }
 
-// indexPlanLines brings the plan's lines in the index to those of text, in
-// the checkpoint's transaction: it deletes the lines that went and adds
-// the ones that came, so a checkpoint costs what changed since the last
-// one, whatever the plan's length. It compares with the index itself, not
-// with the previous checkpoint, so the index follows the text even after
-// a write that did not come through here.
+// indexPlanLines brings the plan's lines in the index from those of the
+// previous checkpoint's text to those of text, in the checkpoint's
+// transaction: it deletes the lines that went and adds the ones that came,
+// so a checkpoint costs what changed since the last one, whatever the
+// plan's length. It must run before the new text replaces the old one.
 func indexPlanLines(ctx context.Context, tx *sql.Tx, channelID, text string) error {
-	want := planLines(text)
-	rows, err := tx.QueryContext(ctx, `SELECT rowid, line FROM channel_plan_lines WHERE channel_id = ?`, channelID)
-	if err != nil {
-		return fmt.Errorf("read the plan's index: %w", err)
+	var previous string
+	err := tx.QueryRowContext(ctx, `SELECT checkpoint_source FROM plans WHERE channel_id = ?`, channelID).Scan(&previous)
+	if err != nil && err != sql.ErrNoRows {
+		return fmt.Errorf("read the plan's last checkpoint: %w", err)
 	}
-	var gone []int64
-	for rows.Next() {
-		var rowid int64
-		var line string
-		if err := rows.Scan(&rowid, &line); err != nil {
-			rows.Close()
-			return fmt.Errorf("read the plan's index: %w", err)
+	before, after := planLines(previous), planLines(text)
+	for line := range before {
+		if after[line] {
+			continue
 		}
-		if want[line] {
-			delete(want, line) // indexed already
-		} else {
-			gone = append(gone, rowid)
-		}
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return fmt.Errorf("read the plan's index: %w", err)
-	}
-	for _, rowid := range gone {
-		if _, err := tx.ExecContext(ctx, `DELETE FROM channel_plan_lines WHERE rowid = ?`, rowid); err != nil {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM channel_plan_lines WHERE channel_id = ? AND line = ?`, channelID, line); err != nil {
 			return fmt.Errorf("index the plan: %w", err)
 		}
 	}
-	for line := range want {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO channel_plan_lines (channel_id, line) VALUES (?, ?)`, channelID, line); err != nil {
+	for line := range after {
+		if before[line] {
+			continue
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO channel_plan_lines (channel_id, line) VALUES (?, ?)`, channelID, line); err != nil {
 			return fmt.Errorf("index the plan: %w", err)
 		}
 	}
