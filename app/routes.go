@@ -61,6 +61,8 @@ func (a *App) newEcho() *echo.Echo {
 	api.GET("/backup", a.handleBackup)
 	api.POST("/session/sign-out-everywhere", a.handleSignOutEverywhere)
 
+	api.GET("/search", a.handleSearch)
+
 	api.GET("/repositories", a.handleRepositoryList)
 	api.POST("/repositories", a.handleRepositoryCreate)
 	api.GET("/repositories/:owner/:repository", a.handleRepositoryGet)

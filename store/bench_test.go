@@ -130,3 +130,186 @@ func BenchmarkListChannelsDescriptions(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkListChannelsSearch measures the listing's query that matches 10
+// documents, at 10,000 and at 100,000 documents in the repository: through
+// ListChannels (the search index proposes the candidates) side by side, in
+// the same database and run, with the bare SQL of the catalog scan that
+// answered it before the index (instr over channels_recency), run directly.
+func BenchmarkListChannelsSearch(b *testing.B) {
+	ctx := context.Background()
+	for _, n := range []int{10_000, 100_000} {
+		s := openTest(b)
+		r := mustRepo(b, s, "o/r")
+		seedChannels(b, s, r.NodeID, "Implementation plan", n)
+		// The index as start-up or the merge after a catalog write leaves it.
+		if err := optimizeCatalogIndex(ctx, s.write); err != nil {
+			b.Fatal(err)
+		}
+		query := foldKey("PLAN 0999") // plan 09990 to plan 09999
+		name := fmt.Sprintf("%dk", n/1000)
+		b.Run(name+"/listing", func(b *testing.B) {
+			for b.Loop() {
+				page, err := s.ListChannels(ctx, r.NodeID, ListOptions{Query: "PLAN 0999"})
+				if err != nil || len(page.Channels) != 10 {
+					b.Fatal(len(page.Channels), err)
+				}
+			}
+		})
+		b.Run(name+"/bare-sql-scan", func(b *testing.B) {
+			for b.Loop() {
+				rows, err := s.read.QueryContext(ctx, `SELECT id FROM channels
+					WHERE repository_node_id = ? AND archived_at IS NULL AND instr(search_text, ?) > 0
+					  AND (updated_at, id) < (?, ?)
+					ORDER BY updated_at DESC, id DESC LIMIT ?`, r.NodeID, query, int64(1<<63-1), "~", DefaultListLimit+1)
+				if err != nil {
+					b.Fatal(err)
+				}
+				k := 0
+				for rows.Next() {
+					k++
+				}
+				rows.Close()
+				if k != 10 {
+					b.Fatal(k)
+				}
+			}
+		})
+		s.Close()
+	}
+}
+
+// BenchmarkSearchPlanText measures GET /api/search's store call for a word
+// in the plans of 10 of 10,000 documents, each plan about 2 KB, side by side
+// with the bare SQL that would answer it without the index: instr over
+// every plan's lower-cased text, in the same database and run.
+func BenchmarkSearchPlanText(b *testing.B) {
+	ctx := context.Background()
+	s := openTest(b)
+	r := mustRepo(b, s, "o/r")
+	seedChannels(b, s, r.NodeID, "Implementation plan", 10_000)
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		rows, err := tx.QueryContext(ctx, `SELECT id FROM channels ORDER BY id`)
+		if err != nil {
+			return err
+		}
+		var ids []string
+		for rows.Next() {
+			var id string
+			rows.Scan(&id)
+			ids = append(ids, id)
+		}
+		rows.Close()
+		for i, id := range ids {
+			var plan strings.Builder
+			fmt.Fprintf(&plan, "# Plan %d\n\n", i)
+			for j := range 30 {
+				fmt.Fprintf(&plan, "- Step %d: move service %d from Postgres to SQLite with a WAL journal.\n", j, i*30+j)
+			}
+			if i%1000 == 7 {
+				plan.WriteString("- Ask the Zanzibar team first.\n")
+			}
+			if err := indexPlanLines(ctx, tx, id, plan.String()); err != nil {
+				return err
+			}
+			if _, err := tx.ExecContext(ctx, `INSERT INTO plans (channel_id, epoch, version, checkpoint_version, checkpoint_source, updated_at)
+				VALUES (?, 'e', 0, 0, ?, 0)`, id, plan.String()); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, table := range []string{"channel_catalog_search", "channel_plan_search"} {
+		if _, err := s.write.Exec(`INSERT INTO ` + table + ` (` + table + `) VALUES ('optimize')`); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.Run("search", func(b *testing.B) {
+		for b.Loop() {
+			got, err := s.Search(ctx, SearchOptions{Query: "zanzibar"})
+			if err != nil || len(got) != 10 {
+				b.Fatal(len(got), err)
+			}
+		}
+	})
+	b.Run("bare-sql-scan", func(b *testing.B) {
+		for b.Loop() {
+			rows, err := s.read.QueryContext(ctx, `SELECT c.id FROM plans p JOIN channels c ON c.id = p.channel_id
+				WHERE instr(lower(p.checkpoint_source), ?) > 0
+				ORDER BY c.archived_at IS NOT NULL, c.updated_at DESC, c.id DESC LIMIT 20`, "zanzibar")
+			if err != nil {
+				b.Fatal(err)
+			}
+			k := 0
+			for rows.Next() {
+				k++
+			}
+			rows.Close()
+			if k != 10 {
+				b.Fatal(k)
+			}
+		}
+	})
+}
+
+// BenchmarkCheckpointIndexed measures a plan checkpoint of a 10 KB and a
+// 250 KB plan in which one line changed since the last one: CheckpointPlan,
+// which now brings the plan's search index up to date too, side by side
+// with the checkpoint's bare SQL as it was before the index (the upsert of
+// the text and the journal's trim, in one transaction), in the same run.
+func BenchmarkCheckpointIndexed(b *testing.B) {
+	ctx := context.Background()
+	for _, size := range []int{10_000, 250_000} {
+		s := openTest(b)
+		r := mustRepo(b, s, "o/r")
+		indexed := mustChannel(b, s, r.NodeID, "Indexed")
+		bare := mustChannel(b, s, r.NodeID, "Bare")
+		var text strings.Builder
+		for i := 0; text.Len() < size; i++ {
+			fmt.Fprintf(&text, "- Step %d: move the service from Postgres to SQLite with a WAL journal.\n", i)
+		}
+		// One line changes, as between two checkpoints.
+		source := func(v int64) string { return text.String() + fmt.Sprintf("- Edit %d\n", v) }
+		// Both plans exist and are indexed before the first measured checkpoint.
+		for _, id := range []string{indexed.ID, bare.ID} {
+			if err := s.CheckpointPlan(ctx, id, PlanCheckpoint{Epoch: "e", Version: 0, Source: source(0)}); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.Run(fmt.Sprintf("%dKB/checkpoint", size/1000), func(b *testing.B) {
+			v := int64(0)
+			for b.Loop() {
+				v++
+				if err := s.CheckpointPlan(ctx, indexed.ID, PlanCheckpoint{Epoch: "e", Version: v, Source: source(v), KeepAfter: v}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(fmt.Sprintf("%dKB/bare-sql", size/1000), func(b *testing.B) {
+			v := int64(0)
+			for b.Loop() {
+				v++
+				err := s.inTx(ctx, func(tx *sql.Tx) error {
+					if _, err := tx.ExecContext(ctx, `INSERT INTO plans (channel_id, epoch, version, checkpoint_version, checkpoint_source, updated_at)
+						VALUES (?, 'e', ?, ?, ?, ?)
+						ON CONFLICT (channel_id) DO UPDATE SET epoch = excluded.epoch,
+							version = max(plans.version, excluded.version),
+							checkpoint_version = excluded.checkpoint_version,
+							checkpoint_source = excluded.checkpoint_source, updated_at = excluded.updated_at`,
+						bare.ID, v, v, source(v), s.nowMS()); err != nil {
+						return err
+					}
+					_, err := tx.ExecContext(ctx, `DELETE FROM plan_journal WHERE channel_id = ? AND version <= ?`, bare.ID, v)
+					return err
+				})
+				if err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		s.Close()
+	}
+}

@@ -131,7 +131,7 @@ func (s *Store) ChannelBySlug(ctx context.Context, repositoryNodeID, slug string
 // "Untitled plan 2", ...).
 func (s *Store) CreateChannel(ctx context.Context, repositoryNodeID, title string) (Channel, error) {
 	var c Channel
-	err := s.inTx(ctx, func(tx *sql.Tx) error {
+	err := s.inCatalogTx(ctx, func(tx *sql.Tx) error {
 		var err error
 		c, err = createChannel(ctx, tx, s.nowMS(), newChannel{
 			repositoryNodeID: repositoryNodeID,
@@ -155,7 +155,7 @@ func (s *Store) CreateChannelIdempotent(ctx context.Context, repositoryNodeID, k
 	sum := sha256.Sum256([]byte(source + "\x00" + norm.NFC.String(strings.TrimSpace(title))))
 	inputHash := hex.EncodeToString(sum[:])
 	id := ChannelID(repositoryNodeID, key)
-	err = s.inTx(ctx, func(tx *sql.Tx) error {
+	err = s.inCatalogTx(ctx, func(tx *sql.Tx) error {
 		existing, err := channelByID(ctx, tx, id)
 		if err == nil {
 			var hash string
@@ -294,7 +294,7 @@ func (s *Store) RenameChannel(ctx context.Context, id, title string) (c Channel,
 	if err != nil {
 		return Channel{}, false, err
 	}
-	err = s.inTx(ctx, func(tx *sql.Tx) error {
+	err = s.inCatalogTx(ctx, func(tx *sql.Tx) error {
 		c, err = channelByID(ctx, tx, id)
 		if err != nil {
 			return err
@@ -363,7 +363,7 @@ func (s *Store) setArchived(ctx context.Context, id string, archive bool) (c Cha
 // DeleteChannel deletes an archived document and, by cascade, everything it
 // owns, in one transaction. An active document must be archived first.
 func (s *Store) DeleteChannel(ctx context.Context, id string) error {
-	return s.inTx(ctx, func(tx *sql.Tx) error {
+	return s.inCatalogTx(ctx, func(tx *sql.Tx) error {
 		c, err := channelByID(ctx, tx, id)
 		if err != nil {
 			return err
@@ -433,19 +433,22 @@ func (s *Store) ListChannels(ctx context.Context, repositoryNodeID string, opt L
 			return ChannelPage{}, invalid("invalid-cursor", "the cursor belongs to another search; start again without it")
 		}
 	}
-	// The page is chosen on channels alone (covered by channels_recency);
-	// only its rows are joined for their repository and parent.
+	// The page is chosen first, from the search index when it narrows the
+	// catalog to a few candidates, else from channels alone in recency order
+	// (covered by channels_recency); only its rows are joined for their
+	// repository and parent.
+	candidates, err := s.indexCandidates(ctx, query)
+	if err != nil {
+		return ChannelPage{}, err
+	}
+	pageQuery, args := listPageByRecency, []any{repositoryNodeID, opt.IncludeArchived, query, query, after.UpdatedAt, after.ID, limit + 1}
+	if candidates != "" {
+		pageQuery, args = listPageFromIndex, []any{candidates, repositoryNodeID, opt.IncludeArchived, query, after.UpdatedAt, after.ID, limit + 1}
+	}
 	rows, err := s.read.QueryContext(ctx, `SELECT `+channelColumns+`
-		FROM (SELECT id FROM channels
-			WHERE repository_node_id = ?
-			  AND (? OR archived_at IS NULL)
-			  AND (? = '' OR instr(search_text, ?) > 0)
-			  AND (updated_at, id) < (?, ?)
-			ORDER BY updated_at DESC, id DESC
-			LIMIT ?) page
+		FROM (`+pageQuery+`) page
 		JOIN channels c ON c.id = page.id `+channelJoins+`
-		ORDER BY c.updated_at DESC, c.id DESC`,
-		repositoryNodeID, opt.IncludeArchived, query, query, after.UpdatedAt, after.ID, limit+1)
+		ORDER BY c.updated_at DESC, c.id DESC`, args...)
 	if err != nil {
 		return ChannelPage{}, fmt.Errorf("list channels: %w", err)
 	}

@@ -100,7 +100,14 @@ func (s *Store) commitPlan(ctx context.Context, tx *sql.Tx, channelID string, up
 // it has none yet, and drops the journal through cp.KeepAfter.
 func (s *Store) CheckpointPlan(ctx context.Context, channelID string, cp PlanCheckpoint) error {
 	return s.inTx(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `INSERT INTO plans (channel_id, epoch, version, checkpoint_version, checkpoint_source, updated_at)
+		err := indexPlanLines(ctx, tx, channelID, cp.Source)
+		if isForeignKeyError(err) {
+			return notFound("channel-not-found", "no document has the ID %s", channelID)
+		}
+		if err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, `INSERT INTO plans (channel_id, epoch, version, checkpoint_version, checkpoint_source, updated_at)
 			VALUES (?, ?, ?, ?, ?, ?)
 			ON CONFLICT (channel_id) DO UPDATE SET epoch = excluded.epoch,
 				version = max(plans.version, excluded.version),

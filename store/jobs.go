@@ -162,7 +162,7 @@ func (s *Store) UpdateJob(ctx context.Context, j Job, from ...string) (bool, err
 // running. The projection leaves the plan revision and updated_at alone.
 func (s *Store) CompleteJob(ctx context.Context, id string, artifact json.RawMessage, d *Description, now int64) (bool, error) {
 	var ok bool
-	err := s.inTx(ctx, func(tx *sql.Tx) error {
+	err := s.inCatalogTx(ctx, func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, `UPDATE jobs SET state = 'completed', reason = '', updated_at = ?
 			WHERE id = ? AND state = 'running'`, now, id)
 		if err != nil {

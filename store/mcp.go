@@ -38,7 +38,7 @@ func (s *Store) CreateDocument(ctx context.Context, d DocumentCreation) (c Chann
 	}
 	inputHash := hashParts("document", norm.NFC.String(strings.TrimSpace(d.Title)), d.Plan, d.Brief)
 	id := ChannelID(d.RepositoryNodeID, d.Key)
-	err = s.inTx(ctx, func(tx *sql.Tx) error {
+	err = s.inCatalogTx(ctx, func(tx *sql.Tx) error {
 		existing, err := channelByID(ctx, tx, id)
 		if err == nil {
 			var hash string
@@ -60,6 +60,9 @@ func (s *Store) CreateDocument(ctx context.Context, d DocumentCreation) (c Chann
 			idempotencyKey: d.Key, inputHash: inputHash,
 		})
 		if err != nil {
+			return err
+		}
+		if err := indexPlanLines(ctx, tx, id, d.Plan); err != nil {
 			return err
 		}
 		if _, err := tx.ExecContext(ctx, `INSERT INTO plans (channel_id, epoch, version, checkpoint_version, checkpoint_source, updated_at)

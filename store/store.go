@@ -15,6 +15,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	_ "modernc.org/sqlite" // registers the pure-Go "sqlite" driver
@@ -34,6 +35,13 @@ type Store struct {
 	// them anew would cost more than the rest of the transaction's CPU.
 	advancePlan *sql.Stmt
 	journalPlan *sql.Stmt
+
+	// The catalog index's merging (search.go): a write asks, tidyCatalog
+	// merges; closing stops it and tidied says it has.
+	catalogWritten chan struct{}
+	closing        chan struct{}
+	closeOnce      sync.Once
+	tidied         chan struct{}
 }
 
 // Open opens (creating if needed) the database at path and brings its schema
@@ -55,12 +63,17 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		write.Close()
 		return nil, err
 	}
-	read, err := openDB(path, "_pragma=query_only(1)", 4)
+	read, err := openDB(path, readPragmas, 4)
 	if err != nil {
 		write.Close()
 		return nil, err
 	}
-	s := &Store{write: write, read: read, now: time.Now, path: path}
+	s := &Store{write: write, read: read, now: time.Now, path: path,
+		catalogWritten: make(chan struct{}, 1), closing: make(chan struct{}), tidied: make(chan struct{})}
+	// Merge the catalog index once the start is over, in case the last run
+	// stopped before it did.
+	s.catalogWritten <- struct{}{}
+	go s.tidyCatalog()
 	if err := s.prepare(ctx); err != nil {
 		s.Close()
 		return nil, err
@@ -80,6 +93,13 @@ func (s *Store) prepare(ctx context.Context) error {
 	}
 	return nil
 }
+
+// readPragmas size the read pool for the catalog: each connection keeps up
+// to 4 MiB of pages of its own and maps up to 256 MiB of the file, so a
+// listing or a search reads the indexes it needs from memory rather than
+// with one pread per page (SQLite's default cache is 2 MiB per connection,
+// and no mapping).
+const readPragmas = "_pragma=query_only(1)&_pragma=cache_size(-4096)&_pragma=mmap_size(268435456)"
 
 func openDB(path, extra string, conns int) (*sql.DB, error) {
 	// busy_timeout comes first so that it already applies to the pragmas after it.
@@ -104,6 +124,8 @@ func (s *Store) SetClock(now func() time.Time) { s.now = now }
 
 // Close closes both pools.
 func (s *Store) Close() error {
+	s.closeOnce.Do(func() { close(s.closing) })
+	<-s.tidied
 	for _, st := range []*sql.Stmt{s.advancePlan, s.journalPlan} {
 		if st != nil {
 			st.Close()

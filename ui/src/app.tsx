@@ -10,6 +10,7 @@ import { DocumentsPage } from "./pages/documents";
 import { Workspace } from "./workspace/workspace";
 import { Shell, Problem } from "./pages/shell";
 import { Shortcuts } from "./shortcuts";
+import { QuickSwitcher } from "./switcher";
 
 function App() {
   const path = usePath();
@@ -102,6 +103,7 @@ render(
   <>
     <App />
     <Shortcuts />
+    <QuickSwitcher />
   </>,
   document.getElementById("app")!,
 );

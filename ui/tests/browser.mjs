@@ -774,10 +774,10 @@ try {
     const row = d.locator(".doc-row", { hasText: "Launch plan" });
     await row.locator(".description", { hasText: want }).waitFor();
     // The server's search matches the description, not only the title.
-    await d.getByPlaceholder("Search titles and descriptions").fill("spring");
+    await d.getByPlaceholder("Search titles, descriptions and plans").fill("spring");
     await until("the search hit", async () => (await d.locator(".doc-row").count()) === 1 && (await row.count()) === 1);
     await shot(d, "22-description-search");
-    await d.getByPlaceholder("Search titles and descriptions").fill("autumn");
+    await d.getByPlaceholder("Search titles, descriptions and plans").fill("autumn");
     await until("no hit", async () => (await d.locator(".doc-row").count()) === 0);
     await d.close();
   });
@@ -1533,6 +1533,81 @@ try {
     await a.getByRole("tab", { name: "Edit" }).click();
     await a.locator(".cm-comment-wash", { hasText: "Keep backups" }).waitFor();
   });
+
+  // ---- search: plan text and the quick switcher (issues 16 and 17) ----
+  await step("search finds a document by a word only in its plan, and shows the line", async () => {
+    await b.goto(origin + "/documents/octo/plans");
+    await b.getByPlaceholder("Title (optional)").fill("Travel notes");
+    await b.getByRole("button", { name: "New document" }).click();
+    await b.waitForURL(origin + "/documents/octo/plans/travel-notes");
+    await until("the plan's text", async () => (await editorText(b)) === "# Travel notes\n");
+    await b.locator(".cm-content").click();
+    await b.keyboard.press("Control+End");
+    await b.keyboard.type("\nBook the Zanzibar ferry before June.");
+    await until("the saved state", async () => (await b.locator(".sync-status").textContent()).startsWith("Saved"));
+    // Leaving the document closes its room, whose last checkpoint indexes the plan.
+    await b.goto(origin + "/documents/octo/plans");
+    const box = b.getByRole("searchbox", { name: "Search documents" });
+    const row = b.locator(".doc-row", { hasText: "Travel notes" });
+    await until("the plan-text hit", async () => {
+      await box.fill("");
+      await box.fill("zanzibar ferry");
+      await b.waitForTimeout(400);
+      return (await b.locator(".doc-row").count()) === 1 && (await row.count()) === 1;
+    });
+    const line = await row.locator(".match-line").textContent();
+    if (line !== "Plan, line 3: Book the Zanzibar ferry before June.") throw new Error("the matching line: " + line);
+    if ((await row.locator(".match-line mark").textContent()) !== "Zanzibar ferry")
+      throw new Error("the match is not marked");
+    await shot(b, "30-plan-search");
+    await box.fill("");
+  });
+
+  await step(
+    "Ctrl-K opens the quick switcher: it finds documents and repositories, Enter opens, Escape closes",
+    async () => {
+      await b.goto(origin + "/documents/octo/plans");
+      const box = b.getByRole("searchbox", { name: "Search documents" });
+      await box.focus();
+      await b.keyboard.press("Control+k");
+      const dialog = b.getByRole("dialog", { name: "Go to a document or a repository" });
+      await dialog.waitFor();
+      const input = dialog.getByRole("combobox", { name: "Find a document or a repository" });
+      if (!(await input.evaluate((el) => el === document.activeElement)))
+        throw new Error("the switcher's box has no focus");
+      const list = dialog.getByRole("listbox", { name: "Documents and repositories" });
+      // A repository, by its name.
+      await input.fill("octo/pl");
+      await list.getByRole("option", { name: /octo\/plans\s*Repository/ }).waitFor();
+      // A document, by a word of its plan, with the line.
+      await input.fill("zanzibar");
+      const option = list.getByRole("option", { name: /Travel notes/ });
+      await option.waitFor();
+      if (!(await option.textContent()).includes("Plan, line 3: Book the Zanzibar ferry before June."))
+        throw new Error("the option does not show the line: " + (await option.textContent()));
+      await until("the document chosen", async () => (await option.getAttribute("aria-selected")) === "true");
+      if ((await input.getAttribute("aria-activedescendant")) !== (await option.getAttribute("id")))
+        throw new Error("aria-activedescendant does not name the chosen option");
+      await shot(b, "31-switcher");
+      await b.keyboard.press("Enter");
+      await b.waitForURL(origin + "/documents/octo/plans/travel-notes");
+      await dialog.waitFor({ state: "detached" });
+      await b.locator(".cm-content").waitFor();
+      // From inside the editor too; Escape closes and gives the focus back.
+      await b.locator(".cm-content").click();
+      await b.keyboard.press("Control+k");
+      await dialog.waitFor();
+      await input.fill("oct");
+      await list.getByRole("option").first().waitFor();
+      await b.keyboard.press("ArrowDown");
+      await b.keyboard.press("Escape");
+      await dialog.waitFor({ state: "detached" });
+      if (!(await b.evaluate(() => document.activeElement?.classList.contains("cm-content"))))
+        throw new Error("Escape did not give the focus back to the editor");
+      if ((await editorText(b)) !== "# Travel notes\n\nBook the Zanzibar ferry before June.")
+        throw new Error("the switcher's keys reached the editor: " + (await editorText(b)));
+    },
+  );
 
   await step("archiving makes the editor read-only", async () => {
     await b.goto(origin + "/documents/octo/plans");

@@ -3,6 +3,7 @@ import { api, pathOf, type Channel } from "../api";
 import { navigate, onLinkClick } from "../router";
 import { ago, ErrorText, Shell } from "./shell";
 import { showToast } from "../toast";
+import { MatchLine, maxSearchLimit, searchDocuments, type SearchMatch } from "../search";
 
 interface Page {
   channels: Channel[];
@@ -16,6 +17,10 @@ export function DocumentsPage({ owner, repository }: { owner: string; repository
   const [archived, setArchived] = useState(new URLSearchParams(location.search).get("includeArchived") === "true");
   const [list, setList] = useState<Channel[] | null>(null);
   const [cursor, setCursor] = useState<string | null>(null);
+  // While searching: where each document matched, and whether the answer
+  // was cut at the search's limit.
+  const [matches, setMatches] = useState<Record<string, SearchMatch>>({});
+  const [capped, setCapped] = useState(false);
   const [error, setError] = useState("");
   const [title, setTitle] = useState("");
   const [createError, setCreateError] = useState("");
@@ -33,9 +38,23 @@ export function DocumentsPage({ owner, repository }: { owner: string; repository
   async function load(more = false) {
     const g = ++gen.current;
     try {
+      if (query.trim() && !more) {
+        // A search covers plan text too, through the full-text search.
+        const results = await searchDocuments(query, { repository: repo, limit: maxSearchLimit });
+        if (g !== gen.current) return;
+        const shown = results.filter((r) => archived || !r.channel.archivedAt);
+        setList(shown.map((r) => r.channel));
+        setMatches(Object.fromEntries(shown.map((r) => [r.channel.id, r.match])));
+        setCapped(results.length === maxSearchLimit);
+        setCursor(null);
+        setError("");
+        return;
+      }
       const page = await api<Page>("GET", `${base}?${params(more ? cursor : null)}`);
       if (g !== gen.current) return;
       setList((old) => (more && old ? [...old, ...page.channels] : page.channels));
+      setMatches({});
+      setCapped(false);
       setCursor(page.nextCursor);
       setError("");
     } catch (e) {
@@ -118,7 +137,7 @@ export function DocumentsPage({ owner, repository }: { owner: string; repository
           <input
             type="search"
             name="query"
-            placeholder="Search titles and descriptions"
+            placeholder="Search titles, descriptions and plans"
             aria-label="Search documents"
             value={query}
             onInput={(e) => setQuery(e.currentTarget.value)}
@@ -149,9 +168,14 @@ export function DocumentsPage({ owner, repository }: { owner: string; repository
                 onDelete={remove}
                 onRestored={() => load()}
                 hideArchived={!archived}
+                match={matches[ch.id]}
+                query={query}
               />
             ))}
           </ul>
+        )}
+        {capped && (
+          <p class="muted small">Showing the first {maxSearchLimit} matches. Type more words to narrow the search.</p>
         )}
         {cursor && (
           <button class="quiet" onClick={() => load(true)}>
@@ -169,12 +193,16 @@ function DocumentRow({
   onDelete,
   onRestored,
   hideArchived,
+  match,
+  query,
 }: {
   ch: Channel;
   onChange: (c: Channel) => void;
   onDelete: (id: string) => void;
   onRestored: () => void;
   hideArchived: boolean;
+  match?: SearchMatch;
+  query: string;
 }) {
   const [mode, setMode] = useState<"view" | "rename" | "delete">("view");
   const [title, setTitle] = useState(ch.title);
@@ -238,6 +266,7 @@ function DocumentRow({
           </a>
           {ch.archivedAt && <span class="badge">Archived</span>}
           {ch.description && <p class="muted description">{ch.description}</p>}
+          {match && <MatchLine match={match} q={query} />}
           <span class="muted small">Updated {ago(ch.updatedAt)}</span>
         </div>
       )}
