@@ -1,7 +1,7 @@
 package store
 
 // Search over the catalog and the plans, through the FTS5 indexes of
-// migration 011_search.sql: the listing's query (spec/channels.md,
+// migration 012_search.sql: the listing's query (spec/channels.md,
 // docs/http-api.md) finds its candidates there instead of scanning the
 // repository's documents, and Search answers GET /api/search with the
 // matching line of a title, a description or a plan.
