@@ -410,7 +410,14 @@ func DiffChangeSet(before, after string) ChangeSet {
 // commonPrefix is the byte length of the longest run of whole characters a and b
 // start with.
 func commonPrefix(a, b string) int {
+	// A chunk at a time first: the text's own equality runs as one
+	// vectorised comparison, and a keystroke in a large plan compares the
+	// whole text on either side of it.
+	const chunk = 64
 	n := 0
+	for n+chunk <= len(a) && n+chunk <= len(b) && a[n:n+chunk] == b[n:n+chunk] {
+		n += chunk
+	}
 	for n < len(a) && n < len(b) && a[n] == b[n] {
 		n++
 	}
@@ -424,7 +431,11 @@ func commonPrefix(a, b string) int {
 // commonSuffix is the byte length of the longest run of whole characters a and b
 // end with.
 func commonSuffix(a, b string) int {
+	const chunk = 64
 	n := 0
+	for n+chunk <= len(a) && n+chunk <= len(b) && a[len(a)-n-chunk:len(a)-n] == b[len(b)-n-chunk:len(b)-n] {
+		n += chunk
+	}
 	for n < len(a) && n < len(b) && a[len(a)-1-n] == b[len(b)-1-n] {
 		n++
 	}

@@ -327,12 +327,39 @@ func Decisions(source string) []DecisionMark {
 // line may change, so text may move around a card but the cards stay as the
 // server wrote them. A <Decision in a code sample counts too: telling a sample
 // from a card is not worth a way to forge one.
+//
+// Only the lines an edit touched are read: the lines before the first
+// changed byte and after the last are the same on both sides, in the same
+// order, so the reserved lines of the whole text are equal exactly when
+// those of the changed lines are. A keystroke in a large plan costs two
+// comparisons of memory, not a match per line.
 func CheckReserved(before, after string) error {
-	was, now := reservedLines(before), reservedLines(after)
-	if equalLines(was, now) {
+	was, now := changedLines(before, after)
+	if equalLines(reservedLines(was), reservedLines(now)) {
 		return nil
 	}
-	return &Error{Code: CodeReservedComponent, Message: describeReservedChange(was, now)}
+	// The words name lines by number and tell a duplicate from a new card,
+	// which takes the whole text; only a refused edit pays for it.
+	wasAll, nowAll := reservedLines(before), reservedLines(after)
+	return &Error{Code: CodeReservedComponent, Message: describeReservedChange(wasAll, nowAll)}
+}
+
+// changedLines returns the whole lines of before and of after that differ:
+// from the start of the line holding the first changed byte to the end of
+// the line holding the last (without its line break). What precedes and
+// follows them is the same text on both sides.
+func changedLines(before, after string) (string, string) {
+	p := commonPrefix(before, after)
+	s := commonSuffix(before[p:], after[p:])
+	start := strings.LastIndexByte(before[:p], '\n') + 1
+	end := func(text string) int {
+		tail := len(text) - s
+		if nl := strings.IndexByte(text[tail:], '\n'); nl >= 0 {
+			return tail + nl
+		}
+		return len(text)
+	}
+	return before[start:end(before)], after[start:end(after)]
 }
 
 type reservedLine struct {
