@@ -30,6 +30,7 @@ type plan struct {
 	version   int64
 	text      string
 	cpVersion int64    // version of the last checkpoint
+	cpWriting bool     // a checkpoint is being written outside the lock (checkpointIfDue)
 	base      int64    // the version tail starts from
 	tail      []Update // the updates after base; tail[i].Version == base+i+1
 
@@ -108,16 +109,56 @@ func (p *plan) checkpoint(ctx context.Context, r *Room) error {
 	if p.cpVersion == p.version && p.epoch != "" {
 		return nil
 	}
-	if drop := len(p.tail) - keepUpdates; drop > 0 {
-		p.tail = slices.Clone(p.tail[drop:])
-		p.base += int64(drop)
-	}
-	cp := Checkpoint{Epoch: p.epoch, Version: p.version, Source: p.text, KeepAfter: p.base}
+	cp := p.checkpointRecordLocked()
 	if err := r.hub.persist.CheckpointPlan(ctx, r.channelID, cp); err != nil {
 		return err
 	}
 	p.cpVersion = p.version
 	return nil
+}
+
+// checkpointRecordLocked is the checkpoint of the current text, after
+// letting go of the kept updates it no longer needs in memory.
+func (p *plan) checkpointRecordLocked() Checkpoint {
+	if drop := len(p.tail) - keepUpdates; drop > 0 {
+		p.tail = slices.Clone(p.tail[drop:])
+		p.base += int64(drop)
+	}
+	return Checkpoint{Epoch: p.epoch, Version: p.version, Source: p.text, KeepAfter: p.base}
+}
+
+// checkpointIfDue writes a checkpoint once checkpointEvery updates follow
+// the last one. It runs after the change that made it due was answered
+// (a push's plan:ack is queued first), and writes outside the room's lock,
+// so no acknowledgement waits for a checkpoint: not the one of the push
+// that made it due, nor one of another tab's push meanwhile. The journal
+// holds every update until the checkpoint commits, so a crash at any point
+// loses nothing. One checkpoint is written at a time; close waits for it.
+func (r *Room) checkpointIfDue(ctx context.Context) {
+	r.mu.Lock()
+	p := &r.plan
+	if r.closed || r.gone || p.cpWriting || p.version-p.cpVersion < checkpointEvery {
+		r.mu.Unlock()
+		return
+	}
+	cp := p.checkpointRecordLocked()
+	p.cpWriting = true
+	r.mu.Unlock()
+
+	err := r.hub.persist.CheckpointPlan(context.WithoutCancel(ctx), r.channelID, cp)
+
+	r.mu.Lock()
+	p.cpWriting = false
+	if err == nil && cp.Epoch == p.epoch {
+		p.cpVersion = max(p.cpVersion, cp.Version)
+	}
+	r.cpDone.Broadcast()
+	r.mu.Unlock()
+	if err != nil {
+		// The journal still holds every update: nothing is lost, the
+		// next change tries again.
+		r.hub.logf(r).Error("checkpoint", "err", err)
+	}
 }
 
 // openLocked answers plan:open: the updates a client at (epoch, version)
@@ -160,24 +201,20 @@ func (p *plan) prepareLocked(updates []Update) (string, error) {
 }
 
 // acceptLocked makes stored updates current and publishes them.
-func (p *plan) acceptLocked(ctx context.Context, r *Room, updates []Update, text string) {
+func (p *plan) acceptLocked(r *Room, updates []Update, text string) {
 	from := p.version
 	p.text = text
 	p.version = updates[len(updates)-1].Version
 	p.tail = append(p.tail, updates...)
 	r.broadcastLocked(msgPlanUpdates{Type: "plan:updates", Epoch: p.epoch, Version: from, Updates: updates})
-	if p.version-p.cpVersion >= checkpointEvery {
-		if err := p.checkpoint(ctx, r); err != nil {
-			// The journal still holds every update: nothing is lost, the
-			// next checkpoint tries again.
-			r.hub.logf(r).Error("checkpoint", "err", err)
-		}
-	}
+	// The caller runs checkpointIfDue once it has answered and let go of
+	// the lock.
 }
 
 // Push commits a client's updates made at version, then acknowledges and
 // publishes them. A push at any other version is refused as stale, with
 // the current version, so the client pulls, rebases and pushes again.
+// The caller runs checkpointIfDue once the acknowledgement is sent.
 func (r *Room) Push(ctx context.Context, version int64, updates []Update) (int64, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -198,7 +235,7 @@ func (r *Room) Push(ctx context.Context, version int64, updates []Update) (int64
 	if err := r.hub.persist.CommitPlan(ctx, r.channelID, updates); err != nil {
 		return r.plan.version, fmt.Errorf("commit plan: %w", err)
 	}
-	r.plan.acceptLocked(ctx, r, updates, text)
+	r.plan.acceptLocked(r, updates, text)
 	return r.plan.version, nil
 }
 
@@ -206,6 +243,7 @@ func (r *Room) Push(ctx context.Context, version int64, updates []Update) (int64
 // be the current version: an edit of an older one would undo what it missed. It is how an HTTP edit and the
 // Planner's edit_plan change the plan: open editors rebase onto it.
 func (r *Room) ReplaceText(ctx context.Context, revision int64, text string) (int64, error) {
+	defer r.checkpointIfDue(ctx) // after the lock is let go
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if err := r.writableLocked(); err != nil {
@@ -239,7 +277,7 @@ func (r *Room) commitServerTextLocked(ctx context.Context, text string) (int64, 
 	if err := r.hub.persist.CommitPlan(ctx, r.channelID, []Update{u}); err != nil {
 		return r.plan.version, fmt.Errorf("commit plan: %w", err)
 	}
-	r.plan.acceptLocked(ctx, r, []Update{u}, text)
+	r.plan.acceptLocked(r, []Update{u}, text)
 	return r.plan.version, nil
 }
 
