@@ -5,12 +5,17 @@ import (
 	"database/sql"
 	"fmt"
 	"net/http"
+	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/gorilla/websocket"
 
 	"github.com/chopin-desktop/chopin/app/apptest"
 	"github.com/chopin-desktop/chopin/store"
@@ -192,6 +197,108 @@ func BenchmarkOpenRooms(b *testing.B) {
 			release()
 		}
 	}
+}
+
+// BenchmarkOpenSockets measures what 1,000 open documents cost when each
+// has a browser socket on it, as a person's tabs hold them: 1,000 rooms of
+// a 10 KB plan, each joined by one socket that opened the plan. In the same
+// run, a bare gorilla/websocket relay holds 1,000 idle sockets from the
+// same client. Both report the heap and goroutine stacks the process holds
+// for them (after a collection) and the growth of the process's resident
+// memory; the client's side of every socket is in the same process, and the
+// same on both.
+func BenchmarkOpenSockets(b *testing.B) {
+	const rooms = 1000
+	ta := startApp(b)
+	ta.AddRepository("octo/plans")
+	ctx := context.Background()
+	repo, _ := ta.app.store.RepositoryByName(ctx, "octo", "plans")
+	paragraph := strings.Repeat("We plan the rollout in small, reversible steps. ", 4) + "\n\n"
+	source := "# Plan\n\n" + strings.Repeat(paragraph, 10_000/len(paragraph))
+	var channels []store.Channel
+	for i := range rooms {
+		ch, err := ta.app.store.CreateChannel(ctx, repo.NodeID, fmt.Sprintf("Plan %04d", i))
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := ta.app.store.CheckpointPlan(ctx, ch.ID, store.PlanCheckpoint{Epoch: "e", Source: source}); err != nil {
+			b.Fatal(err)
+		}
+		channels = append(channels, ch)
+	}
+	relay := apptest.NewRelay(b, filepath.Join(filepath.Dir(ta.app.cfg.DataDir), "relay.db"))
+	b.ResetTimer()
+	for range b.N {
+		mem0, rss0 := heldMemory(), processRSS()
+		var conns []*websocket.Conn
+		for range rooms {
+			conns = append(conns, relay.Dial(b, "/idle"))
+		}
+		relayMem, relayRSS := heldMemory()-mem0, processRSS()-rss0
+		for _, c := range conns {
+			c.Close()
+		}
+		conns = nil
+
+		mem0, rss0 = heldMemory(), processRSS()
+		goroutines0 := runtime.NumGoroutine()
+		for _, ch := range channels {
+			rc := ta.DialRoom(ch.ID)
+			rc.Send(map[string]any{"type": "plan:open", "epoch": "", "version": 0})
+			rc.Until("plan:snapshot")
+			conns = append(conns, rc.Conn)
+		}
+		// Opening a document starts work that ends (its description is
+		// checked): measure once the goroutines it started are done.
+		for n, still, deadline := runtime.NumGoroutine(), 0, time.Now().Add(time.Minute); still < 10 && time.Now().Before(deadline); {
+			time.Sleep(100 * time.Millisecond)
+			if m := runtime.NumGoroutine(); m < n {
+				n, still = m, 0
+			} else {
+				still++
+			}
+		}
+		appMem, appRSS := heldMemory()-mem0, processRSS()-rss0
+		b.ReportMetric(float64(runtime.NumGoroutine()-goroutines0)/rooms, "goroutines/socket")
+		if ta.app.hub.OpenRooms() != rooms {
+			b.Fatalf("%d rooms open", ta.app.hub.OpenRooms())
+		}
+		for _, c := range conns {
+			c.Close()
+		}
+		b.ReportMetric(float64(appMem)/(1<<20), "MB-held")
+		b.ReportMetric(float64(relayMem)/(1<<20), "relay-MB-held")
+		b.ReportMetric(float64(appRSS)/(1<<20), "MB-RSS-growth")
+		b.ReportMetric(float64(relayRSS)/(1<<20), "relay-MB-RSS-growth")
+		b.ReportMetric(float64(processRSS())/(1<<20), "process-RSS-MB")
+		b.ReportMetric(float64(appMem)/float64(relayMem), "ratio-held")
+	}
+}
+
+// heldMemory is the heap in use and the goroutine stacks after a
+// collection, with freed memory given back to the system.
+func heldMemory() int64 {
+	runtime.GC()
+	debug.FreeOSMemory()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return int64(m.HeapInuse + m.StackInuse)
+}
+
+// processRSS is the resident memory of this process, in bytes (0 where
+// /proc is not there).
+func processRSS() int64 {
+	raw, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(raw), "\n") {
+		if rest, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+			kb, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), 10, 64)
+			return kb << 10
+		}
+	}
+	return 0
 }
 
 func heapInUse() uint64 {
