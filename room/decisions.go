@@ -131,7 +131,7 @@ func (r *Room) Ask(ctx context.Context, call QuestionCall, block *BlockRef, sett
 	if settle != nil {
 		r.cards.waiters[request] = settle
 	}
-	r.plan.acceptLocked(r, []Update{u}, text)
+	r.plan.acceptLocked(r, []Update{u}, text, UTF16Len(text))
 	for _, c := range cards {
 		r.broadcastLocked(msgDecision{Type: "decision:update", Decision: c})
 	}

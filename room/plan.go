@@ -29,6 +29,7 @@ type plan struct {
 	epoch     string
 	version   int64
 	text      string
+	units     int      // the UTF-16 length of text
 	cpVersion int64    // version of the last checkpoint
 	cpWriting bool     // a checkpoint is being written outside the lock (checkpointIfDue)
 	base      int64    // the version tail starts from
@@ -60,11 +61,12 @@ func (p *plan) load(ctx context.Context, r *Room) error {
 		if err := r.hub.persist.CheckpointPlan(ctx, r.channelID, cp); err != nil {
 			return err
 		}
-		p.epoch, p.text = cp.Epoch, cp.Source
+		p.epoch, p.text, p.units = cp.Epoch, cp.Source, UTF16Len(cp.Source)
 		return nil
 	}
 	cp := rec.Checkpoint
 	p.epoch, p.version, p.text, p.cpVersion = cp.Epoch, cp.Version, cp.Source, cp.Version
+	defer func() { p.units = UTF16Len(p.text) }() // once the journal is replayed
 	// Kept updates up to the checkpoint are history only.
 	journal := rec.Journal
 	for len(journal) > 0 && journal[0].Version <= cp.Version {
@@ -179,31 +181,37 @@ func nonNil(u []Update) []Update {
 }
 
 // prepareLocked checks updates against the current text and returns the text
-// they produce, stamping each with its version. Nothing changes yet.
-func (p *plan) prepareLocked(updates []Update) (string, error) {
-	text := p.text
+// they produce and its UTF-16 length, stamping each with its version.
+// Nothing changes yet.
+func (p *plan) prepareLocked(updates []Update) (string, int, error) {
+	text, units := p.text, p.units
 	for i := range updates {
 		u := &updates[i]
-		next, err := applyUpdate(text, *u)
-		if err != nil {
-			return "", errorf(CodeInvalidChanges, "Change %d of this edit does not fit the document at version %d: %v.", i+1, p.version, err)
+		cs, err := ParseChangeSet(u.Changes)
+		var next string
+		if err == nil {
+			next, err = cs.applyKnown(text, units)
 		}
-		text = next
+		if err != nil {
+			return "", 0, errorf(CodeInvalidChanges, "Change %d of this edit does not fit the document at version %d: %v.", i+1, p.version, err)
+		}
+		text, units = next, cs.LenAfter()
 		u.Version = p.version + int64(i) + 1
 	}
 	if len(text) > MaxSourceBytes {
-		return "", errorf(CodeDocumentTooLarge, "The plan would be %d bytes; a plan holds at most %d bytes of source.", len(text), MaxSourceBytes)
+		return "", 0, errorf(CodeDocumentTooLarge, "The plan would be %d bytes; a plan holds at most %d bytes of source.", len(text), MaxSourceBytes)
 	}
 	if err := CheckReserved(p.text, text); err != nil {
-		return "", err
+		return "", 0, err
 	}
-	return text, nil
+	return text, units, nil
 }
 
 // acceptLocked makes stored updates current and publishes them.
-func (p *plan) acceptLocked(r *Room, updates []Update, text string) {
+// units is the UTF-16 length of text.
+func (p *plan) acceptLocked(r *Room, updates []Update, text string, units int) {
 	from := p.version
-	p.text = text
+	p.text, p.units = text, units
 	p.version = updates[len(updates)-1].Version
 	p.tail = append(p.tail, updates...)
 	r.broadcastLocked(msgPlanUpdates{Type: "plan:updates", Epoch: p.epoch, Version: from, Updates: updates})
@@ -228,14 +236,14 @@ func (r *Room) Push(ctx context.Context, version int64, updates []Update) (int64
 	if len(updates) == 0 {
 		return r.plan.version, nil
 	}
-	text, err := r.plan.prepareLocked(updates)
+	text, units, err := r.plan.prepareLocked(updates)
 	if err != nil {
 		return r.plan.version, err
 	}
 	if err := r.hub.persist.CommitPlan(ctx, r.channelID, updates); err != nil {
 		return r.plan.version, fmt.Errorf("commit plan: %w", err)
 	}
-	r.plan.acceptLocked(r, updates, text)
+	r.plan.acceptLocked(r, updates, text, units)
 	return r.plan.version, nil
 }
 
@@ -277,7 +285,7 @@ func (r *Room) commitServerTextLocked(ctx context.Context, text string) (int64, 
 	if err := r.hub.persist.CommitPlan(ctx, r.channelID, []Update{u}); err != nil {
 		return r.plan.version, fmt.Errorf("commit plan: %w", err)
 	}
-	r.plan.acceptLocked(r, []Update{u}, text)
+	r.plan.acceptLocked(r, []Update{u}, text, UTF16Len(text))
 	return r.plan.version, nil
 }
 
