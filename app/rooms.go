@@ -114,11 +114,12 @@ type socket struct {
 	conn *websocket.Conn
 	ping *time.Timer
 
-	mu       sync.Mutex
-	queue    [][]byte // frames not yet written
-	writing  bool     // a writer goroutine is running (write)
-	closing  bool
-	closeMsg []byte // a close frame to write once the queue is sent
+	mu        sync.Mutex
+	queue     [][]byte // frames not yet written
+	writing   bool     // a writer is running (write)
+	receiving bool     // the reader is handling a frame, and writes what it queued next
+	closing   bool
+	closeMsg  []byte // a close frame to write once the queue is sent
 }
 
 // Send queues frame. A tab with sendQueueFrames already waiting fell
@@ -154,11 +155,35 @@ func (c *socket) Close(code int, reason string) {
 	c.startWriterLocked()
 }
 
+// startWriterLocked starts a writer for the queue, unless one is running
+// or the socket's reader is handling a frame: then the reader writes the
+// queue itself once it is done (received), which saves an acknowledgement
+// the hop to another goroutine.
 func (c *socket) startWriterLocked() {
-	if !c.writing {
+	if !c.writing && !c.receiving {
 		c.writing = true
 		go c.write()
 	}
+}
+
+// receive hands a frame from the browser to member, then writes what that
+// queued (its answer, the change it made) from the reader itself. A tab
+// that stops reading holds up only its own reader, never the room: the
+// room only queues.
+func (c *socket) receive(ctx context.Context, member *room.Member, frame []byte) {
+	c.mu.Lock()
+	c.receiving = true
+	c.mu.Unlock()
+	member.Receive(ctx, frame)
+	c.mu.Lock()
+	c.receiving = false
+	if c.writing || (len(c.queue) == 0 && c.closeMsg == nil) {
+		c.mu.Unlock()
+		return
+	}
+	c.writing = true
+	c.mu.Unlock()
+	c.write()
 }
 
 // write writes the queued frames in order, then the close frame if one is
@@ -280,7 +305,7 @@ func (a *App) serveRoomSocket(sock *socket, ch store.Channel) {
 		}
 		switch typ {
 		case websocket.TextMessage:
-			member.Receive(ctx, frame)
+			sock.receive(ctx, member, frame)
 		case websocket.BinaryMessage:
 			sock.Close(websocket.CloseUnsupportedData, "This socket takes JSON text frames only.")
 		}
