@@ -120,6 +120,7 @@ type socket struct {
 	receiving bool     // the reader is handling a frame, and writes what it queued next
 	closing   bool
 	closeMsg  []byte // a close frame to write once the queue is sent
+	ended     bool   // the reader is gone: no more pings
 }
 
 // Send queues frame. A tab with sendQueueFrames already waiting fell
@@ -223,7 +224,11 @@ func (c *socket) write() {
 // keepAlive pings the socket every pingPeriod, from a timer.
 func (c *socket) keepAlive() {
 	_ = c.conn.WriteControl(websocket.PingMessage, nil, time.Now().Add(writeWait))
-	c.ping.Reset(pingPeriod)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.ended {
+		c.ping.Reset(pingPeriod)
+	}
 }
 
 func (a *App) handleRoomSocket(c echo.Context) error {
@@ -266,7 +271,10 @@ func (a *App) serveRoomSocket(sock *socket, ch store.Channel) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer func() {
 		cancel()
+		sock.mu.Lock()
+		sock.ended = true
 		sock.ping.Stop()
+		sock.mu.Unlock()
 		sock.conn.Close()
 		a.sockets.remove(sock)
 	}()
