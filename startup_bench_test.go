@@ -23,23 +23,31 @@ import (
 // BenchmarkStartup measures a double-click: from starting the process to
 // its first 200 from /healthz, on an empty database and on one with 10,000
 // documents. It also reports the process's resident memory once idle and
-// the size of the static binary.
+// the size of the static binary. In the same run, alternately, it starts a
+// hello-world Go server built the same way (CGO_ENABLED=0) and polled the
+// same way: the ratio is what Chopin adds to starting any Go server.
 func BenchmarkStartup(b *testing.B) {
+	hello := buildHelloServer(b)
 	for _, docs := range []int{0, 10_000} {
 		b.Run(fmt.Sprintf("documents=%d", docs), func(b *testing.B) {
 			h := newHome(b)
 			if docs > 0 {
 				seedDocuments(b, filepath.Join(h.dataDir, "chopin.db"), docs)
 			}
-			var starts []time.Duration
+			var starts, hellos []time.Duration
 			var rss float64
 			for range b.N {
-				d, r := startOnce(b, h)
+				d, r := startOnce(b, h.env, chopinBin, "serve")
 				starts = append(starts, d)
 				rss = max(rss, r)
+				d, _ = startOnce(b, os.Environ(), hello)
+				hellos = append(hellos, d)
 			}
 			slices.Sort(starts)
+			slices.Sort(hellos)
 			b.ReportMetric(float64(starts[len(starts)/2])/float64(time.Millisecond), "median-start-ms")
+			b.ReportMetric(float64(hellos[len(hellos)/2])/float64(time.Millisecond), "hello-median-start-ms")
+			b.ReportMetric(float64(starts[len(starts)/2])/float64(hellos[len(hellos)/2]), "ratio-to-hello")
 			b.ReportMetric(rss, "idle-RSS-MB")
 			if st, err := os.Stat(chopinBin); err == nil {
 				b.ReportMetric(float64(st.Size())/(1<<20), "binary-MB")
@@ -48,17 +56,48 @@ func BenchmarkStartup(b *testing.B) {
 	}
 }
 
-// startOnce starts chopin serve on a free port, polls /healthz until it
+// helloServer is the baseline of BenchmarkStartup: a Go server that
+// answers /healthz on $PORT and does nothing else.
+const helloServer = `package main
+
+import (
+	"net/http"
+	"os"
+)
+
+func main() {
+	http.HandleFunc("/healthz", func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("ok")) })
+	http.ListenAndServe("127.0.0.1:"+os.Getenv("PORT"), nil)
+}
+`
+
+func buildHelloServer(b *testing.B) string {
+	dir := b.TempDir()
+	src := filepath.Join(dir, "hello.go")
+	if err := os.WriteFile(src, []byte(helloServer), 0o600); err != nil {
+		b.Fatal(err)
+	}
+	bin := filepath.Join(dir, "hello")
+	cmd := exec.Command("go", "build", "-o", bin, src)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOFLAGS=")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		b.Fatalf("build the hello-world server: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// startOnce starts bin with args on a free port, polls /healthz until it
 // answers 200, reads the idle resident memory, and stops it.
-func startOnce(b *testing.B, h *home) (time.Duration, float64) {
+func startOnce(b *testing.B, env []string, bin string, args ...string) (time.Duration, float64) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		b.Fatal(err)
 	}
 	port := l.Addr().(*net.TCPAddr).Port
 	l.Close()
-	cmd := exec.Command(chopinBin, "serve")
-	cmd.Env = append(h.env, "PORT="+strconv.Itoa(port))
+	cmd := exec.Command(bin, args...)
+	cmd.Env = append(env, "PORT="+strconv.Itoa(port))
 	health := fmt.Sprintf("http://127.0.0.1:%d/healthz", port)
 	client := &http.Client{Timeout: time.Second}
 

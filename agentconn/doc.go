@@ -30,7 +30,7 @@
 //   - Undelivered, when the Host implements it, is given each answer a
 //     client will never receive, so the Planner can still read it.
 //
-// It must not import store, room, app, echo or melody, and it never keeps
+// It must not import store, room, app or echo, and it never keeps
 // anything for a Planner that is not attached, beyond a resumable link's
 // hold.
 package agentconn

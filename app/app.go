@@ -27,7 +27,6 @@ import (
 
 	"github.com/gorilla/websocket"
 	"github.com/labstack/echo/v4"
-	"github.com/olahol/melody"
 
 	"github.com/chopin-desktop/chopin/agentconn"
 	"github.com/chopin-desktop/chopin/mcpserver"
@@ -48,7 +47,7 @@ type App struct {
 	echo      *echo.Echo
 	server    *http.Server
 	hub       *room.Hub
-	melody    *melody.Melody
+	sockets   sockets           // the browsers' room sockets
 	agent     *agentconn.Server // /api/v1/agent: the document's Planner
 	planner   *plannerhost.Host // the server's side of the Planner's turns
 	mcp       *mcpserver.Server // /mcp: the local agent MCP tools
@@ -173,7 +172,6 @@ func (a *App) open() error {
 	if err := a.describer.runner.Start(ctx); err != nil {
 		return err
 	}
-	a.melody = a.newMelody()
 	a.mcp = a.newMCP()
 	a.echo = a.newEcho()
 	a.server = &http.Server{
@@ -283,9 +281,7 @@ func (a *App) Close() error {
 			cancel()
 			a.planner.Wait()
 		}
-		if a.melody != nil {
-			a.melody.CloseWithMsg(websocket.FormatCloseMessage(websocket.CloseGoingAway, "Chopin is shutting down."))
-		}
+		a.sockets.closeAll(websocket.CloseGoingAway, "Chopin is shutting down.")
 		if a.hub != nil {
 			a.hub.Close()
 		}

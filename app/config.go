@@ -21,6 +21,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unicode"
 
@@ -449,9 +450,9 @@ func hasControl(s string) bool {
 
 // loginPattern is a GitHub login: letters, digits and single hyphens, neither
 // starting nor ending with a hyphen, at most 39 characters.
-var loginPattern = regexp.MustCompile(`^[A-Za-z0-9]+(-[A-Za-z0-9]+)*$`)
+var loginPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9]+(-[A-Za-z0-9]+)*$`) })
 
-func validLogin(s string) bool { return len(s) <= 39 && loginPattern.MatchString(s) }
+func validLogin(s string) bool { return len(s) <= 39 && loginPattern().MatchString(s) }
 
 // login resolves the local account's login.
 func (r *resolver) login(s resolved) string {
@@ -564,7 +565,7 @@ func (r *resolver) repositories() []ConfigRepository {
 }
 
 // agentName is what an [[acp_agent]] may be called: the name after --acp.
-var agentName = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,39}$`)
+var agentName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,39}$`) })
 
 func (r *resolver) agents() []ConfigAgent {
 	var agents []ConfigAgent
@@ -575,7 +576,7 @@ func (r *resolver) agents() []ConfigAgent {
 		case entry.Name == nil:
 			r.problemf("%s: [[acp_agent]] has no name; give it one, such as name = \"my-agent\"", r.at(key))
 			continue
-		case !agentName.MatchString(*entry.Name) || *entry.Name == "exec":
+		case !agentName().MatchString(*entry.Name) || *entry.Name == "exec":
 			r.problemf("%s: must be 1 to 40 lowercase letters, digits, hyphens or underscores, and not exec", r.fileLabel(key+".name", *entry.Name))
 			continue
 		case seen[*entry.Name]:

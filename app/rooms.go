@@ -9,7 +9,6 @@ import (
 
 	"github.com/gorilla/websocket"
 	"github.com/labstack/echo/v4"
-	"github.com/olahol/melody"
 
 	"github.com/chopin-desktop/chopin/room"
 	"github.com/chopin-desktop/chopin/store"
@@ -17,60 +16,112 @@ import (
 
 // The browser socket, /ws?channel=<id>: one per open document, carrying
 // the room protocol (docs/room-protocol.md).
+//
+// A person may keep many documents open for days, and an open tab's
+// socket is idle nearly all the time, so an idle socket holds as little as
+// it can: after the upgrade the HTTP handler returns (the server's
+// connection state, buffers and handler stack go), one goroutine reads
+// with a small buffer, a frame is written by a goroutine that exists only
+// while the socket has frames to write, its buffer comes from a pool every
+// socket shares, and pings are timers, not goroutines.
 
 // sendQueueFrames bounds each socket's send queue. A tab that falls this far
 // behind is disconnected; it reconnects and catches up with plan:open.
 const sendQueueFrames = 512
-
-// The socket keeps its own queue and hands melody one frame at a time, so
-// melody's buffer holds at most that frame and close frames: a close always
-// finds room there, and goes out next.
-const melodyBufferFrames = 4
 
 // writeWait is how long one frame may take to write. A tab that reads
 // nothing for this long while a frame is on its way to it is dropped
 // without a close frame; one that falls behind sooner hears 4408.
 const writeWait = 30 * time.Second
 
-func (a *App) newMelody() *melody.Melody {
-	m := melody.New()
-	m.Config.MaxMessageSize = room.MaxFrameBytes
-	m.Config.MessageBufferSize = melodyBufferFrames
-	m.Config.WriteWait = writeWait
+// A socket is pinged every pingPeriod and dropped when it has sent nothing,
+// not even the pong, for pongWait.
+const (
+	pongWait   = 60 * time.Second
+	pingPeriod = pongWait * 9 / 10
+)
+
+// The browser sockets' buffers: a browser's frames are small (a large one
+// is read in several reads), and a write buffer is held only while a frame
+// is written.
+const (
+	socketReadBuffer  = 1 << 10
+	socketWriteBuffer = 4 << 10
+)
+
+var socketWriteBuffers = &sync.Pool{}
+
+var roomUpgrader = websocket.Upgrader{
+	ReadBufferSize:  socketReadBuffer,
+	WriteBufferSize: socketWriteBuffer,
+	WriteBufferPool: socketWriteBuffers,
 	// Origin, Host and the session were checked before upgrading.
-	m.Upgrader.CheckOrigin = func(*http.Request) bool { return true }
-	m.HandleConnect(a.handleRoomConnect)
-	m.HandleMessage(func(s *melody.Session, frame []byte) {
-		if member, ok := memberOf(s); ok {
-			member.Receive(s.Request.Context(), frame)
-		}
-	})
-	m.HandleMessageBinary(func(s *melody.Session, _ []byte) {
-		socketOf(s).Close(websocket.CloseUnsupportedData, "This socket takes JSON text frames only.")
-	})
-	m.HandleSentMessage(func(s *melody.Session, _ []byte) { socketOf(s).sent() })
-	m.HandleDisconnect(func(s *melody.Session) {
-		if member, ok := memberOf(s); ok {
-			member.Leave()
-		}
-	})
-	return m
+	CheckOrigin: func(*http.Request) bool { return true },
 }
 
-// socket is a melody session as a room's Conn, with its own send queue
-// bounded at sendQueueFrames. Once it starts closing it takes nothing more:
-// a member that missed a frame must not carry on as if it had not.
+// sockets is every open browser socket, for shutdown.
+type sockets struct {
+	mu     sync.Mutex
+	open   map[*socket]struct{}
+	closed bool
+}
+
+func (ss *sockets) add(c *socket) bool {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	if ss.closed {
+		return false
+	}
+	if ss.open == nil {
+		ss.open = map[*socket]struct{}{}
+	}
+	ss.open[c] = struct{}{}
+	return true
+}
+
+// count is how many sockets are open.
+func (ss *sockets) count() int {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	return len(ss.open)
+}
+
+func (ss *sockets) remove(c *socket) {
+	ss.mu.Lock()
+	delete(ss.open, c)
+	ss.mu.Unlock()
+}
+
+// closeAll closes every socket with code after the frames queued for it,
+// and refuses new ones.
+func (ss *sockets) closeAll(code int, reason string) {
+	ss.mu.Lock()
+	ss.closed = true
+	open := make([]*socket, 0, len(ss.open))
+	for c := range ss.open {
+		open = append(open, c)
+	}
+	ss.mu.Unlock()
+	for _, c := range open {
+		c.Close(code, reason)
+	}
+}
+
+// socket is a browser's WebSocket as a room's Conn, with its own send
+// queue bounded at sendQueueFrames. Once it starts closing it takes nothing
+// more: a member that missed a frame must not carry on as if it had not.
 type socket struct {
-	s *melody.Session
+	conn *websocket.Conn
+	ping *time.Timer
 
-	mu       sync.Mutex
-	queue    [][]byte // frames not yet handed to melody
-	writing  bool     // melody holds a frame it has not finished writing
-	closing  bool
-	closeMsg []byte // a close frame to hand melody once the queue is sent
+	mu        sync.Mutex
+	queue     [][]byte // frames not yet written
+	writing   bool     // a writer is running (write)
+	receiving bool     // the reader is handling a frame, and writes what it queued next
+	closing   bool
+	closeMsg  []byte // a close frame to write once the queue is sent
+	ended     bool   // the reader is gone: no more pings
 }
-
-func socketOf(s *melody.Session) *socket { return s.MustGet("socket").(*socket) }
 
 // Send queues frame. A tab with sendQueueFrames already waiting fell
 // behind: what is queued is dropped and it is closed with 4408 at once,
@@ -78,65 +129,106 @@ func socketOf(s *melody.Session) *socket { return s.MustGet("socket").(*socket) 
 // but still reading hears the code.
 func (c *socket) Send(frame []byte) {
 	c.mu.Lock()
+	defer c.mu.Unlock()
 	switch {
 	case c.closing:
-		c.mu.Unlock()
 		return
 	case len(c.queue) >= sendQueueFrames:
 		c.closing = true
 		c.queue = nil
-		c.mu.Unlock()
-		_ = c.s.CloseWithMsg(websocket.FormatCloseMessage(room.CloseSlowConsumer, "This tab fell behind; reconnect to catch up."))
-		return
-	case c.writing:
+		c.closeMsg = websocket.FormatCloseMessage(room.CloseSlowConsumer, "This tab fell behind; reconnect to catch up.")
+	default:
 		c.queue = append(c.queue, frame)
-		c.mu.Unlock()
-		return
 	}
-	c.writing = true
-	c.mu.Unlock()
-	_ = c.s.Write(frame)
-}
-
-// sent hands melody the next frame once it has written the last one, and
-// the close frame after the last. Only one frame is with melody at a time,
-// so frames keep their order and a close always finds room.
-func (c *socket) sent() {
-	c.mu.Lock()
-	if len(c.queue) == 0 {
-		c.writing = false
-		msg := c.closeMsg
-		c.closeMsg = nil
-		c.mu.Unlock()
-		if msg != nil {
-			_ = c.s.CloseWithMsg(msg)
-		}
-		return
-	}
-	frame := c.queue[0]
-	c.queue[0] = nil
-	c.queue = c.queue[1:]
-	c.mu.Unlock()
-	_ = c.s.Write(frame)
+	c.startWriterLocked()
 }
 
 // Close sends the close frame after the frames already queued (a member
 // tells a tab why before closing it).
 func (c *socket) Close(code int, reason string) {
-	msg := websocket.FormatCloseMessage(code, reason)
 	c.mu.Lock()
+	defer c.mu.Unlock()
 	if c.closing {
-		c.mu.Unlock()
 		return
 	}
 	c.closing = true
-	if len(c.queue) > 0 {
-		c.closeMsg = msg
+	c.closeMsg = websocket.FormatCloseMessage(code, reason)
+	c.startWriterLocked()
+}
+
+// startWriterLocked starts a writer for the queue, unless one is running
+// or the socket's reader is handling a frame: then the reader writes the
+// queue itself once it is done (received), which saves an acknowledgement
+// the hop to another goroutine.
+func (c *socket) startWriterLocked() {
+	if !c.writing && !c.receiving {
+		c.writing = true
+		go c.write()
+	}
+}
+
+// receive hands a frame from the browser to member, then writes what that
+// queued (its answer, the change it made) from the reader itself. A tab
+// that stops reading holds up only its own reader, never the room: the
+// room only queues.
+func (c *socket) receive(ctx context.Context, member *room.Member, frame []byte) {
+	c.mu.Lock()
+	c.receiving = true
+	c.mu.Unlock()
+	member.Receive(ctx, frame)
+	c.mu.Lock()
+	c.receiving = false
+	if c.writing || (len(c.queue) == 0 && c.closeMsg == nil) {
 		c.mu.Unlock()
 		return
 	}
+	c.writing = true
 	c.mu.Unlock()
-	_ = c.s.CloseWithMsg(msg)
+	c.write()
+}
+
+// write writes the queued frames in order, then the close frame if one is
+// due, and ends when there is nothing left: an idle socket has no writer.
+func (c *socket) write() {
+	for {
+		c.mu.Lock()
+		if len(c.queue) == 0 {
+			msg := c.closeMsg
+			c.closeMsg = nil
+			if msg == nil {
+				c.writing = false
+				c.mu.Unlock()
+				return
+			}
+			c.mu.Unlock()
+			// The writer stays marked as running: nothing follows a close.
+			_ = c.conn.WriteControl(websocket.CloseMessage, msg, time.Now().Add(writeWait))
+			c.conn.Close()
+			return
+		}
+		frame := c.queue[0]
+		c.queue[0] = nil
+		c.queue = c.queue[1:]
+		c.mu.Unlock()
+		_ = c.conn.SetWriteDeadline(time.Now().Add(writeWait))
+		if err := c.conn.WriteMessage(websocket.TextMessage, frame); err != nil {
+			c.mu.Lock()
+			c.closing, c.queue, c.closeMsg = true, nil, nil
+			c.mu.Unlock()
+			c.conn.Close() // the reader sees it and the member leaves
+			return
+		}
+	}
+}
+
+// keepAlive pings the socket every pingPeriod, from a timer.
+func (c *socket) keepAlive() {
+	_ = c.conn.WriteControl(websocket.PingMessage, nil, time.Now().Add(writeWait))
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.ended {
+		c.ping.Reset(pingPeriod)
+	}
 }
 
 func (a *App) handleRoomSocket(c echo.Context) error {
@@ -158,41 +250,83 @@ func (a *App) handleRoomSocket(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	keys := map[string]any{"socket": &socket{}, "channel": ch}
-	return a.melody.HandleRequestWithKeys(c.Response(), r, keys)
+	conn, err := roomUpgrader.Upgrade(c.Response(), r, nil)
+	if err != nil {
+		return nil // the upgrader has answered
+	}
+	sock := &socket{conn: conn}
+	if !a.sockets.add(sock) {
+		_ = conn.WriteControl(websocket.CloseMessage,
+			websocket.FormatCloseMessage(websocket.CloseGoingAway, "Chopin is shutting down."), time.Now().Add(time.Second))
+		conn.Close()
+		return nil
+	}
+	go a.serveRoomSocket(sock, ch)
+	return nil
 }
 
-// handleRoomConnect joins an upgraded socket to its document's room.
-func (a *App) handleRoomConnect(s *melody.Session) {
-	sock := socketOf(s)
-	sock.s = s
-	ch := s.MustGet("channel").(store.Channel)
-	member, err := a.hub.Join(context.Background(), a.roomChannel(ch), a.identity(), sock)
+// serveRoomSocket joins an upgraded socket to its document's room and
+// reads its frames until it closes.
+func (a *App) serveRoomSocket(sock *socket, ch store.Channel) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer func() {
+		cancel()
+		sock.mu.Lock()
+		sock.ended = true
+		sock.ping.Stop()
+		sock.mu.Unlock()
+		sock.conn.Close()
+		a.sockets.remove(sock)
+	}()
+	conn := sock.conn
+	conn.SetReadLimit(room.MaxFrameBytes)
+	_ = conn.SetReadDeadline(time.Now().Add(pongWait))
+	conn.SetPongHandler(func(string) error { return conn.SetReadDeadline(time.Now().Add(pongWait)) })
+	sock.ping = time.AfterFunc(pingPeriod, sock.keepAlive)
+
+	member, err := a.hub.Join(ctx, a.roomChannel(ch), a.identity(), sock)
 	if errors.Is(err, room.ErrDeleted) {
-		return // deleted before it joined: told so and closed with 4404
+		// Deleted before it joined: told so and closed with 4404; read
+		// until the close goes out.
+		drain(conn)
+		return
 	}
 	if err != nil {
 		a.log.Error("join room", "channel", ch.ID, "err", err)
 		sock.Close(websocket.CloseInternalServerErr, "Chopin could not open this document.")
+		drain(conn)
 		return
 	}
-	s.Set("member", member)
+	defer member.Leave()
 	member.ShowModel(a.planner.ModelState(ch.ID))
-	if views, err := a.jobViews(context.Background(), ch.ID); err == nil {
+	if views, err := a.jobViews(ctx, ch.ID); err == nil {
 		member.ShowJobs(views)
 	}
 	// A browser opening the document ensures its description is current.
 	if !ch.Archived() {
 		go a.describer.ensure(ch.ID, 0)
 	}
+	for {
+		typ, frame, err := conn.ReadMessage()
+		if err != nil {
+			return
+		}
+		switch typ {
+		case websocket.TextMessage:
+			sock.receive(ctx, member, frame)
+		case websocket.BinaryMessage:
+			sock.Close(websocket.CloseUnsupportedData, "This socket takes JSON text frames only.")
+		}
+	}
 }
 
-func memberOf(s *melody.Session) (*room.Member, bool) {
-	v, ok := s.Get("member")
-	if !ok {
-		return nil, false
+// drain reads a socket that takes no frames until it closes.
+func drain(conn *websocket.Conn) {
+	for {
+		if _, _, err := conn.ReadMessage(); err != nil {
+			return
+		}
 	}
-	return v.(*room.Member), true
 }
 
 // identity is the local account as a room member: it administers every

@@ -97,9 +97,9 @@ func TestSlowTabIsClosedWith4408(t *testing.T) {
 	// The tab that never reads again is dropped once the write in progress
 	// passes its deadline: only the editor's socket stays.
 	deadline := time.Now().Add(writeWait + 2*apptest.Wait)
-	for ta.app.melody.Len() != 1 {
+	for ta.app.sockets.count() != 1 {
 		if time.Now().After(deadline) {
-			t.Fatalf("%d sockets open, want the editor's alone", ta.app.melody.Len())
+			t.Fatalf("%d sockets open, want the editor's alone", ta.app.sockets.count())
 		}
 		time.Sleep(50 * time.Millisecond)
 	}

@@ -6,7 +6,7 @@
 // It is built on agentconn/client and knows nothing of the server's
 // internals: it reads turns, streams parts and calls host tools exactly as
 // any other client would, over the WebSocket. It must not import app, store,
-// room, assets, echo, melody or agentconn's server package; the import graph
+// room, assets, echo or agentconn's server package; the import graph
 // test holds it to agentconn/client, agentconn/wire (the protocol's message
 // types and feature names), the standard library and a JSON Schema
 // validator.

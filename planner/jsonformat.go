@@ -13,7 +13,7 @@ import (
 	"fmt"
 	"net/http"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/google/jsonschema-go/jsonschema"
 )
 
 // jsonModeFallback is the JSON-mode response_format to ask with again when
@@ -34,37 +34,29 @@ func jsonModeFallback(rf json.RawMessage, err error) json.RawMessage {
 }
 
 // checkJSON reports whether text is one JSON value that fits schema (any
-// JSON when schema is empty), with an error the person can read.
+// JSON when schema is empty), with an error the person can read. The
+// validator is the JSON Schema package the MCP SDK already links (draft
+// 2020-12 and draft-07), which does its work when called, not at start-up.
 func checkJSON(text string, schema json.RawMessage) error {
-	v, err := jsonschema.UnmarshalJSON(bytes.NewReader([]byte(text)))
-	if err != nil {
+	dec := json.NewDecoder(bytes.NewReader([]byte(text)))
+	var v any
+	if err := dec.Decode(&v); err != nil || dec.More() || dec.InputOffset() != int64(len(bytes.TrimRight([]byte(text), " \t\r\n"))) {
 		return fmt.Errorf("The model answered with text that is not the JSON this turn asked for.")
 	}
 	if len(schema) == 0 || string(schema) == "null" {
 		return nil
 	}
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(schema))
-	if err != nil {
+	var s jsonschema.Schema
+	if err := json.Unmarshal(schema, &s); err != nil {
 		return fmt.Errorf("The turn's JSON schema could not be read: %v", err)
 	}
-	c := jsonschema.NewCompiler()
-	c.UseLoader(noLoader{}) // a schema never reads files or the network
-	if err := c.AddResource("turn.json", doc); err != nil {
-		return fmt.Errorf("The turn's JSON schema could not be read: %v", err)
-	}
-	sch, err := c.Compile("turn.json")
+	// No loader: a schema never reads files or the network.
+	rs, err := s.Resolve(&jsonschema.ResolveOptions{BaseURI: "urn:chopin:turn.json"})
 	if err != nil {
 		return fmt.Errorf("The turn's JSON schema could not be compiled: %v", err)
 	}
-	if err := sch.Validate(v); err != nil {
+	if err := rs.Validate(v); err != nil {
 		return fmt.Errorf("The model's JSON does not fit the schema this turn asked for.")
 	}
 	return nil
-}
-
-// noLoader refuses every reference outside the schema itself.
-type noLoader struct{}
-
-func (noLoader) Load(url string) (any, error) {
-	return nil, fmt.Errorf("the schema refers to %s, which is not loaded", url)
 }

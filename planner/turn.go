@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"regexp"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/chopin-desktop/chopin/agentconn/client"
@@ -201,7 +202,7 @@ func functionTool(name, description string, schema json.RawMessage) FunctionTool
 	return FunctionTool{Type: "function", Function: FunctionDef{Name: name, Description: description, Parameters: schema}}
 }
 
-var schemaNameRE = regexp.MustCompile(`[^a-zA-Z0-9_-]+`)
+var schemaNameRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[^a-zA-Z0-9_-]+`) })
 
 // responseFormat is a turn's responseFormat as OpenAI's response_format:
 // nothing for text, json_schema with a schema, json_object without one.
@@ -212,7 +213,7 @@ func responseFormat(typ string, schema json.RawMessage, name, description string
 	if len(schema) == 0 {
 		return json.RawMessage(`{"type":"json_object"}`)
 	}
-	name = schemaNameRE.ReplaceAllString(name, "_")
+	name = schemaNameRE().ReplaceAllString(name, "_")
 	if name == "" {
 		name = "response"
 	}

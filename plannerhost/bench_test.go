@@ -2,6 +2,8 @@ package plannerhost_test
 
 import (
 	"bytes"
+	"encoding/json"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"sync"
@@ -18,7 +20,7 @@ import (
 // Issue 4's streaming benchmarks: text-delta parts from one agent client to
 // ten open browser sockets, through the real app on port 0.
 //
-//	go test ./app -run '^$' -bench BenchmarkAgentDeltas -benchtime 20000x
+//	go test ./plannerhost -run '^$' -bench BenchmarkAgentDeltas -benchtime 3000x
 //
 // parts/s is end to end: from the first part leaving the agent until every
 // browser has the last. The agent keeps at most deltaWindow parts ahead of
@@ -26,7 +28,9 @@ import (
 // measures the pipeline, not how many frames the send queues hold before
 // they drop a tab. p99-ms is the 99th percentile, over every part and every
 // browser, of the time from a part leaving the agent to its arrival in a
-// browser socket, with the agent sending 1,000 parts a second.
+// browser socket, with the agent sending 1,000 parts a second. Each is
+// measured beside a bare gorilla/websocket relay (apptest.Relay) carrying
+// the same parts to the same ten readers, in the same run.
 
 const (
 	benchBrowsers = 10
@@ -35,46 +39,82 @@ const (
 
 func BenchmarkAgentDeltas(b *testing.B) {
 	b.Run("throughput", func(b *testing.B) {
-		s := newDeltaBench(b)
+		app, relay := newDeltaBench(b), newRelayDeltaBench(b)
 		b.ResetTimer()
-		start := time.Now()
-		for i := range b.N {
-			for int64(i)-s.slowest() >= deltaWindow {
-				time.Sleep(20 * time.Microsecond)
+		for _, s := range []*deltaBench{app, relay} {
+			start := time.Now()
+			for i := range b.N {
+				for int64(i)-s.slowest() >= deltaWindow {
+					time.Sleep(20 * time.Microsecond)
+				}
+				s.send(b, "x")
 			}
-			s.send(b, "x")
+			s.waitAll(b, int64(b.N))
+			s.rate = float64(b.N) / time.Since(start).Seconds()
 		}
-		s.waitAll(b, int64(b.N))
-		b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "parts/s")
-		s.finish(b)
+		b.ReportMetric(app.rate, "parts/s")
+		b.ReportMetric(relay.rate, "relay-parts/s")
+		b.ReportMetric(app.rate/relay.rate, "ratio")
+		app.finish(b)
 	})
 	b.Run("latency-1000ps", func(b *testing.B) {
-		s := newDeltaBench(b)
-		s.stamped = true
+		// Each tick sends one part through the app and one through the
+		// relay: both streams at 1,000 parts a second, in the same run.
+		app, relay := newDeltaBench(b), newRelayDeltaBench(b)
+		app.stamped, relay.stamped = true, true
 		b.ResetTimer()
 		tick := time.NewTicker(time.Millisecond)
 		defer tick.Stop()
 		for range b.N {
 			<-tick.C
-			s.send(b, strconv.FormatInt(time.Now().UnixNano(), 10)+" ")
+			app.send(b, strconv.FormatInt(time.Now().UnixNano(), 10)+" ")
+			relay.send(b, strconv.FormatInt(time.Now().UnixNano(), 10)+" ")
 		}
-		s.waitAll(b, int64(b.N))
+		app.waitAll(b, int64(b.N))
+		relay.waitAll(b, int64(b.N))
 		b.StopTimer()
-		lat := s.latencies()
-		slices.Sort(lat)
-		p := func(q float64) float64 { return float64(lat[int(q*float64(len(lat)-1))]) / 1e6 }
-		b.ReportMetric(p(0.50), "p50-ms")
-		b.ReportMetric(p(0.99), "p99-ms")
-		b.ReportMetric(p(1), "max-ms")
-		s.finish(b)
+		p := func(s *deltaBench, q float64) float64 {
+			lat := s.latencies()
+			slices.Sort(lat)
+			return float64(lat[int(q*float64(len(lat)-1))]) / 1e6
+		}
+		b.ReportMetric(p(app, 0.50), "p50-ms")
+		b.ReportMetric(p(app, 0.99), "p99-ms")
+		b.ReportMetric(p(app, 1), "max-ms")
+		b.ReportMetric(p(relay, 0.50), "relay-p50-ms")
+		b.ReportMetric(p(relay, 0.99), "relay-p99-ms")
+		b.ReportMetric(p(app, 0.50)/p(relay, 0.50), "ratio-p50")
+		app.finish(b)
 	})
 }
 
+// newRelayDeltaBench is the baseline: the same ten browser readers on a
+// bare gorilla/websocket relay that sends each frame from one socket, as
+// it is, to the others. The "agent" sends frames shaped as chat:delta.
+func newRelayDeltaBench(b *testing.B) *deltaBench {
+	relay := apptest.NewRelay(b, filepath.Join(b.TempDir(), "relay.db"))
+	s := &deltaBench{}
+	for range benchBrowsers {
+		s.browsers = append(s.browsers, &deltaReader{conn: relay.Dial(b, "/fanout")})
+	}
+	agent := relay.Dial(b, "/fanout")
+	s.sendFrame = func(delta string) error {
+		frame, _ := json.Marshal(map[string]string{"type": "chat:delta", "delta": delta})
+		return agent.WriteMessage(websocket.TextMessage, frame)
+	}
+	for _, r := range s.browsers {
+		go r.read(s)
+	}
+	return s
+}
+
 type deltaBench struct {
-	ta       *testApp
-	turn     *testTurn
-	browsers []*deltaReader
-	stamped  bool
+	ta        *testApp
+	turn      *testTurn
+	sendFrame func(delta string) error // the relay's agent; nil for the app
+	browsers  []*deltaReader
+	stamped   bool
+	rate      float64 // parts/s measured
 }
 
 type deltaReader struct {
@@ -141,6 +181,12 @@ func (r *deltaReader) read(s *deltaBench) {
 }
 
 func (s *deltaBench) send(b *testing.B, delta string) {
+	if s.sendFrame != nil {
+		if err := s.sendFrame(delta); err != nil {
+			b.Fatal(err)
+		}
+		return
+	}
 	if err := s.turn.Send(wire.StreamPart{Type: wire.PartTextDelta, ID: "t", Delta: delta}); err != nil {
 		b.Fatal(err)
 	}

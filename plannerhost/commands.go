@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/chopin-desktop/chopin/agentconn/wire"
 	"github.com/chopin-desktop/chopin/room"
@@ -45,13 +46,13 @@ func catalogCommands(cat *wire.Catalog) []wire.CatalogCommand {
 	return cat.Commands
 }
 
-var commandMessage = regexp.MustCompile(`(?is)^@chopin /(.*)$`)
+var commandMessage = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?is)^@chopin /(.*)$`) })
 
 // commandOf reads a message written as "@chopin /name args" for a command
 // the attached client reports; the longest reported name that fits wins, so
 // a name may hold spaces.
 func (h *Host) commandOf(documentID, text string) (cmd wire.CatalogCommand, args string, ok bool) {
-	sub := commandMessage.FindStringSubmatch(text)
+	sub := commandMessage().FindStringSubmatch(text)
 	if sub == nil {
 		return cmd, "", false
 	}

@@ -13,6 +13,6 @@
 // It knows no HTTP and no SQL. app builds a Host with what it needs (the
 // catalog and the storage as the small interfaces of storage.go), plugs in
 // the room hub and the agent connection server, and serves the routes that
-// call Host's exported methods. It must not import app, store, echo, melody
+// call Host's exported methods. It must not import app, store, echo
 // or database/sql.
 package plannerhost

@@ -273,7 +273,16 @@ func appendJSString(b []byte, s string) []byte {
 // Apply returns doc with the changes made. doc must be the text the change set
 // was made for: LenBase code units long, in CodeMirror's form (see
 // NormalizeLineEndings).
-func (c ChangeSet) Apply(doc string) (string, error) {
+func (c ChangeSet) Apply(doc string) (string, error) { return c.applyKnown(doc, -1) }
+
+// applyKnown is Apply for a document whose UTF-16 length is known to be
+// docUnits (-1 when it is not): the length is checked at once, and the
+// kept text after the last change is copied without being scanned, which
+// for a keystroke near the end of a large plan is nearly all of it.
+func (c ChangeSet) applyKnown(doc string, docUnits int) (string, error) {
+	if docUnits >= 0 && docUnits != c.lenBase {
+		return "", c.wrongLength(docUnits)
+	}
 	var b strings.Builder
 	// Room for every kept byte and every inserted one; deleted bytes, which
 	// are not known before the scan, are the only waste.
@@ -284,7 +293,13 @@ func (c ChangeSet) Apply(doc string) (string, error) {
 	b.Grow(grow)
 
 	pos, unit := 0, 0 // offsets in doc: bytes, UTF-16 code units
-	for _, s := range c.sections {
+	for i, s := range c.sections {
+		if docUnits >= 0 && s.kept && i == len(c.sections)-1 {
+			// The lengths agree, so this is the rest of the document.
+			b.WriteString(doc[pos:])
+			pos = len(doc)
+			break
+		}
 		end, err := advance(doc, pos, s.len)
 		if err != nil {
 			// CodeMirror checks the length before anything else; so do we,
@@ -410,7 +425,14 @@ func DiffChangeSet(before, after string) ChangeSet {
 // commonPrefix is the byte length of the longest run of whole characters a and b
 // start with.
 func commonPrefix(a, b string) int {
+	// A chunk at a time first: the text's own equality runs as one
+	// vectorised comparison, and a keystroke in a large plan compares the
+	// whole text on either side of it.
+	const chunk = 64
 	n := 0
+	for n+chunk <= len(a) && n+chunk <= len(b) && a[n:n+chunk] == b[n:n+chunk] {
+		n += chunk
+	}
 	for n < len(a) && n < len(b) && a[n] == b[n] {
 		n++
 	}
@@ -424,7 +446,11 @@ func commonPrefix(a, b string) int {
 // commonSuffix is the byte length of the longest run of whole characters a and b
 // end with.
 func commonSuffix(a, b string) int {
+	const chunk = 64
 	n := 0
+	for n+chunk <= len(a) && n+chunk <= len(b) && a[len(a)-n-chunk:len(a)-n] == b[len(b)-n-chunk:len(b)-n] {
+		n += chunk
+	}
 	for n < len(a) && n < len(b) && a[len(a)-1-n] == b[len(b)-1-n] {
 		n++
 	}

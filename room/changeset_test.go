@@ -429,3 +429,32 @@ func BenchmarkChangeSetApply(b *testing.B) {
 		}
 	}
 }
+
+// applyKnown, which trusts a known document length instead of scanning
+// the text after the last change, gives what Apply gives, and refuses a
+// document of another length as Apply does.
+func TestApplyKnownAgreesWithApply(t *testing.T) {
+	r := rand.New(rand.NewPCG(17, 2))
+	pieces := []string{"a", "bc", "\n", "é", "😀", "—", "plan "}
+	random := func(n int) string {
+		var b strings.Builder
+		for range n {
+			b.WriteString(pieces[r.IntN(len(pieces))])
+		}
+		return b.String()
+	}
+	for i := range 5000 {
+		a, b := random(r.IntN(20)), random(r.IntN(20))
+		if r.IntN(2) == 0 {
+			b = a[:len(a)/2] + b + a[len(a)/2:]
+		}
+		cs := DiffChangeSet(a, b)
+		got, err := cs.applyKnown(a, UTF16Len(a))
+		if err != nil || got != b {
+			t.Fatalf("case %d: applyKnown(%q) = %q, %v; want %q", i, a, got, err, b)
+		}
+		if _, err := cs.applyKnown(a+"x", UTF16Len(a)+1); !errors.Is(err, ErrWrongDocLength) {
+			t.Fatalf("case %d: a longer document: %v", i, err)
+		}
+	}
+}

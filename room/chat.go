@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // MaxMessageText bounds a person's Chat message, in bytes of UTF-8.
@@ -90,11 +91,11 @@ func (c *chat) load(ctx context.Context, r *Room) error {
 	return nil
 }
 
-var mention = regexp.MustCompile(`(?i)(^|[^\p{L}\p{N}_@])@chopin\b`)
+var mention = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)(^|[^\p{L}\p{N}_@])@chopin\b`) })
 
 // MentionsPlanner reports whether text addresses the Planner: "@chopin" in
 // any letter case, at a word boundary.
-func MentionsPlanner(text string) bool { return mention.MatchString(text) }
+func MentionsPlanner(text string) bool { return mention().MatchString(text) }
 
 // Say posts a person's message. A message that mentions @chopin goes to the
 // Planner as a turn; when no Planner can take it the message is refused

@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -120,7 +121,9 @@ type NewThread struct {
 }
 
 // commentMark matches a whole <Comment id="..." /> line the server wrote.
-var commentMark = regexp.MustCompile(`^[ \t]*<Comment[ \t]+id="([A-Za-z0-9][A-Za-z0-9._:-]{0,127})"[ \t]*/>[ \t]*$`)
+var commentMark = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^[ \t]*<Comment[ \t]+id="([A-Za-z0-9][A-Za-z0-9._:-]{0,127})"[ \t]*/>[ \t]*$`)
+})
 
 type comments struct {
 	threads []*Thread
@@ -548,6 +551,7 @@ func (r *Room) DismissThread(ctx context.Context, who Identity, id string) (Thre
 // exactly that passage. Without a Planner that can take the turn the
 // decision is still recorded, and its result says nobody will revise it.
 func (r *Room) AcceptThread(ctx context.Context, who Identity, id string) (Thread, error) {
+	defer r.checkpointIfDue(ctx) // after the lock is let go
 	r.mu.Lock()
 	t, err := r.openThreadLocked(id)
 	if err != nil {
@@ -585,7 +589,7 @@ func (r *Room) AcceptThread(ctx context.Context, who Identity, id string) (Threa
 		return Thread{}, err
 	}
 	*t = next
-	r.plan.acceptLocked(ctx, r, []Update{u}, text)
+	r.plan.acceptLocked(r, []Update{u}, text, UTF16Len(text))
 	if turnErr != nil {
 		r.broadcastLocked(msgThread{Type: "comment:thread", Thread: r.threadOutLocked(t)})
 		r.mu.Unlock()
@@ -963,7 +967,7 @@ func InlineComments(source string, ts []Thread) string {
 	}
 	lines := strings.Split(source, "\n")
 	for i, line := range lines {
-		m := commentMark.FindStringSubmatch(line)
+		m := commentMark().FindStringSubmatch(line)
 		if m == nil {
 			continue
 		}

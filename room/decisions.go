@@ -96,6 +96,7 @@ func (r *Room) Ask(ctx context.Context, call QuestionCall, block *BlockRef, sett
 	if err != nil {
 		return "", err
 	}
+	defer r.checkpointIfDue(ctx) // after the lock is let go
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if err := r.writableLocked(); err != nil {
@@ -131,7 +132,7 @@ func (r *Room) Ask(ctx context.Context, call QuestionCall, block *BlockRef, sett
 	if settle != nil {
 		r.cards.waiters[request] = settle
 	}
-	r.plan.acceptLocked(ctx, r, []Update{u}, text)
+	r.plan.acceptLocked(r, []Update{u}, text, UTF16Len(text))
 	for _, c := range cards {
 		r.broadcastLocked(msgDecision{Type: "decision:update", Decision: c})
 	}

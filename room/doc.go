@@ -18,6 +18,6 @@
 // one definition of its methods, shapes and limits.
 //
 // room must not import store, app, plannerhost, agentconn (only its wire),
-// echo, melody or an SQL driver, and it publishes a change only after its
-// Persister has committed it.
+// echo, a WebSocket library or an SQL driver, and it publishes a change
+// only after its Persister has committed it.
 package room

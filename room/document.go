@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/extension"
@@ -53,11 +54,15 @@ type Block struct {
 // looks inside a block, and inline parsing is most of goldmark's time (a
 // plan of MaxSourceBytes parses several times faster without it). It is safe
 // for concurrent use: goldmark keeps parse state in a per-call context.
-var blockParser = parser.NewParser(
-	parser.WithBlockParsers(parser.DefaultBlockParsers()...),
-	parser.WithParagraphTransformers(parser.DefaultParagraphTransformers()...),
-	parser.WithParagraphTransformers(util.Prioritized(extension.NewTableParagraphTransformer(), 200)),
-)
+// Like the package's regular expressions it is made when first used, not
+// at start-up.
+var blockParser = sync.OnceValue(func() parser.Parser {
+	return parser.NewParser(
+		parser.WithBlockParsers(parser.DefaultBlockParsers()...),
+		parser.WithParagraphTransformers(parser.DefaultParagraphTransformers()...),
+		parser.WithParagraphTransformers(util.Prioritized(extension.NewTableParagraphTransformer(), 200)),
+	)
+})
 
 // Blocks splits source into its top-level blocks.
 //
@@ -73,7 +78,7 @@ var blockParser = parser.NewParser(
 // blocks and are made one component block again.
 func Blocks(source string) []Block {
 	ls := splitLines(source)
-	doc := blockParser.Parse(text.NewReader([]byte(source)))
+	doc := blockParser().Parse(text.NewReader([]byte(source)))
 
 	var spans []span
 	for n := doc.FirstChild(); n != nil; n = n.NextSibling() {
@@ -297,16 +302,18 @@ type DecisionMark struct {
 }
 
 // decisionMark matches a whole line the server wrote with InsertDecisionMarks.
-var decisionMark = regexp.MustCompile(`^[ \t]*<Decision[ \t]+id="([A-Za-z0-9][A-Za-z0-9._:-]{0,127})"[ \t]*/>[ \t]*$`)
+var decisionMark = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^[ \t]*<Decision[ \t]+id="([A-Za-z0-9][A-Za-z0-9._:-]{0,127})"[ \t]*/>[ \t]*$`)
+})
 
 // decisionTag finds any use of the reserved component, well-formed or not: in
 // MDX a component may also sit inside a line of text.
-var decisionTag = regexp.MustCompile(`<(?:Decision|Comment)(?:[\s/>]|$)`)
+var decisionTag = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`<(?:Decision|Comment)(?:[\s/>]|$)`) })
 
-var markID = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$`)
+var markID = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$`) })
 
 func isDecisionMark(src string) bool {
-	return !strings.Contains(src, "\n") && (decisionMark.MatchString(src) || commentMark.MatchString(src))
+	return !strings.Contains(src, "\n") && (decisionMark().MatchString(src) || commentMark().MatchString(src))
 }
 
 // Decisions lists the decision marks in source, in order.
@@ -314,7 +321,7 @@ func Decisions(source string) []DecisionMark {
 	var marks []DecisionMark
 	ls := splitLines(source)
 	for n := 1; n <= ls.count(); n++ {
-		if m := decisionMark.FindStringSubmatch(ls.line(n)); m != nil {
+		if m := decisionMark().FindStringSubmatch(ls.line(n)); m != nil {
 			marks = append(marks, DecisionMark{ID: m[1], Line: n})
 		}
 	}
@@ -327,12 +334,39 @@ func Decisions(source string) []DecisionMark {
 // line may change, so text may move around a card but the cards stay as the
 // server wrote them. A <Decision in a code sample counts too: telling a sample
 // from a card is not worth a way to forge one.
+//
+// Only the lines an edit touched are read: the lines before the first
+// changed byte and after the last are the same on both sides, in the same
+// order, so the reserved lines of the whole text are equal exactly when
+// those of the changed lines are. A keystroke in a large plan costs two
+// comparisons of memory, not a match per line.
 func CheckReserved(before, after string) error {
-	was, now := reservedLines(before), reservedLines(after)
-	if equalLines(was, now) {
+	was, now := changedLines(before, after)
+	if equalLines(reservedLines(was), reservedLines(now)) {
 		return nil
 	}
-	return &Error{Code: CodeReservedComponent, Message: describeReservedChange(was, now)}
+	// The words name lines by number and tell a duplicate from a new card,
+	// which takes the whole text; only a refused edit pays for it.
+	wasAll, nowAll := reservedLines(before), reservedLines(after)
+	return &Error{Code: CodeReservedComponent, Message: describeReservedChange(wasAll, nowAll)}
+}
+
+// changedLines returns the whole lines of before and of after that differ:
+// from the start of the line holding the first changed byte to the end of
+// the line holding the last (without its line break). What precedes and
+// follows them is the same text on both sides.
+func changedLines(before, after string) (string, string) {
+	p := commonPrefix(before, after)
+	s := commonSuffix(before[p:], after[p:])
+	start := strings.LastIndexByte(before[:p], '\n') + 1
+	end := func(text string) int {
+		tail := len(text) - s
+		if nl := strings.IndexByte(text[tail:], '\n'); nl >= 0 {
+			return tail + nl
+		}
+		return len(text)
+	}
+	return before[start:end(before)], after[start:end(after)]
 }
 
 type reservedLine struct {
@@ -344,7 +378,7 @@ func reservedLines(source string) []reservedLine {
 	var out []reservedLine
 	ls := splitLines(source)
 	for n := 1; n <= ls.count(); n++ {
-		if l := ls.line(n); decisionTag.MatchString(l) {
+		if l := ls.line(n); decisionTag().MatchString(l) {
 			out = append(out, reservedLine{n, l})
 		}
 	}
@@ -406,10 +440,10 @@ func unmatched(a, b []reservedLine) []reservedLine {
 
 // looseID reads an id attribute from a line that may not be a well-formed
 // mark, to tell an altered card from a new one.
-var looseIDAttr = regexp.MustCompile(`\bid\s*=\s*["']([^"']*)`)
+var looseIDAttr = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\bid\s*=\s*["']([^"']*)`) })
 
 func looseID(line string) string {
-	if m := looseIDAttr.FindStringSubmatch(line); m != nil {
+	if m := looseIDAttr().FindStringSubmatch(line); m != nil {
 		return m[1]
 	}
 	return ""
@@ -435,7 +469,7 @@ func InsertDecisionMarks(source string, afterBlock int, ids []string) string {
 	}
 	var marks []string
 	for i, id := range ids {
-		if !markID.MatchString(id) {
+		if !markID().MatchString(id) {
 			panic(fmt.Sprintf("room: invalid decision id %q", id))
 		}
 		if i > 0 {

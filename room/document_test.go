@@ -295,3 +295,31 @@ func BenchmarkBlocks(b *testing.B) {
 		Blocks(source)
 	}
 }
+
+// CheckReserved reads only the changed lines; on every edit it must agree
+// with the comparison of the whole texts' reserved lines, including edits
+// that make or break a tag across the edge of what changed.
+func TestCheckReservedAgreesWithWholeText(t *testing.T) {
+	r := rand.New(rand.NewPCG(17, 1))
+	pieces := []string{"<Decision id=\"a\" />", "<Decision id=\"b\" />", "<", "Decision", " ", "\n", "\n\n", "text", "id=\"a\"", " />", "x<Decision"}
+	random := func(n int) string {
+		var b strings.Builder
+		for range n {
+			b.WriteString(pieces[r.IntN(len(pieces))])
+		}
+		return b.String()
+	}
+	for i := range 20000 {
+		before := random(r.IntN(30))
+		at, end := 0, 0
+		if len(before) > 0 {
+			at = r.IntN(len(before) + 1)
+			end = at + r.IntN(len(before)-at+1)
+		}
+		after := before[:at] + random(r.IntN(3)) + before[end:]
+		whole := equalLines(reservedLines(before), reservedLines(after))
+		if got := CheckReserved(before, after) == nil; got != whole {
+			t.Fatalf("edit %d: %q to %q: allowed %v, the whole texts say %v", i, before, after, got, whole)
+		}
+	}
+}

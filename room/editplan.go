@@ -268,7 +268,7 @@ func (e *edit) check(i int, op Operation) error {
 		}
 	}
 	if op.Content != nil {
-		if decisionTag.MatchString(*op.Content) {
+		if decisionTag().MatchString(*op.Content) {
 			return errorf(CodeReservedComponent, "Operation %d's content holds <Decision, a component only Chopin writes. Ask a question with ask instead; its card is placed for you.", i)
 		}
 		if strings.TrimSpace(*op.Content) == "" {
@@ -282,7 +282,7 @@ func (e *edit) check(i int, op Operation) error {
 }
 
 func (e *edit) holdsReserved(i int) bool {
-	return decisionTag.MatchString(e.blockSource(i))
+	return decisionTag().MatchString(e.blockSource(i))
 }
 
 // blockSource is original block i's text. (BlockSource would split the

@@ -250,7 +250,7 @@ func TestEditPlanMoveKeepsBlocks(t *testing.T) {
 			continue
 		}
 		from, to := r.IntN(len(blocks)), r.IntN(len(blocks)+1)-1
-		if from == to || decisionTag.MatchString(BlockSource(source, blocks[from])) {
+		if from == to || decisionTag().MatchString(BlockSource(source, blocks[from])) {
 			continue // refused, as TestEditPlanRefusals shows
 		}
 		out, err := EditPlan(PlanView{Source: source}, nil, EditPlanArgs{Operations: []Operation{{Op: OpMove, Index: &from, To: &to}}})

@@ -125,6 +125,10 @@ func (m *Member) Receive(ctx context.Context, frame []byte) {
 	if reply != nil {
 		m.reply(reply)
 	}
+	if env.Type == "plan:push" {
+		// Written once the acknowledgement is on its way.
+		m.room.checkpointIfDue(ctx)
+	}
 }
 
 func (m *Member) dispatch(ctx context.Context, env inEnvelope, frame []byte) (any, error) {

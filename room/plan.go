@@ -29,7 +29,9 @@ type plan struct {
 	epoch     string
 	version   int64
 	text      string
+	units     int      // the UTF-16 length of text
 	cpVersion int64    // version of the last checkpoint
+	cpWriting bool     // a checkpoint is being written outside the lock (checkpointIfDue)
 	base      int64    // the version tail starts from
 	tail      []Update // the updates after base; tail[i].Version == base+i+1
 
@@ -59,11 +61,12 @@ func (p *plan) load(ctx context.Context, r *Room) error {
 		if err := r.hub.persist.CheckpointPlan(ctx, r.channelID, cp); err != nil {
 			return err
 		}
-		p.epoch, p.text = cp.Epoch, cp.Source
+		p.epoch, p.text, p.units = cp.Epoch, cp.Source, UTF16Len(cp.Source)
 		return nil
 	}
 	cp := rec.Checkpoint
 	p.epoch, p.version, p.text, p.cpVersion = cp.Epoch, cp.Version, cp.Source, cp.Version
+	defer func() { p.units = UTF16Len(p.text) }() // once the journal is replayed
 	// Kept updates up to the checkpoint are history only.
 	journal := rec.Journal
 	for len(journal) > 0 && journal[0].Version <= cp.Version {
@@ -108,21 +111,69 @@ func (p *plan) checkpoint(ctx context.Context, r *Room) error {
 	if p.cpVersion == p.version && p.epoch != "" {
 		return nil
 	}
-	if drop := len(p.tail) - keepUpdates; drop > 0 {
-		p.tail = slices.Clone(p.tail[drop:])
-		p.base += int64(drop)
-	}
 	// Comment anchors are stored first: the journal that moves them from
 	// where they were last stored is about to shrink.
 	if err := r.comments.storeAnchorsLocked(ctx, r); err != nil {
 		return err
 	}
-	cp := Checkpoint{Epoch: p.epoch, Version: p.version, Source: p.text, KeepAfter: p.base}
+	cp := p.checkpointRecordLocked()
 	if err := r.hub.persist.CheckpointPlan(ctx, r.channelID, cp); err != nil {
 		return err
 	}
 	p.cpVersion = p.version
 	return nil
+}
+
+// checkpointRecordLocked is the checkpoint of the current text, after
+// letting go of the kept updates it no longer needs in memory.
+func (p *plan) checkpointRecordLocked() Checkpoint {
+	if drop := len(p.tail) - keepUpdates; drop > 0 {
+		p.tail = slices.Clone(p.tail[drop:])
+		p.base += int64(drop)
+	}
+	return Checkpoint{Epoch: p.epoch, Version: p.version, Source: p.text, KeepAfter: p.base}
+}
+
+// checkpointIfDue writes a checkpoint once checkpointEvery updates follow
+// the last one. It runs after the change that made it due was answered
+// (a push's plan:ack is queued first), and writes outside the room's lock,
+// so no acknowledgement waits for a checkpoint: not the one of the push
+// that made it due, nor one of another tab's push meanwhile. The journal
+// holds every update until the checkpoint commits, so a crash at any point
+// loses nothing. One checkpoint is written at a time; close waits for it.
+func (r *Room) checkpointIfDue(ctx context.Context) {
+	r.mu.Lock()
+	p := &r.plan
+	if r.closed || r.gone || p.cpWriting || p.version-p.cpVersion < checkpointEvery {
+		r.mu.Unlock()
+		return
+	}
+	// Comment anchors are stored first: the journal that moves them from
+	// where they were last stored is about to shrink. Only moved threads
+	// are written, once per checkpoint.
+	if err := r.comments.storeAnchorsLocked(ctx, r); err != nil {
+		r.mu.Unlock()
+		r.hub.logf(r).Error("checkpoint", "err", err)
+		return
+	}
+	cp := p.checkpointRecordLocked()
+	p.cpWriting = true
+	r.mu.Unlock()
+
+	err := r.hub.persist.CheckpointPlan(context.WithoutCancel(ctx), r.channelID, cp)
+
+	r.mu.Lock()
+	p.cpWriting = false
+	if err == nil && cp.Epoch == p.epoch {
+		p.cpVersion = max(p.cpVersion, cp.Version)
+	}
+	r.cpDone.Broadcast()
+	r.mu.Unlock()
+	if err != nil {
+		// The journal still holds every update: nothing is lost, the
+		// next change tries again.
+		r.hub.logf(r).Error("checkpoint", "err", err)
+	}
 }
 
 // openLocked answers plan:open: the updates a client at (epoch, version)
@@ -143,47 +194,49 @@ func nonNil(u []Update) []Update {
 }
 
 // prepareLocked checks updates against the current text and returns the text
-// they produce, stamping each with its version. Nothing changes yet.
-func (p *plan) prepareLocked(updates []Update) (string, error) {
-	text := p.text
+// they produce and its UTF-16 length, stamping each with its version.
+// Nothing changes yet.
+func (p *plan) prepareLocked(updates []Update) (string, int, error) {
+	text, units := p.text, p.units
 	for i := range updates {
 		u := &updates[i]
-		next, err := applyUpdate(text, *u)
-		if err != nil {
-			return "", errorf(CodeInvalidChanges, "Change %d of this edit does not fit the document at version %d: %v.", i+1, p.version, err)
+		cs, err := ParseChangeSet(u.Changes)
+		var next string
+		if err == nil {
+			next, err = cs.applyKnown(text, units)
 		}
-		text = next
+		if err != nil {
+			return "", 0, errorf(CodeInvalidChanges, "Change %d of this edit does not fit the document at version %d: %v.", i+1, p.version, err)
+		}
+		text, units = next, cs.LenAfter()
 		u.Version = p.version + int64(i) + 1
 	}
 	if len(text) > MaxSourceBytes {
-		return "", errorf(CodeDocumentTooLarge, "The plan would be %d bytes; a plan holds at most %d bytes of source.", len(text), MaxSourceBytes)
+		return "", 0, errorf(CodeDocumentTooLarge, "The plan would be %d bytes; a plan holds at most %d bytes of source.", len(text), MaxSourceBytes)
 	}
 	if err := CheckReserved(p.text, text); err != nil {
-		return "", err
+		return "", 0, err
 	}
-	return text, nil
+	return text, units, nil
 }
 
 // acceptLocked makes stored updates current and publishes them.
-func (p *plan) acceptLocked(ctx context.Context, r *Room, updates []Update, text string) {
+// units is the UTF-16 length of text.
+func (p *plan) acceptLocked(r *Room, updates []Update, text string, units int) {
 	from := p.version
-	p.text = text
+	p.text, p.units = text, units
 	p.version = updates[len(updates)-1].Version
 	p.tail = append(p.tail, updates...)
 	r.broadcastLocked(msgPlanUpdates{Type: "plan:updates", Epoch: p.epoch, Version: from, Updates: updates})
 	r.comments.mapLocked(r, updates)
-	if p.version-p.cpVersion >= checkpointEvery {
-		if err := p.checkpoint(ctx, r); err != nil {
-			// The journal still holds every update: nothing is lost, the
-			// next checkpoint tries again.
-			r.hub.logf(r).Error("checkpoint", "err", err)
-		}
-	}
+	// The caller runs checkpointIfDue once it has answered and let go of
+	// the lock.
 }
 
 // Push commits a client's updates made at version, then acknowledges and
 // publishes them. A push at any other version is refused as stale, with
 // the current version, so the client pulls, rebases and pushes again.
+// The caller runs checkpointIfDue once the acknowledgement is sent.
 func (r *Room) Push(ctx context.Context, version int64, updates []Update) (int64, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -197,14 +250,14 @@ func (r *Room) Push(ctx context.Context, version int64, updates []Update) (int64
 	if len(updates) == 0 {
 		return r.plan.version, nil
 	}
-	text, err := r.plan.prepareLocked(updates)
+	text, units, err := r.plan.prepareLocked(updates)
 	if err != nil {
 		return r.plan.version, err
 	}
 	if err := r.hub.persist.CommitPlan(ctx, r.channelID, updates); err != nil {
 		return r.plan.version, fmt.Errorf("commit plan: %w", err)
 	}
-	r.plan.acceptLocked(ctx, r, updates, text)
+	r.plan.acceptLocked(r, updates, text, units)
 	return r.plan.version, nil
 }
 
@@ -212,6 +265,7 @@ func (r *Room) Push(ctx context.Context, version int64, updates []Update) (int64
 // be the current version: an edit of an older one would undo what it missed. It is how an HTTP edit and the
 // Planner's edit_plan change the plan: open editors rebase onto it.
 func (r *Room) ReplaceText(ctx context.Context, revision int64, text string) (int64, error) {
+	defer r.checkpointIfDue(ctx) // after the lock is let go
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if err := r.writableLocked(); err != nil {
@@ -245,7 +299,7 @@ func (r *Room) commitServerTextLocked(ctx context.Context, text string) (int64, 
 	if err := r.hub.persist.CommitPlan(ctx, r.channelID, []Update{u}); err != nil {
 		return r.plan.version, fmt.Errorf("commit plan: %w", err)
 	}
-	r.plan.acceptLocked(ctx, r, []Update{u}, text)
+	r.plan.acceptLocked(r, []Update{u}, text, UTF16Len(text))
 	return r.plan.version, nil
 }
 

@@ -68,7 +68,7 @@ func ReadPlanFile(data []byte) (PlanFile, error) {
 		if i := strings.IndexFunc(line, func(r rune) bool { return r < 0x20 && r != '\t' || r == 0x7f }); i >= 0 {
 			add(n, "holds the control character U+%04X at column %d; a plan is text", line[i], utf8.RuneCountInString(line[:i])+1)
 		}
-		if decisionTag.MatchString(line) {
+		if decisionTag().MatchString(line) {
 			add(n, "%s marks a decision card, which only Chopin places; write the question and answer as text instead (chopin export --decisions=inline does), or delete the line", strings.TrimSpace(line))
 		}
 		trimmed := strings.TrimLeft(line, " ")
@@ -109,7 +109,7 @@ func InlineDecisions(source string, ds []Decision) string {
 	}
 	lines := strings.Split(source, "\n")
 	for i, line := range lines {
-		m := decisionMark.FindStringSubmatch(line)
+		m := decisionMark().FindStringSubmatch(line)
 		if m == nil {
 			continue
 		}

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/chopin-desktop/chopin/agentconn/wire"
 )
@@ -295,7 +296,7 @@ type BlockRef struct {
 	Digest string `json:"digest"`
 }
 
-var digestShape = regexp.MustCompile(`^sha256:[0-9a-f]{64}$`)
+var digestShape = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^sha256:[0-9a-f]{64}$`) })
 
 // AskArgs are the ask host tool's arguments: { "questions": [Question...],
 // "block"?: BlockRef }. The questions are a questionnaire's.
@@ -310,7 +311,7 @@ func ParseAskArgs(input []byte) (AskArgs, error) {
 	if err := decodeStrict(input, &a); err != nil {
 		return a, errorf(CodeInvalidQuestion, `ask takes {"questions": [{"question", "header", "options", "multiSelect"?}], "block"?: {"index", "digest"}}: %v.`, err)
 	}
-	if a.Block != nil && (a.Block.Index < 0 || !digestShape.MatchString(a.Block.Digest)) {
+	if a.Block != nil && (a.Block.Index < 0 || !digestShape().MatchString(a.Block.Digest)) {
 		return a, errorf(CodeInvalidQuestion, `block is {"index", "digest"} as read_plan's outline gives them: a block index from 0 and "sha256:" with 64 lowercase hex digits.`)
 	}
 	return a, a.Call().Validate()

@@ -30,12 +30,19 @@ const (
 // replySaveEvery bounds how often a streaming reply is saved.
 const replySaveEvery = time.Second
 
-// deltaEvery bounds how often a reply sends its members chat:delta. Every
-// frame costs each socket a write system call, so deltas that arrive faster
-// are sent together: the first after a quiet spell goes at once, the rest
-// within deltaEvery. A Planner streaming at 1,000 parts a second or slower
-// gets a frame per part and no added delay.
-const deltaEvery = time.Millisecond
+// deltaEvery bounds how often a reply under load sends its members
+// chat:delta. Every frame costs each socket a write system call, so a
+// stream of deltas arriving less than deltaQuiet apart (faster than 5,000
+// a second) is sent together, at most deltaEvery apart. A delta that
+// follows the previous one by deltaQuiet or more goes at once, whenever
+// the last frame went: a Planner streaming at 1,000 parts a second, even
+// with jitter, gets a frame per part and no added delay. (Waiting for a
+// timer shorter than a millisecond is no remedy: an idle Go program
+// sleeps at least a millisecond for one.)
+const (
+	deltaEvery = time.Millisecond
+	deltaQuiet = 200 * time.Microsecond
+)
 
 // maxToolRowJSON bounds a tool row's stored input and result: Work details
 // shows what a call did, not every byte of a large page or plan.
@@ -125,6 +132,7 @@ type PlannerReply struct {
 	pending     []msgChatDelta // deltas not yet sent, at most one per field
 	flushQueued bool
 	flushedAt   time.Time
+	deltaAt     time.Time // when the last delta arrived
 
 	textKept      int             // bytes of text and reasoning, against MaxReplyText
 	textCut       bool            // the text reached MaxReplyText: no more is kept
@@ -191,11 +199,15 @@ func (p *PlannerReply) append(b *strings.Builder, units *int, field, delta strin
 	p.changedLocked()
 }
 
-// queueDeltaLocked sends a delta now after a quiet spell, else joins it to
-// the field's pending one and sends that within deltaEvery.
+// queueDeltaLocked sends a delta now when the stream is idle (nothing
+// pending, and the last delta came deltaQuiet ago or the last frame went
+// deltaEvery ago), else joins it to the field's pending one and sends that
+// within deltaEvery.
 func (p *PlannerReply) queueDeltaLocked(field string, at int, delta string) {
 	now := p.room.hub.now()
-	if len(p.pending) == 0 && now.Sub(p.flushedAt) >= deltaEvery {
+	idle := now.Sub(p.deltaAt) >= deltaQuiet || now.Sub(p.flushedAt) >= deltaEvery
+	p.deltaAt = now
+	if len(p.pending) == 0 && idle {
 		p.flushedAt = now
 		p.room.broadcastLocked(msgChatDelta{Type: "chat:delta", Message: p.msg.ID, Field: field, At: at, Delta: delta})
 		return

@@ -62,6 +62,7 @@ type Room struct {
 	loadErr  error
 
 	mu       sync.Mutex
+	cpDone   *sync.Cond // on mu: a checkpoint written outside the lock finished
 	closed   bool
 	gone     bool // the document was deleted
 	channel  Channel
@@ -74,7 +75,9 @@ type Room struct {
 }
 
 func newRoom(h *Hub, ch Channel) *Room {
-	return &Room{hub: h, channelID: ch.ID, channel: ch, members: map[*Member]struct{}{}}
+	r := &Room{hub: h, channelID: ch.ID, channel: ch, members: map[*Member]struct{}{}}
+	r.cpDone = sync.NewCond(&r.mu)
+	return r
 }
 
 func (r *Room) load(ctx context.Context) error {
@@ -120,6 +123,9 @@ func (r *Room) close() {
 		return
 	}
 	r.closed = true
+	for r.plan.cpWriting {
+		r.cpDone.Wait()
+	}
 	if r.loadErr == nil && !r.gone {
 		if err := r.plan.checkpoint(context.Background(), r); err != nil {
 			r.hub.logf(r).Error("final checkpoint", "err", err)

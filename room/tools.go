@@ -94,6 +94,7 @@ type EditResult struct {
 // rebases onto it. seen is the outline the Planner was shown at
 // args.Revision, or nil when it is not known (see EditPlan).
 func (r *Room) EditPlan(ctx context.Context, args EditPlanArgs, seen []Block) (EditResult, error) {
+	defer r.checkpointIfDue(ctx) // after the lock is let go
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if err := r.writableLocked(); err != nil {

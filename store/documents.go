@@ -39,7 +39,7 @@ func (s *Store) LoadPlan(ctx context.Context, channelID string) (PlanRecord, err
 	defer tx.Rollback()
 	var rec PlanRecord
 	cp := &rec.Checkpoint
-	err = tx.QueryRowContext(ctx, `SELECT epoch, checkpoint_version, checkpoint_source FROM plans WHERE channel_id = ?`,
+	err = tx.QueryRowContext(ctx, `SELECT epoch, checkpoint_version, source FROM plans JOIN plan_texts USING (channel_id) WHERE channel_id = ?`,
 		channelID).Scan(&cp.Epoch, &cp.Version, &cp.Source)
 	if errors.Is(err, sql.ErrNoRows) {
 		return rec, nil
@@ -107,18 +107,21 @@ func (s *Store) CheckpointPlan(ctx context.Context, channelID string, cp PlanChe
 		if err != nil {
 			return err
 		}
-		_, err = tx.ExecContext(ctx, `INSERT INTO plans (channel_id, epoch, version, checkpoint_version, checkpoint_source, updated_at)
-			VALUES (?, ?, ?, ?, ?, ?)
+		_, err = tx.ExecContext(ctx, `INSERT INTO plans (channel_id, epoch, version, checkpoint_version, updated_at)
+			VALUES (?, ?, ?, ?, ?)
 			ON CONFLICT (channel_id) DO UPDATE SET epoch = excluded.epoch,
 				version = max(plans.version, excluded.version),
-				checkpoint_version = excluded.checkpoint_version,
-				checkpoint_source = excluded.checkpoint_source, updated_at = excluded.updated_at`,
-			channelID, cp.Epoch, cp.Version, cp.Version, cp.Source, s.nowMS())
+				checkpoint_version = excluded.checkpoint_version, updated_at = excluded.updated_at`,
+			channelID, cp.Epoch, cp.Version, cp.Version, s.nowMS())
 		if isForeignKeyError(err) {
 			return notFound("channel-not-found", "no document has the ID %s", channelID)
 		}
 		if err != nil {
 			return fmt.Errorf("checkpoint plan: %w", err)
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO plan_texts (channel_id, source) VALUES (?, ?)
+			ON CONFLICT (channel_id) DO UPDATE SET source = excluded.source`, channelID, cp.Source); err != nil {
+			return fmt.Errorf("checkpoint plan text: %w", err)
 		}
 		if _, err := tx.ExecContext(ctx, `DELETE FROM plan_journal WHERE channel_id = ? AND version <= ?`, channelID, min(cp.KeepAfter, cp.Version)); err != nil {
 			return fmt.Errorf("trim journal: %w", err)

@@ -65,8 +65,11 @@ func (s *Store) CreateDocument(ctx context.Context, d DocumentCreation) (c Chann
 		if err := indexPlanLines(ctx, tx, id, d.Plan); err != nil {
 			return err
 		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO plans (channel_id, epoch, version, checkpoint_version, checkpoint_source, updated_at)
-			VALUES (?, ?, 0, 0, ?, ?)`, id, uuid.NewString(), d.Plan, now); err != nil {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO plans (channel_id, epoch, version, checkpoint_version, updated_at)
+			VALUES (?, ?, 0, 0, ?)`, id, uuid.NewString(), now); err != nil {
+			return fmt.Errorf("store the plan: %w", err)
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO plan_texts (channel_id, source) VALUES (?, ?)`, id, d.Plan); err != nil {
 			return fmt.Errorf("store the plan: %w", err)
 		}
 		if _, err := tx.ExecContext(ctx, `INSERT INTO mcp_documents (channel_id, brief) VALUES (?, ?)`, id, d.Brief); err != nil {

@@ -1,7 +1,7 @@
 package store
 
 // Search over the catalog and the plans, through the FTS5 indexes of
-// migration 012_search.sql: the listing's query (spec/channels.md,
+// migration 013_search.sql: the listing's query (spec/channels.md,
 // docs/http-api.md) finds its candidates there instead of scanning the
 // repository's documents, and Search answers GET /api/search with the
 // matching line of a title, a description or a plan.
@@ -160,7 +160,7 @@ func planLines(text string) map[string]bool {
 // plan's length. It must run before the new text replaces the old one.
 func indexPlanLines(ctx context.Context, tx *sql.Tx, channelID, text string) error {
 	var previous string
-	err := tx.QueryRowContext(ctx, `SELECT checkpoint_source FROM plans WHERE channel_id = ?`, channelID).Scan(&previous)
+	err := tx.QueryRowContext(ctx, `SELECT source FROM plan_texts WHERE channel_id = ?`, channelID).Scan(&previous)
 	if err != nil && err != sql.ErrNoRows {
 		return fmt.Errorf("read the plan's last checkpoint: %w", err)
 	}
@@ -281,8 +281,8 @@ func (s *Store) Search(ctx context.Context, opt SearchOptions) ([]SearchResult, 
 	results := make([]SearchResult, 0, len(found))
 	for _, id := range found {
 		var plan string
-		c, err := scanChannelPlan(s.read.QueryRowContext(ctx, `SELECT `+channelColumns+`, coalesce(pl.checkpoint_source, '')`+
-			channelFrom+` LEFT JOIN plans pl ON pl.channel_id = c.id WHERE c.id = ?`, id), &plan)
+		c, err := scanChannelPlan(s.read.QueryRowContext(ctx, `SELECT `+channelColumns+`, coalesce(pt.source, '')`+
+			channelFrom+` LEFT JOIN plan_texts pt ON pt.channel_id = c.id WHERE c.id = ?`, id), &plan)
 		if err == sql.ErrNoRows {
 			continue // deleted since
 		}

@@ -1,6 +1,6 @@
 package store
 
-// Tests of the search index (012_search.sql): the listing's query answers
+// Tests of the search index (013_search.sql): the listing's query answers
 // exactly as reading the catalog does, through every kind of catalog write,
 // and Search finds titles, descriptions and plan text with their line.
 

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -61,7 +62,7 @@ func (m *TurnEnd) validate() error {
 	return errors.Join(errs...)
 }
 
-var digestPattern = regexp.MustCompile(`^sha256:[0-9a-f]{64}$`)
+var digestPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^sha256:[0-9a-f]{64}$`) })
 
 func (m *InputRequest) validate() error {
 	errs := []error{checkID("request", m.Request), checkID("session", m.Session)}
@@ -76,7 +77,7 @@ func (m *InputRequest) validate() error {
 		if b.Index < 0 {
 			errs = append(errs, errors.New("block.index is negative"))
 		}
-		if !digestPattern.MatchString(b.Digest) {
+		if !digestPattern().MatchString(b.Digest) {
 			errs = append(errs, errors.New(`block.digest is not "sha256:" and 64 lowercase hex digits`))
 		}
 	}

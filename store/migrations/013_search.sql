@@ -68,7 +68,7 @@ INSERT INTO channel_search_rows (channel_id) SELECT id FROM channels ORDER BY cr
 INSERT INTO channel_catalog_search (rowid, catalog)
 	SELECT r.rowid, c.search_text FROM channel_search_rows r JOIN channels c ON c.id = r.channel_id;
 WITH RECURSIVE split (channel_id, line, rest) AS (
-	SELECT channel_id, NULL, checkpoint_source || char(10) FROM plans
+	SELECT channel_id, NULL, source || char(10) FROM plan_texts
 	UNION ALL
 	SELECT channel_id, substr(rest, 1, instr(rest, char(10)) - 1), substr(rest, instr(rest, char(10)) + 1)
 	FROM split WHERE rest != ''
