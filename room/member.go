@@ -50,7 +50,7 @@ func (h *Hub) Join(ctx context.Context, ch Channel, who Identity, conn Conn) (*M
 		release()
 		return nil, err
 	}
-	msgs = newestWithin(msgs, maxChatSnapshotBytes)
+	frames := newestWithin(ForFrames(msgs), maxChatSnapshotBytes)
 	m := &Member{room: r, conn: conn, who: who, release: release}
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -64,10 +64,7 @@ func (h *Hub) Join(ctx context.Context, ch Channel, who Identity, conn Conn) (*M
 	}
 	r.members[m] = struct{}{}
 	m.sendLocked(r, msgHello{Type: "session:hello", Identity: m.identityLocked(r), Channel: r.channel})
-	if msgs == nil {
-		msgs = []Message{}
-	}
-	m.sendLocked(r, msgChatSnapshot{Type: "chat:snapshot", Messages: msgs})
+	m.sendLocked(r, msgChatSnapshot{Type: "chat:snapshot", Messages: frames})
 	m.sendLocked(r, msgDecisionsSnapshot{Type: "decisions:snapshot", Decisions: append([]Decision{}, r.cards.cards...)})
 	r.broadcastLocked(msgPresence{Type: "session:presence", Members: len(r.members)})
 	return m, nil

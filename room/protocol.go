@@ -82,12 +82,12 @@ type (
 		Version int64  `json:"version"`
 	}
 	msgChatSnapshot struct {
-		Type     string    `json:"type"` // chat:snapshot
-		Messages []Message `json:"messages"`
+		Type     string         `json:"type"` // chat:snapshot
+		Messages []FrameMessage `json:"messages"`
 	}
 	msgChatMessage struct {
-		Type    string  `json:"type"` // chat:message
-		Message Message `json:"message"`
+		Type    string       `json:"type"` // chat:message
+		Message FrameMessage `json:"message"`
 	}
 	msgDecisionsSnapshot struct {
 		Type      string     `json:"type"` // decisions:snapshot
