@@ -6,33 +6,13 @@ package app
 // never receives a whole long message in one piece.
 
 import (
-	"encoding/base64"
 	"net/http"
 	"strconv"
-	"strings"
 
 	"github.com/labstack/echo/v4"
 
 	"github.com/chopin-desktop/chopin/room"
 )
-
-// messageCursor is the opaque cursor of the page before message seq.
-func messageCursor(seq int64) string {
-	return base64.RawURLEncoding.EncodeToString([]byte("before:" + strconv.FormatInt(seq, 10)))
-}
-
-// parseMessageCursor reads a cursor messageCursor gave out.
-func parseMessageCursor(s string) (int64, error) {
-	raw, err := base64.RawURLEncoding.DecodeString(s)
-	if err == nil {
-		if n, ok := strings.CutPrefix(string(raw), "before:"); ok {
-			if seq, err := strconv.ParseInt(n, 10, 64); err == nil && seq > 0 && n == strconv.FormatInt(seq, 10) {
-				return seq, nil
-			}
-		}
-	}
-	return 0, badRequest("invalid-cursor", "the cursor is not one this server gave out; start again without it")
-}
 
 // handleMessageList answers the newest limit messages, or with before the
 // limit messages older than the cursor, oldest first, and the cursor of
@@ -50,8 +30,9 @@ func (a *App) handleMessageList(c echo.Context) error {
 	}
 	before := int64(1) << 62
 	if s, ok := c.QueryParams()["before"]; ok {
-		if before, err = parseMessageCursor(s[0]); err != nil {
-			return err
+		var ok bool
+		if before, ok = room.ParseMessageCursor(s[0]); !ok {
+			return badRequest("invalid-cursor", "the cursor is not one this server gave out; start again without it")
 		}
 	}
 	ms, more, err := a.store.MessagesBefore(c.Request().Context(), ch.ID, before, limit)
@@ -64,7 +45,7 @@ func (a *App) handleMessageList(c echo.Context) error {
 	}
 	var next *string
 	if more {
-		cur := messageCursor(ms[0].Seq)
+		cur := room.MessageCursor(ms[0].Seq)
 		next = &cur
 	}
 	return c.JSON(http.StatusOK, map[string]any{"messages": out, "before": next})

@@ -21,7 +21,8 @@ func TestMessagesBeforeCursor(t *testing.T) {
 	ta := startApp(t)
 	ta.AddRepository("octo/plans")
 	ch := ta.CreateDocument("octo/plans", "Paged")
-	for i := 1; i <= 25; i++ {
+	const n = 205 // more than a chat:snapshot holds
+	for i := 1; i <= n; i++ {
 		apptest.Want(t, ta.Do("POST", "/api/channels/"+ch.ID+"/messages", map[string]string{"text": fmt.Sprintf("message %d", i)}), 201, "")
 	}
 	type page struct {
@@ -29,10 +30,10 @@ func TestMessagesBeforeCursor(t *testing.T) {
 		Before   *string
 	}
 	var got []string
-	path := "/api/channels/" + ch.ID + "/messages?limit=10"
+	path := "/api/channels/" + ch.ID + "/messages?limit=100"
 	for pages := 0; ; pages++ {
 		if pages > 3 {
-			t.Fatalf("more than 3 pages of 25 messages by 10")
+			t.Fatalf("more than 3 pages of %d messages by 100", n)
 		}
 		var p page
 		r := ta.Do("GET", path, nil)
@@ -49,15 +50,32 @@ func TestMessagesBeforeCursor(t *testing.T) {
 			}
 			break
 		}
-		path = "/api/channels/" + ch.ID + "/messages?limit=10&before=" + url.QueryEscape(*p.Before)
+		path = "/api/channels/" + ch.ID + "/messages?limit=100&before=" + url.QueryEscape(*p.Before)
 	}
-	if len(got) != 25 {
-		t.Fatalf("read %d messages, want 25: %q", len(got), got)
+	if len(got) != n {
+		t.Fatalf("read %d messages, want %d: %q", len(got), n, got)
 	}
 	for i, text := range got {
 		if text != fmt.Sprintf("message %d", i+1) {
 			t.Fatalf("message %d is %q", i+1, text)
 		}
+	}
+	// A joining tab gets the newest 200 and the cursor of the 5 before them.
+	var snap struct {
+		Messages []room.FrameMessage
+		Before   *string
+	}
+	readFrame(t, ta.OpenRoom(ch.ID), "chat:snapshot", &snap)
+	if len(snap.Messages) != 200 || snap.Messages[0].Text != "message 6" || snap.Before == nil {
+		t.Fatalf("snapshot of %d messages, cursor %v", len(snap.Messages), snap.Before)
+	}
+	var older struct {
+		Messages []room.Message
+		Before   *string
+	}
+	ta.Do("GET", "/api/channels/"+ch.ID+"/messages?before="+url.QueryEscape(*snap.Before), nil).JSON(t, &older)
+	if len(older.Messages) != 5 || older.Messages[4].Text != "message 5" || older.Before != nil {
+		t.Errorf("before the snapshot: %d messages, cursor %v", len(older.Messages), older.Before)
 	}
 	for _, bad := range []string{"%25%25%25", "abc", "", "YmVmb3JlOi0x", "YmVmb3JlOjAx"} {
 		apptest.Want(t, ta.Do("GET", "/api/channels/"+ch.ID+"/messages?before="+bad, nil), 400, "invalid-cursor")

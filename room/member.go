@@ -51,6 +51,11 @@ func (h *Hub) Join(ctx context.Context, ch Channel, who Identity, conn Conn) (*M
 		return nil, err
 	}
 	frames := newestWithin(ForFrames(msgs), maxChatSnapshotBytes)
+	var before *string
+	if len(frames) > 0 && (len(frames) < len(msgs) || len(msgs) == chatSnapshotSize) {
+		cur := MessageCursor(frames[0].Seq)
+		before = &cur
+	}
 	m := &Member{room: r, conn: conn, who: who, release: release}
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -64,7 +69,7 @@ func (h *Hub) Join(ctx context.Context, ch Channel, who Identity, conn Conn) (*M
 	}
 	r.members[m] = struct{}{}
 	m.sendLocked(r, msgHello{Type: "session:hello", Identity: m.identityLocked(r), Channel: r.channel})
-	m.sendLocked(r, msgChatSnapshot{Type: "chat:snapshot", Messages: frames})
+	m.sendLocked(r, msgChatSnapshot{Type: "chat:snapshot", Messages: frames, Before: before})
 	m.sendLocked(r, msgDecisionsSnapshot{Type: "decisions:snapshot", Decisions: append([]Decision{}, r.cards.cards...)})
 	r.broadcastLocked(msgPresence{Type: "session:presence", Members: len(r.members)})
 	return m, nil

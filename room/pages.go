@@ -8,9 +8,35 @@ package room
 // docs/http-api.md GET .../messages/:messageId/text).
 
 import (
+	"encoding/base64"
 	"encoding/json"
+	"strconv"
+	"strings"
 	"unicode/utf8"
 )
+
+// MessageCursor is the opaque cursor of the Chat page before message seq:
+// what chat:snapshot and the messages route give out.
+func MessageCursor(seq int64) string {
+	return base64.RawURLEncoding.EncodeToString([]byte("before:" + strconv.FormatInt(seq, 10)))
+}
+
+// ParseMessageCursor reads a cursor MessageCursor gave out.
+func ParseMessageCursor(s string) (seq int64, ok bool) {
+	raw, err := base64.RawURLEncoding.DecodeString(s)
+	if err != nil {
+		return 0, false
+	}
+	n, ok := strings.CutPrefix(string(raw), "before:")
+	if !ok {
+		return 0, false
+	}
+	seq, err = strconv.ParseInt(n, 10, 64)
+	if err != nil || seq <= 0 || n != strconv.FormatInt(seq, 10) {
+		return 0, false
+	}
+	return seq, true
+}
 
 const (
 	// MaxChatFrameBytes bounds every Chat frame a browser receives

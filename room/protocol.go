@@ -84,6 +84,7 @@ type (
 	msgChatSnapshot struct {
 		Type     string         `json:"type"` // chat:snapshot
 		Messages []FrameMessage `json:"messages"`
+		Before   *string        `json:"before"` // the cursor of older messages; null when these begin at the first
 	}
 	msgChatMessage struct {
 		Type    string       `json:"type"` // chat:message
