@@ -151,28 +151,50 @@ DOMPurify.addHook("afterSanitizeAttributes", (node) => {
 export const sanitize = (html: string) =>
   DOMPurify.sanitize(html, { ADD_ATTR: ["target"], FORBID_TAGS: ["style", "form", "input"] });
 
-export type PlanSegment = { kind: "html"; html: string } | { kind: "decision"; id: string };
+export type PlanBlock = { kind: "html"; key: string; html: string } | { kind: "decision"; key: string; id: string };
 
-// renderPlan splits the plan at its top-level <Decision> lines, so the cards
-// can be live components between sanitised HTML chunks.
-export function renderPlan(source: string): PlanSegment[] {
+// blockCache holds each top-level block's sanitised HTML by its source (and
+// the plan's link definitions, which any block may use): an edit converts
+// only the blocks it changed.
+const blockCache = new Map<string, string>();
+const maxCachedBlocks = 8000;
+
+// planBlocks is the plan as its top-level blocks, each converted and
+// sanitised once per source. A block's key is a digest of its source (and
+// which repeat of that source it is), so a view keyed by it re-renders only
+// the blocks an edit changed.
+export function planBlocks(source: string): PlanBlock[] {
   const tokens = planMarked.lexer(source);
-  const out: PlanSegment[] = [];
-  let run: Token[] = [];
-  const flush = () => {
-    if (!run.length) return;
-    const list = Object.assign(run, { links: tokens.links });
-    out.push({ kind: "html", html: sanitize(planMarked.parser(list)) });
-    run = [];
-  };
+  const links = tokens.links;
+  const linkKey = Object.keys(links).length ? JSON.stringify(links) : "";
+  const seen = new Map<string, number>();
+  const out: PlanBlock[] = [];
   for (const t of tokens) {
+    if (t.type === "space") continue;
     if (t.type === "decision") {
-      flush();
-      out.push({ kind: "decision", id: (t as DecisionToken).id });
-    } else run.push(t);
+      const id = (t as DecisionToken).id;
+      out.push({ kind: "decision", key: "d" + id, id });
+      continue;
+    }
+    const digest = linkKey + "\u0000" + t.raw;
+    let html = blockCache.get(digest);
+    if (html === undefined) {
+      html = sanitize(planMarked.parser(Object.assign([t], { links })));
+      if (blockCache.size >= maxCachedBlocks) blockCache.delete(blockCache.keys().next().value!);
+      blockCache.set(digest, html);
+    }
+    const n = seen.get(t.raw) ?? 0;
+    seen.set(t.raw, n + 1);
+    out.push({ kind: "html", key: `${digest32(t.raw)}.${t.raw.length}.${n}`, html });
   }
-  flush();
   return out;
+}
+
+// digest32 is FNV-1a of s: a block's identity for keying, not security.
+function digest32(s: string): string {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
+  return (h >>> 0).toString(36);
 }
 
 // renderChat is the Markdown Chat renders: a line break is a line break.

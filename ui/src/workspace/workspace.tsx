@@ -21,6 +21,7 @@ export interface WorkspaceCtx {
   state: RoomState;
   session: Session;
   showInPlan: (id: string) => void;
+  update: (f: (s: RoomState) => RoomState) => void; // a change the tab made itself (older Chat pages)
 }
 
 function useWide(): boolean {
@@ -75,7 +76,7 @@ export function Workspace({ initial, session }: { initial: Channel; session: Ses
     setCompactView("plan");
     setFocusDecision({ id, n: Date.now() });
   };
-  const ctx: WorkspaceCtx = { socket, plan, state, session, showInPlan };
+  const ctx: WorkspaceCtx = { socket, plan, state, session, showInPlan, update: setState };
   const [owner, repoName] = state.channel.repository.split("/");
   const docsHref = `/documents/${encodeURIComponent(owner)}/${encodeURIComponent(repoName)}`;
 
