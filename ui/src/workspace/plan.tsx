@@ -4,7 +4,7 @@
 import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
 import { EditorView } from "@codemirror/view";
 import type { SyncStatus } from "../plansync";
-import { PlanView } from "./preview";
+import { PlanView, warmPreview } from "./preview";
 import type { WorkspaceCtx } from "./workspace";
 
 export function PlanPane({
@@ -25,6 +25,7 @@ export function PlanPane({
     host.current!.appendChild(plan.view.dom);
     return plan.onStatus(setStatus);
   }, [plan]);
+  useEffect(() => warmPreview(plan), [plan]);
 
   // "Show in plan": the card in the rendered view, or its line in the editor.
   useEffect(() => {

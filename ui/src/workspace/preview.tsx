@@ -6,7 +6,9 @@
 
 import { Component } from "preact";
 import { useEffect, useRef, useState } from "preact/hooks";
-import { planBlocks, type PlanBlock } from "../markdown";
+import { planBlocks, warmPlanBlocks, type PlanBlock } from "../markdown";
+import type { PlanSync } from "../plansync";
+import "./preview.css";
 import { drawBlocks } from "../mermaid";
 import { DecisionCard } from "./decisions";
 import type { WorkspaceCtx } from "./workspace";
@@ -19,6 +21,34 @@ class HTMLBlock extends Component<{ html: string }> {
   render({ html }: { html: string }) {
     return <div class="plan-block" dangerouslySetInnerHTML={{ __html: html }} />;
   }
+}
+
+// warmPreview converts the plan's blocks in the browser's idle time, a
+// batch at a time, once the editor is ready and whenever the plan rests, so
+// switching to Preview finds them converted. It never holds up typing: each
+// batch is small and waits for idle time.
+export function warmPreview(plan: PlanSync): () => void {
+  let step: (() => boolean) | null = null;
+  let handle = 0;
+  let timer: number | undefined;
+  const run = (deadline: IdleDeadline) => {
+    handle = 0;
+    while (step && deadline.timeRemaining() > 8) if (!step()) step = null;
+    if (step) handle = requestIdleCallback(run, { timeout: 2000 });
+  };
+  const off = plan.onDoc((doc) => {
+    clearTimeout(timer);
+    timer = window.setTimeout(() => {
+      if (!plan.status().ready) return;
+      step = warmPlanBlocks(doc.toString());
+      if (!handle) handle = requestIdleCallback(run, { timeout: 2000 });
+    }, 1000);
+  });
+  return () => {
+    off();
+    clearTimeout(timer);
+    if (handle) cancelIdleCallback(handle);
+  };
 }
 
 export function PlanView({ ctx }: { ctx: WorkspaceCtx }) {

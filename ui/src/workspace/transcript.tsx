@@ -88,26 +88,36 @@ function Window({ state, me, update, scroller }: TranscriptProps) {
   const [error, setError] = useState("");
   const top = useRef<HTMLDivElement>(null);
   const keep = useRef<{ height: number; top: number } | null>(null);
+  const busy = useRef(false); // a page is being read
   const from = Math.max(0, ms.length - mounted);
   const more = from > 0 || state.older !== null;
 
-  // Messages put above keep what the person was reading where it was.
+  // Messages put above keep what the person was reading where it was; if
+  // the top is still in sight after them, more come (the observer below
+  // sees only changes).
   useLayoutEffect(() => {
     const el = scroller.current;
     if (!el || !keep.current) return;
     el.scrollTop = keep.current.top + (el.scrollHeight - keep.current.height);
     keep.current = null;
+    const id = requestAnimationFrame(() => {
+      const t = top.current;
+      if (t && el.scrollTop < el.clientHeight && t.getBoundingClientRect().bottom > el.getBoundingClientRect().top - 200)
+        earlierRef.current();
+    });
+    return () => cancelAnimationFrame(id);
   }, [mounted, ms]);
 
   const earlier = async () => {
     const el = scroller.current;
-    if (!el || loading) return;
+    if (!el || busy.current) return;
     if (from > 0) {
       keep.current = { height: el.scrollHeight, top: el.scrollTop };
       setMounted((n) => n + windowStep);
       return;
     }
     if (state.older === null) return;
+    busy.current = true;
     setLoading(true);
     setError("");
     try {
@@ -121,6 +131,7 @@ function Window({ state, me, update, scroller }: TranscriptProps) {
     } catch (e) {
       setError((e as Error).message);
     } finally {
+      busy.current = false;
       setLoading(false);
     }
   };
