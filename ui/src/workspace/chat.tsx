@@ -349,6 +349,9 @@ function RetryButton({ channel, message, disabled }: { channel: string; message:
   );
 }
 
+// clock formats a message's time; made once, as making one is slow.
+const clock = new Intl.DateTimeFormat([], { hour: "2-digit", minute: "2-digit" });
+
 export function ChatMessage({
   m,
   me,
@@ -367,13 +370,13 @@ export function ChatMessage({
       <div class="msg msg-system" role="note" aria-label="Notice" data-seq={m.seq}>
         <span class="notice-text">{m.text}</span>
         <time class="notice-time" dateTime={new Date(m.createdAt).toISOString()}>
-          {new Date(m.createdAt).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" })}
+          {clock.format(m.createdAt)}
         </time>
       </div>
     );
   }
   const who = m.role === "planner" ? "Planner" : m.author === me ? m.author : m.author || "someone";
-  const time = new Date(m.createdAt).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
+  const time = clock.format(m.createdAt);
   return (
     <article class={"msg msg-" + m.role + (m.status ? " status-" + m.status : "")} data-seq={m.seq}>
       <header class="msg-head">

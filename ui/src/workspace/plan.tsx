@@ -4,7 +4,7 @@
 import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
 import { EditorView } from "@codemirror/view";
 import type { SyncStatus } from "../plansync";
-import { PlanView, warmPreview } from "./preview";
+import { PlanView } from "./preview";
 import type { WorkspaceCtx } from "./workspace";
 
 export function PlanPane({
@@ -25,7 +25,6 @@ export function PlanPane({
     host.current!.appendChild(plan.view.dom);
     return plan.onStatus(setStatus);
   }, [plan]);
-  useEffect(() => warmPreview(plan), [plan]);
 
   // "Show in plan": the card in the rendered view, or its line in the editor.
   useEffect(() => {
@@ -97,7 +96,7 @@ export function PlanPane({
         </div>
       )}
       <div class="editor-host" ref={host} hidden={mode !== "edit"} />
-      {mode === "read" && <PlanView ctx={ctx} />}
+      <PlanView ctx={ctx} shown={mode === "read"} />
     </div>
   );
 }

@@ -7,7 +7,6 @@
 import { Component } from "preact";
 import { useEffect, useRef, useState } from "preact/hooks";
 import { planBlocks, warmPlanBlocks, type PlanBlock } from "../markdown";
-import type { PlanSync } from "../plansync";
 import "./preview.css";
 import { drawBlocks } from "../mermaid";
 import { DecisionCard } from "./decisions";
@@ -23,55 +22,69 @@ class HTMLBlock extends Component<{ html: string }> {
   }
 }
 
-// warmPreview converts the plan's blocks in the browser's idle time, a
-// batch at a time, once the editor is ready and whenever the plan rests, so
-// switching to Preview finds them converted. It never holds up typing: each
-// batch is small and waits for idle time.
-export function warmPreview(plan: PlanSync): () => void {
-  let step: (() => boolean) | null = null;
-  let handle = 0;
-  let timer: number | undefined;
-  const run = (deadline: IdleDeadline) => {
-    handle = 0;
-    while (step && deadline.timeRemaining() > 8) if (!step()) step = null;
-    if (step) handle = requestIdleCallback(run, { timeout: 2000 });
-  };
-  const off = plan.onDoc((doc) => {
-    clearTimeout(timer);
-    timer = window.setTimeout(() => {
-      if (!plan.status().ready) return;
-      step = warmPlanBlocks(doc.toString());
-      if (!handle) handle = requestIdleCallback(run, { timeout: 2000 });
-    }, 1000);
-  });
-  return () => {
-    off();
-    clearTimeout(timer);
-    if (handle) cancelIdleCallback(handle);
-  };
-}
-
-export function PlanView({ ctx }: { ctx: WorkspaceCtx }) {
+// PlanView is the Preview. It stays mounted while the editor is shown,
+// hidden, and gets ready in the browser's idle time a little at a time:
+// the plan's blocks are converted a batch at a time once the plan rests,
+// then mounted a few hundred at a time, so switching to Preview only shows
+// it. Nothing of this holds up typing: each step is small and waits for
+// idle time. Shown, it follows every edit after a 150 ms pause.
+export function PlanView({ ctx, shown }: { ctx: WorkspaceCtx; shown: boolean }) {
   const [blocks, setBlocks] = useState<PlanBlock[]>([]);
+  const [limit, setLimit] = useState(0); // how many blocks are mounted while hidden
   const root = useRef<HTMLDivElement>(null);
+  const shownRef = useRef(shown);
+  shownRef.current = shown;
+  const now = useRef<() => void>(() => {});
   useEffect(() => {
+    const plan = ctx.plan;
     let timer: number | undefined;
+    let idle = 0;
     let last: string | null = null;
-    const off = ctx.plan.onDoc((doc) => {
+    const stop = () => {
       clearTimeout(timer);
-      const render = () => {
-        const text = doc.toString();
-        if (text !== last) setBlocks(planBlocks((last = text)));
+      if (idle) cancelIdleCallback(idle);
+      idle = 0;
+    };
+    const render = () => {
+      stop();
+      const text = plan.view.state.doc.toString();
+      if (text !== last) setBlocks(planBlocks((last = text)));
+    };
+    now.current = render;
+    const warm = () => {
+      if (!plan.status().ready) return;
+      const text = plan.view.state.doc.toString();
+      if (text === last) return;
+      const step = warmPlanBlocks(text);
+      const run = (deadline: IdleDeadline) => {
+        idle = 0;
+        while (deadline.timeRemaining() > 8) if (!step()) return render();
+        idle = requestIdleCallback(run, { timeout: 2000 });
       };
-      // The first render is at once; edits after it wait for a pause.
-      if (last === null) render();
-      else timer = window.setTimeout(render, 150);
+      idle = requestIdleCallback(run, { timeout: 2000 });
+    };
+    const off = plan.onDoc(() => {
+      stop();
+      if (shownRef.current) {
+        if (last === null) render();
+        else timer = window.setTimeout(render, 150);
+      } else timer = window.setTimeout(warm, 1000);
     });
     return () => {
       off();
-      clearTimeout(timer);
+      stop();
     };
   }, []);
+  // Shown: at once, whatever was not ready yet.
+  useEffect(() => {
+    if (shown) now.current();
+  }, [shown]);
+  // Hidden: the blocks are mounted a few hundred at a time when idle.
+  useEffect(() => {
+    if (shown || limit >= blocks.length) return;
+    const id = requestIdleCallback(() => setLimit((n) => n + 300), { timeout: 2000 });
+    return () => cancelIdleCallback(id);
+  }, [shown, limit, blocks]);
   // Diagrams draw as they come near the screen.
   useEffect(() => {
     const el = root.current;
@@ -86,7 +99,7 @@ export function PlanView({ ctx }: { ctx: WorkspaceCtx }) {
     );
     el.querySelectorAll(".mermaid-block:not([data-drawn])").forEach((b) => io.observe(b));
     return () => io.disconnect();
-  }, [blocks]);
+  }, [blocks, shown]);
   const onClick = (e: MouseEvent) => {
     const tab = (e.target as HTMLElement).closest<HTMLElement>("button[data-tab]");
     if (!tab) return;
@@ -98,11 +111,13 @@ export function PlanView({ ctx }: { ctx: WorkspaceCtx }) {
   };
   const byId = new Map(ctx.state.decisions.map((d) => [d.id, d]));
   return (
-    <div class="plan-view" ref={root} onClick={onClick}>
+    <div class="plan-view" ref={root} onClick={onClick} hidden={!shown}>
       <article class="prose">
-        {blocks.map((b) =>
+        {(shown ? blocks : blocks.slice(0, limit)).map((b) =>
           b.kind === "html" ? (
             <HTMLBlock key={b.key} html={b.html} />
+          ) : !shown ? (
+            <div key={b.key} class="decision-slot" />
           ) : byId.has(b.id) ? (
             <DecisionCard key={b.key} ctx={ctx} d={byId.get(b.id)!} inPlan />
           ) : (

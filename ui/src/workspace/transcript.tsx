@@ -19,6 +19,7 @@ import "./transcript.css";
 // reaches the top of what is mounted; pageSize how many older ones one
 // request reads.
 const windowStep = 60;
+const firstWindow = 20;
 const pageSize = 100;
 
 // chatHTML is a message's text as sanitised HTML, converted once per text:
@@ -83,7 +84,13 @@ export class Transcript extends Component<TranscriptProps> {
 
 function Window({ state, me, update, scroller }: TranscriptProps) {
   const ms = state.messages;
-  const [mounted, setMounted] = useState(windowStep);
+  // At first only a screenful, so the editor is ready sooner; the rest of
+  // the window follows when the browser is idle.
+  const [mounted, setMounted] = useState(firstWindow);
+  useEffect(() => {
+    const id = requestIdleCallback(() => setMounted((n) => Math.max(n, windowStep)), { timeout: 3000 });
+    return () => cancelIdleCallback(id);
+  }, []);
   const [loading, setLoading] = useState(false);
   const [error, setError] = useState("");
   const top = useRef<HTMLDivElement>(null);
@@ -102,7 +109,11 @@ function Window({ state, me, update, scroller }: TranscriptProps) {
     keep.current = null;
     const id = requestAnimationFrame(() => {
       const t = top.current;
-      if (t && el.scrollTop < el.clientHeight && t.getBoundingClientRect().bottom > el.getBoundingClientRect().top - 200)
+      if (
+        t &&
+        el.scrollTop < el.clientHeight &&
+        t.getBoundingClientRect().bottom > el.getBoundingClientRect().top - 200
+      )
         earlierRef.current();
     });
     return () => cancelAnimationFrame(id);
