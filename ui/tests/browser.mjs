@@ -915,9 +915,13 @@ try {
     await a.getByRole("tab", { name: "Plan", exact: true }).click();
     await a.getByRole("tab", { name: "Preview" }).click();
     const view = a.locator(".plan-view");
+    // A diagram draws when it comes near the screen: bring each in turn.
     await until(
       "both diagrams",
-      async () => (await view.locator(".mermaid-block .mermaid-diagram svg").count()) >= 2,
+      async () => {
+        await view.evaluate((v) => v.querySelector(".mermaid-block:not([data-drawn])")?.scrollIntoView());
+        return (await view.locator(".mermaid-block .mermaid-diagram svg").count()) >= 2;
+      },
       15000,
     );
     await a.waitForTimeout(500);

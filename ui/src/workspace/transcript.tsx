@@ -84,18 +84,25 @@ export class Transcript extends Component<TranscriptProps> {
 
 function Window({ state, me, update, scroller }: TranscriptProps) {
   const ms = state.messages;
-  // At first only a screenful, so the editor is ready sooner; the rest of
-  // the window follows when the browser is idle.
   const [mounted, setMounted] = useState(firstWindow);
-  useEffect(() => {
-    const id = requestIdleCallback(() => setMounted((n) => Math.max(n, windowStep)), { timeout: 3000 });
-    return () => cancelIdleCallback(id);
-  }, []);
   const [loading, setLoading] = useState(false);
   const [error, setError] = useState("");
   const top = useRef<HTMLDivElement>(null);
   const keep = useRef<{ height: number; top: number } | null>(null);
   const busy = useRef(false); // a page is being read
+  // At first only a screenful, so the editor is ready sooner; the rest of
+  // the window follows when the browser is idle.
+  useEffect(() => {
+    const id = requestIdleCallback(
+      () => {
+        const el = scroller.current;
+        if (el) keep.current = { height: el.scrollHeight, top: el.scrollTop };
+        setMounted((n) => Math.max(n, windowStep));
+      },
+      { timeout: 3000 },
+    );
+    return () => cancelIdleCallback(id);
+  }, []);
   const from = Math.max(0, ms.length - mounted);
   const more = from > 0 || state.older !== null;
 
