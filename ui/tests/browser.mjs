@@ -731,6 +731,8 @@ try {
     await view.locator(".decision-card.status-answered").waitFor();
     await view.getByRole("button", { name: "macOS" }).click();
     await view.getByText("xcodebuild").waitFor({ state: "visible" });
+    // A diagram draws when it comes near the screen.
+    await view.locator(".prose > div > .mermaid-block").last().scrollIntoViewIfNeeded();
     await view.locator(".prose > div > .mermaid-block .mermaid-diagram svg").waitFor({ timeout: 15000 });
     await view.getByText("<script>window.pwned = 1</script>").waitFor();
     if (
