@@ -959,15 +959,26 @@ try {
   });
 
   // ---- fast Chat and long messages (issue 16, part a) ----
+  // A document of its own, so the walk's document keeps its Chat.
+  let longChat = { id: "", url: "" };
   await step("scrolling up in Chat reads older messages back to the first", async () => {
-    await ask({ ask: "messages", channel, text: "250" });
-    await a.goto(origin + docPath);
+    longChat = await a.evaluate(async () => {
+      const r = await fetch("/api/repositories/octo/plans/channels", {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ title: "Long chat" }),
+      });
+      if (r.status !== 201) throw new Error(`POST channels: ${r.status} ${await r.text()}`);
+      return r.json();
+    });
+    await ask({ ask: "messages", channel: longChat.id, text: "250" });
+    await a.goto(origin + new URL(longChat.url, origin).pathname);
     const list = a.locator(".transcript");
     await list.locator("[data-seq]").first().waitFor();
     const all = await a.evaluate(async (id) => {
       const r = await fetch(`/api/channels/${id}/messages?limit=1000`);
       return (await r.json()).messages.map((m) => m.seq);
-    }, channel);
+    }, longChat.id);
     // Only the newest are mounted at first.
     if ((await list.locator("[data-seq]").count()) >= all.length) throw new Error("every message was mounted at once");
     await until(
@@ -985,7 +996,7 @@ try {
   });
 
   await step("a long message shows its first page and Show more", async () => {
-    await ask({ ask: "long-message", channel });
+    await ask({ ask: "long-message", channel: longChat.id });
     const msg = a.locator(".msg", { hasText: "Long message start" });
     await msg.waitFor();
     if ((await msg.textContent()).includes("Long message end")) throw new Error("the whole long message came at once");
@@ -994,6 +1005,8 @@ try {
     await more.click();
     await until("the rest of the message", async () => (await msg.textContent()).includes("Long message end"));
     if (await more.count()) throw new Error("Show more is still offered after the last page");
+    await a.goto(origin + docPath);
+    await a.locator(".cm-content").waitFor();
   });
 
   await step("the first-load JS stays under 250 KiB gzip", async () => {
