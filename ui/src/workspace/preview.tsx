@@ -25,7 +25,7 @@ class HTMLBlock extends Component<{ html: string }> {
 // PlanView is the Preview. It stays mounted while the editor is shown,
 // hidden, and gets ready in the browser's idle time a little at a time:
 // the plan's blocks are converted a batch at a time once the plan rests,
-// then mounted a few hundred at a time, so switching to Preview only shows
+// then mounted 600 at a time, so switching to Preview only shows
 // it. Nothing of this holds up typing: each step is small and waits for
 // idle time. Shown, it follows every edit after a 150 ms pause.
 export function PlanView({ ctx, shown }: { ctx: WorkspaceCtx; shown: boolean }) {
@@ -68,7 +68,7 @@ export function PlanView({ ctx, shown }: { ctx: WorkspaceCtx; shown: boolean }) 
       if (shownRef.current) {
         if (last === null) render();
         else timer = window.setTimeout(render, 150);
-      } else timer = window.setTimeout(warm, 1000);
+      } else timer = window.setTimeout(warm, 300);
     });
     return () => {
       off();
@@ -79,10 +79,10 @@ export function PlanView({ ctx, shown }: { ctx: WorkspaceCtx; shown: boolean }) 
   useEffect(() => {
     if (shown) now.current();
   }, [shown]);
-  // Hidden: the blocks are mounted a few hundred at a time when idle.
+  // Hidden: the blocks are mounted 600 at a time when idle (hidden, they cost no layout).
   useEffect(() => {
     if (shown || limit >= blocks.length) return;
-    const id = requestIdleCallback(() => setLimit((n) => n + 300), { timeout: 2000 });
+    const id = requestIdleCallback(() => setLimit((n) => n + 600), { timeout: 2000 });
     return () => cancelIdleCallback(id);
   }, [shown, limit, blocks]);
   // Diagrams draw as they come near the screen.

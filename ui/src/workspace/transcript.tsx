@@ -84,22 +84,28 @@ export class Transcript extends Component<TranscriptProps> {
 
 function Window({ state, me, update, scroller }: TranscriptProps) {
   const ms = state.messages;
-  const [mounted, setMounted] = useState(firstWindow);
+  const [mounted, setMounted] = useState(0);
   const [loading, setLoading] = useState(false);
   const [error, setError] = useState("");
   const top = useRef<HTMLDivElement>(null);
   const keep = useRef<{ height: number; top: number } | null>(null);
   const busy = useRef(false); // a page is being read
-  // At first only a screenful, so the editor is ready sooner; the rest of
-  // the window follows when the browser is idle.
+  // Nothing until the browser is idle (the editor first), then a
+  // screenful, then the rest of the window.
   useEffect(() => {
-    const id = requestIdleCallback(
+    let id = requestIdleCallback(
       () => {
-        const el = scroller.current;
-        if (el) keep.current = { height: el.scrollHeight, top: el.scrollTop };
-        setMounted((n) => Math.max(n, windowStep));
+        setMounted((n) => Math.max(n, firstWindow));
+        id = requestIdleCallback(
+          () => {
+            const el = scroller.current;
+            if (el) keep.current = { height: el.scrollHeight, top: el.scrollTop };
+            setMounted((n) => Math.max(n, windowStep));
+          },
+          { timeout: 3000 },
+        );
       },
-      { timeout: 3000 },
+      { timeout: 1000 },
     );
     return () => cancelIdleCallback(id);
   }, []);
