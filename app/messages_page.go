@@ -51,6 +51,20 @@ func (a *App) handleMessageList(c echo.Context) error {
 	return c.JSON(http.StatusOK, map[string]any{"messages": out, "before": next})
 }
 
+// handleMessageGet answers one message whole, never cut: for a client that
+// wants every byte of a long reply's details at once.
+func (a *App) handleMessageGet(c echo.Context) error {
+	ch, err := a.channel(c)
+	if err != nil {
+		return err
+	}
+	m, err := a.store.Message(c.Request().Context(), ch.ID, c.Param("messageId"))
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, room.Message(m))
+}
+
 // handleMessageText answers one page of a message's text or reasoning,
 // from a byte offset a cut frame or an earlier page gave.
 func (a *App) handleMessageText(c echo.Context) error {

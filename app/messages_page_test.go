@@ -143,6 +143,12 @@ func TestLongMessageInPages(t *testing.T) {
 	if whole.String() != text {
 		t.Errorf("the pages make %d bytes, not the message's %d", whole.Len(), len(text))
 	}
+	// The message whole, over HTTP.
+	var whole1 room.Message
+	ta.Do("GET", "/api/channels/"+ch.ID+"/messages/"+live.Message.ID, nil).JSON(t, &whole1)
+	if whole1.Text != text {
+		t.Errorf("GET the message: %d bytes of text, want %d", len(whole1.Text), len(text))
+	}
 	// The list route sends the message cut too.
 	var list struct{ Messages []room.FrameMessage }
 	ta.Do("GET", "/api/channels/"+ch.ID+"/messages", nil).JSON(t, &list)
