@@ -103,6 +103,9 @@ func (h *home) plannerReply(origin, documentID string, within time.Duration) map
 		h.api(origin, "GET", "/api/channels/"+documentID+"/messages", nil, &list)
 		for i := len(list.Messages) - 1; i >= 0; i-- {
 			if m := list.Messages[i]; m["role"] == "planner" && m["status"] != "streaming" {
+				if m["cut"] != nil {
+					m["text"] = h.wholeText(origin, documentID, m["id"].(string))
+				}
 				return m
 			}
 		}
@@ -110,6 +113,25 @@ func (h *home) plannerReply(origin, documentID string, within time.Duration) map
 	}
 	h.t.Fatalf("the reply in %s did not end within %v", documentID, within)
 	return nil
+}
+
+// wholeText reads a long message's text page by page, as the UI's "Show
+// more" does.
+func (h *home) wholeText(origin, documentID, messageID string) string {
+	h.t.Helper()
+	var text strings.Builder
+	for from := 0; ; {
+		var page struct {
+			Text string
+			Next *int
+		}
+		h.api(origin, "GET", fmt.Sprintf("/api/channels/%s/messages/%s/text?from=%d", documentID, messageID, from), nil, &page)
+		text.WriteString(page.Text)
+		if page.Next == nil {
+			return text.String()
+		}
+		from = *page.Next
+	}
 }
 
 // flatPNG is a w×h PNG of one colour: a few kilobytes on the wire, w×h×4

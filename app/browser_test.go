@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/exec"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -202,6 +203,25 @@ func answerBrowser(ta *testApp, bp *browserPlanner, ask, channelID, text string)
 			return nil, fmt.Errorf("POST repository: %d %s", r.Status, r.Body)
 		}
 		return map[string]string{"dir": dir}, nil
+	case "messages":
+		// text more Chat messages, one after another.
+		n, err := strconv.Atoi(text)
+		if err != nil {
+			return nil, err
+		}
+		for i := 1; i <= n; i++ {
+			if r := ta.Do("POST", "/api/channels/"+channelID+"/messages", map[string]string{"text": fmt.Sprintf("Older message %d", i)}); r.Status != 201 {
+				return nil, fmt.Errorf("POST message: %d %s", r.Status, r.Body)
+			}
+		}
+		return map[string]bool{"ok": true}, nil
+	case "long-message":
+		// A message over a page: its frame carries only its first page.
+		long := "Long message start\n\n" + strings.Repeat("All the words of a long message. ", 1800) + "\n\nLong message end"
+		if r := ta.Do("POST", "/api/channels/"+channelID+"/messages", map[string]string{"text": long}); r.Status != 201 {
+			return nil, fmt.Errorf("POST message: %d %s", r.Status, r.Body)
+		}
+		return map[string]bool{"ok": true}, nil
 	case "read-file":
 		b, err := os.ReadFile(text)
 		return map[string]string{"text": string(b)}, err

@@ -3,7 +3,6 @@ package app
 import (
 	"context"
 	"net/http"
-	"strconv"
 
 	"github.com/labstack/echo/v4"
 
@@ -48,28 +47,6 @@ func (a *App) handlePlanPut(c echo.Context) error {
 		}
 		return c.JSON(http.StatusOK, r.Plan())
 	})
-}
-
-func (a *App) handleMessageList(c echo.Context) error {
-	ch, err := a.channel(c)
-	if err != nil {
-		return err
-	}
-	limit := 200
-	if s := c.QueryParam("limit"); s != "" {
-		if limit, err = strconv.Atoi(s); err != nil || limit < 1 || limit > 1000 {
-			return badRequest("invalid-limit", "limit must be a whole number from 1 to 1000")
-		}
-	}
-	ms, err := a.store.Messages(c.Request().Context(), ch.ID, limit)
-	if err != nil {
-		return err
-	}
-	out := make([]room.Message, len(ms))
-	for i, m := range ms {
-		out[i] = room.Message(m)
-	}
-	return c.JSON(http.StatusOK, map[string]any{"messages": out})
 }
 
 func (a *App) handleMessageCreate(c echo.Context) error {

@@ -90,6 +90,8 @@ func (a *App) newEcho() *echo.Echo {
 	api.GET("/channels/:channelId/plan.md", a.handlePlanMarkdown)
 	api.POST("/channels/:channelId/plan/save", a.handlePlanSave)
 	api.GET("/channels/:channelId/messages", a.handleMessageList)
+	api.GET("/channels/:channelId/messages/:messageId", a.handleMessageGet)
+	api.GET("/channels/:channelId/messages/:messageId/text", a.handleMessageText)
 	api.POST("/channels/:channelId/messages", a.handleMessageCreate)
 	api.POST("/channels/:channelId/messages/:messageId/retry", a.handleMessageRetry)
 	api.GET("/channels/:channelId/decisions", a.handleDecisionList)

@@ -1,9 +1,13 @@
 package plannerhost_test
 
 import (
+	"bytes"
+	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/chopin-desktop/chopin/app/apptest"
 	"github.com/chopin-desktop/chopin/room"
 )
 
@@ -47,11 +51,28 @@ func TestReplyKeepsItsBound(t *testing.T) {
 	}
 	_ = browser
 	late := ta.OpenRoom(ch.ID)
-	snap := late.Until("chat:snapshot")
-	msgs := snap["messages"].([]any)
-	last := msgs[len(msgs)-1].(map[string]any)
-	if last["id"] != m.ID || last["text"] != m.Text {
-		t.Errorf("a tab that joins sees a different reply")
+	var raw []byte
+	for {
+		late.Conn.SetReadDeadline(time.Now().Add(apptest.Wait))
+		_, frame, err := late.Conn.ReadMessage()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if bytes.Contains(frame[:min(len(frame), 40)], []byte(`"chat:snapshot"`)) {
+			raw = frame
+			break
+		}
+	}
+	if len(raw) > room.MaxChatFrameBytes {
+		t.Errorf("chat:snapshot of %d bytes, over %d", len(raw), room.MaxChatFrameBytes)
+	}
+	var snap struct{ Messages []room.FrameMessage }
+	if err := json.Unmarshal(raw, &snap); err != nil {
+		t.Fatal(err)
+	}
+	last := snap.Messages[len(snap.Messages)-1]
+	if last.ID != m.ID || !strings.HasPrefix(m.Text, last.Text) || last.Cut == nil || last.Cut.Text == nil || last.Cut.Text.Size != len(m.Text) {
+		t.Errorf("a tab that joins sees a different reply, or all of it at once (%d bytes of text)", len(last.Text))
 	}
 }
 

@@ -199,6 +199,8 @@ func (ta *testApp) finishedReply(channelID string) room.Message {
 		ta.Do("GET", "/api/channels/"+channelID+"/messages", nil).JSON(ta.T, &list)
 		for i := len(list.Messages) - 1; i >= 0; i-- {
 			if m := list.Messages[i]; m.Role == room.RolePlanner && m.Status != room.ReplyStreaming {
+				// A long reply is listed cut: read it whole.
+				ta.Do("GET", "/api/channels/"+channelID+"/messages/"+m.ID, nil).JSON(ta.T, &m)
 				return m
 			}
 		}

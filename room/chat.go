@@ -15,14 +15,14 @@ const MaxMessageText = 64 * 1024
 // chatSnapshotSize is how many of the newest messages a joining member gets.
 const chatSnapshotSize = 200
 
-// maxChatSnapshotBytes bounds the chat:snapshot frame: a joining member gets
-// the newest messages that fit in it (a reply holds at most MaxReplyBytes,
-// so always a few), and reads older ones page by page over HTTP.
-const maxChatSnapshotBytes = 8 << 20
+// maxChatSnapshotBytes bounds the messages of a chat:snapshot frame: a
+// joining member gets the newest that fit in it, each cut to its first page
+// when long (pages.go), and reads older ones page by page over HTTP.
+const maxChatSnapshotBytes = MaxChatFrameBytes - 64
 
 // newestWithin is the newest of msgs (oldest first) whose JSON fits in
 // budget bytes together.
-func newestWithin(msgs []Message, budget int) []Message {
+func newestWithin(msgs []FrameMessage, budget int) []FrameMessage {
 	used := 0
 	for i := len(msgs) - 1; i >= 0; i-- {
 		raw, _ := json.Marshal(msgs[i])
@@ -183,7 +183,7 @@ func (r *Room) postLocked(ctx context.Context, m Message) (Message, error) {
 		return Message{}, fmt.Errorf("save message: %w", err)
 	}
 	r.chat.nextSeq++
-	r.broadcastLocked(msgChatMessage{Type: "chat:message", Message: m})
+	r.broadcastLocked(msgChatMessage{Type: "chat:message", Message: ForFrame(m)})
 	return m, nil
 }
 

@@ -50,7 +50,12 @@ func (h *Hub) Join(ctx context.Context, ch Channel, who Identity, conn Conn) (*M
 		release()
 		return nil, err
 	}
-	msgs = newestWithin(msgs, maxChatSnapshotBytes)
+	frames := newestWithin(ForFrames(msgs), maxChatSnapshotBytes)
+	var before *string
+	if len(frames) > 0 && (len(frames) < len(msgs) || len(msgs) == chatSnapshotSize) {
+		cur := MessageCursor(frames[0].Seq)
+		before = &cur
+	}
 	m := &Member{room: r, conn: conn, who: who, release: release}
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -64,10 +69,7 @@ func (h *Hub) Join(ctx context.Context, ch Channel, who Identity, conn Conn) (*M
 	}
 	r.members[m] = struct{}{}
 	m.sendLocked(r, msgHello{Type: "session:hello", Identity: m.identityLocked(r), Channel: r.channel})
-	if msgs == nil {
-		msgs = []Message{}
-	}
-	m.sendLocked(r, msgChatSnapshot{Type: "chat:snapshot", Messages: msgs})
+	m.sendLocked(r, msgChatSnapshot{Type: "chat:snapshot", Messages: frames, Before: before})
 	m.sendLocked(r, msgDecisionsSnapshot{Type: "decisions:snapshot", Decisions: append([]Decision{}, r.cards.cards...)})
 	cs := r.commentSyncLocked()
 	m.sendLocked(r, msgCommentSync{Type: "comment:sync", Version: cs.Version, Threads: cs.Threads})

@@ -82,12 +82,13 @@ type (
 		Version int64  `json:"version"`
 	}
 	msgChatSnapshot struct {
-		Type     string    `json:"type"` // chat:snapshot
-		Messages []Message `json:"messages"`
+		Type     string         `json:"type"` // chat:snapshot
+		Messages []FrameMessage `json:"messages"`
+		Before   *string        `json:"before"` // the cursor of older messages; null when these begin at the first
 	}
 	msgChatMessage struct {
-		Type    string  `json:"type"` // chat:message
-		Message Message `json:"message"`
+		Type    string       `json:"type"` // chat:message
+		Message FrameMessage `json:"message"`
 	}
 	msgDecisionsSnapshot struct {
 		Type      string     `json:"type"` // decisions:snapshot

@@ -329,7 +329,7 @@ func (p *PlannerReply) Finish(ctx context.Context, status, failure string) error
 	r.mu.Lock()
 	delete(r.replies, p.msg.ID)
 	if err == nil {
-		r.broadcastLocked(msgChatMessage{Type: "chat:message", Message: final})
+		r.broadcastLocked(msgChatMessage{Type: "chat:message", Message: ForFrame(final)})
 	}
 	r.comments.replyFinishedLocked(ctx, r, p.msg.ID)
 	r.mu.Unlock()

@@ -4,7 +4,14 @@
 // marked extensions into our own markup; nothing else that looks like a tag
 // is ever a tag. Mermaid fences become placeholders that mermaid.ts draws.
 
-import { Marked, type Token, type Tokens, type TokenizerExtension, type RendererExtension } from "marked";
+import {
+  Marked,
+  type Token,
+  type Tokens,
+  type TokensList,
+  type TokenizerExtension,
+  type RendererExtension,
+} from "marked";
 import DOMPurify from "dompurify";
 
 const escapeMap: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
@@ -164,28 +171,105 @@ DOMPurify.addHook("afterSanitizeAttributes", (node) => {
 export const sanitize = (html: string) =>
   DOMPurify.sanitize(html, { ADD_ATTR: ["target"], FORBID_TAGS: ["style", "form", "input"] });
 
-export type PlanSegment = { kind: "html"; html: string } | { kind: "decision"; id: string };
+// sanitizeFragment is sanitize's result as a fragment.
+const sanitizeFragment = (html: string) =>
+  DOMPurify.sanitize(html, {
+    ADD_ATTR: ["target"],
+    FORBID_TAGS: ["style", "form", "input"],
+    RETURN_DOM_FRAGMENT: true,
+  });
 
-// renderPlan splits the plan at its top-level <Decision> lines, so the cards
-// can be live components between sanitised HTML chunks.
-export function renderPlan(source: string): PlanSegment[] {
+export type PlanBlock = { kind: "html"; key: string; html: string } | { kind: "decision"; key: string; id: string };
+
+// blockCache holds each top-level block's sanitised HTML by its source (and
+// the plan's link definitions, which any block may use): an edit converts
+// only the blocks it changed.
+const blockCache = new Map<string, string>();
+const maxCachedBlocks = 8000;
+
+// planBlocks is the plan as its top-level blocks, each converted and
+// sanitised once per source. A block's key is a digest of its source (and
+// which repeat of that source it is), so a view keyed by it re-renders only
+// the blocks an edit changed.
+let lastBlocks: { source: string; blocks: PlanBlock[] } | null = null;
+export function planBlocks(source: string): PlanBlock[] {
+  if (lastBlocks?.source === source) return lastBlocks.blocks;
+  const blocks = convertPlan(source);
+  lastBlocks = { source, blocks };
+  return blocks;
+}
+
+function convertPlan(source: string): PlanBlock[] {
   const tokens = planMarked.lexer(source);
-  const out: PlanSegment[] = [];
-  let run: Token[] = [];
-  const flush = () => {
-    if (!run.length) return;
-    const list = Object.assign(run, { links: tokens.links });
-    out.push({ kind: "html", html: sanitize(planMarked.parser(list)) });
-    run = [];
-  };
+  const links = tokens.links;
+  const linkKey = Object.keys(links).length ? JSON.stringify(links) : "";
+  const seen = new Map<string, number>();
+  const out: PlanBlock[] = [];
+  const todo: { block: { html: string }; digest: string; token: Token }[] = [];
   for (const t of tokens) {
+    if (t.type === "space") continue;
     if (t.type === "decision") {
-      flush();
-      out.push({ kind: "decision", id: (t as DecisionToken).id });
-    } else run.push(t);
+      const id = (t as DecisionToken).id;
+      out.push({ kind: "decision", key: "d" + id, id });
+      continue;
+    }
+    const digest = linkKey + "\u0000" + t.raw;
+    const n = seen.get(t.raw) ?? 0;
+    seen.set(t.raw, n + 1);
+    const block = { kind: "html" as const, key: `${digest32(t.raw)}.${t.raw.length}.${n}`, html: "" };
+    const html = blockCache.get(digest);
+    if (html === undefined) todo.push({ block, digest, token: t });
+    else block.html = html;
+    out.push(block);
   }
-  flush();
+  convertBlocks(todo, links);
   return out;
+}
+
+// convertBlocks converts and sanitises blocks together (one parse for them
+// all) and keeps each in the cache.
+function convertBlocks(todo: { block: { html: string }; digest: string; token: Token }[], links: TokensList["links"]) {
+  if (!todo.length) return;
+  const joined = todo
+    .map(({ token }) => `<div data-plan-block="">${planMarked.parser(Object.assign([token], { links }))}</div>`)
+    .join("");
+  const parts = Array.from(sanitizeFragment(joined).children);
+  todo.forEach(({ block, digest }, i) => {
+    block.html = parts[i]?.innerHTML ?? "";
+    if (blockCache.size >= maxCachedBlocks) blockCache.delete(blockCache.keys().next().value!);
+    blockCache.set(digest, block.html);
+  });
+}
+
+// warmPlanBlocks prepares planBlocks(source) a batch at a time: each call
+// of the step it returns converts up to batch blocks not converted yet, and
+// says whether any are left. The Preview is then ready before it is asked.
+export function warmPlanBlocks(source: string, batch = 40): () => boolean {
+  const tokens = planMarked.lexer(source);
+  const links = tokens.links;
+  const linkKey = Object.keys(links).length ? JSON.stringify(links) : "";
+  let i = 0;
+  return () => {
+    const todo: { block: { html: string }; digest: string; token: Token }[] = [];
+    for (; i < tokens.length && todo.length < batch; i++) {
+      const t = tokens[i];
+      if (t.type === "space" || t.type === "decision") continue;
+      const digest = linkKey + "\u0000" + t.raw;
+      if (!blockCache.has(digest) && !todo.some((x) => x.digest === digest))
+        todo.push({ block: { html: "" }, digest, token: t });
+    }
+    convertBlocks(todo, links);
+    if (i < tokens.length) return true;
+    planBlocks(source); // every block is converted: this only keeps the list
+    return false;
+  };
+}
+
+// digest32 is FNV-1a of s: a block's identity for keying, not security.
+function digest32(s: string): string {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
+  return (h >>> 0).toString(36);
 }
 
 // renderChat is the Markdown Chat renders: a line break is a line break.

@@ -43,6 +43,13 @@ export async function drawDiagrams(root: HTMLElement) {
   const blocks = Array.from(root.querySelectorAll<HTMLElement>(".mermaid-block:not([data-drawn])")).filter(
     (b) => !b.closest(".status-streaming"),
   );
+  return drawBlocks(blocks);
+}
+
+// drawBlocks draws the given Mermaid blocks that are not drawn yet: the
+// Preview's, as each scrolls into view.
+export async function drawBlocks(all: HTMLElement[]) {
+  const blocks = all.filter((b) => !b.dataset.drawn);
   if (!blocks.length) return;
   // Claimed before the first await, so overlapping calls (the plan's and a
   // card's within it) never draw one block twice.

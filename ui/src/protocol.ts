@@ -35,6 +35,35 @@ export interface Message {
   createdAt: number; // unix ms
   updatedAt: number;
   details?: MessageDetails;
+  cut?: MessageCut; // a long message, sent cut to its first page
+}
+
+// MessageCut says what of a long message its frame left out
+// (docs/room-protocol.md "Long messages"): the rest of a field is read from
+// GET .../messages/:id/text?field=&from=<next>.
+export interface MessageCut {
+  text?: FieldCut;
+  reasoning?: FieldCut;
+  tools?: boolean; // tool rows came without input and result
+}
+export interface FieldCut {
+  next: number; // byte offset (UTF-8) of the rest
+  size: number; // the field's whole length in bytes
+}
+
+// TextPage is GET .../messages/:id/text's answer.
+export interface TextPage {
+  field: "text" | "reasoning";
+  text: string;
+  from: number;
+  next: number | null;
+  size: number;
+}
+
+// MessagePage is GET .../messages?before='s answer.
+export interface MessagePage {
+  messages: Message[];
+  before: string | null;
 }
 
 // MessageDetails: a Planner reply's (ReplyDetails) or a person's message's
@@ -317,6 +346,7 @@ export interface PlanAckFrame {
 export interface ChatSnapshotFrame {
   type: "chat:snapshot";
   messages: Message[];
+  before?: string | null; // the cursor of older messages; null when none
 }
 export interface ChatMessageFrame {
   type: "chat:message";

@@ -13,6 +13,7 @@ import { createInterface } from "node:readline";
 import { mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { createServer } from "node:http";
+import { gzipSync } from "node:zlib";
 
 const launchURL = process.argv[2];
 if (!launchURL) throw new Error("usage: node tests/browser.mjs <launch URL>");
@@ -737,6 +738,8 @@ try {
     await view.locator(".decision-card.status-answered").waitFor();
     await view.getByRole("button", { name: "macOS" }).click();
     await view.getByText("xcodebuild").waitFor({ state: "visible" });
+    // A diagram draws when it comes near the screen.
+    await view.locator(".prose > div > .mermaid-block").last().scrollIntoViewIfNeeded();
     await view.locator(".prose > div > .mermaid-block .mermaid-diagram svg").waitFor({ timeout: 15000 });
     await view.getByText("<script>window.pwned = 1</script>").waitFor();
     if (
@@ -921,9 +924,13 @@ try {
     await a.getByRole("tab", { name: "Plan", exact: true }).click();
     await a.getByRole("tab", { name: "Preview" }).click();
     const view = a.locator(".plan-view");
+    // A diagram draws when it comes near the screen: bring each in turn.
     await until(
       "both diagrams",
-      async () => (await view.locator(".mermaid-block .mermaid-diagram svg").count()) >= 2,
+      async () => {
+        await view.evaluate((v) => v.querySelector(".mermaid-block:not([data-drawn])")?.scrollIntoView());
+        return (await view.locator(".mermaid-block .mermaid-diagram svg").count()) >= 2;
+      },
       15000,
     );
     await a.waitForTimeout(500);
@@ -1608,6 +1615,72 @@ try {
         throw new Error("the switcher's keys reached the editor: " + (await editorText(b)));
     },
   );
+
+  // ---- fast Chat and long messages (issue 16, part a) ----
+  // A document of its own, so the walk's document keeps its Chat.
+  let longChat = { id: "", url: "" };
+  await step("scrolling up in Chat reads older messages back to the first", async () => {
+    longChat = await a.evaluate(async () => {
+      const r = await fetch("/api/repositories/octo/plans/channels", {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ title: "Long chat" }),
+      });
+      if (r.status !== 201) throw new Error(`POST channels: ${r.status} ${await r.text()}`);
+      return r.json();
+    });
+    await ask({ ask: "messages", channel: longChat.id, text: "250" });
+    await a.goto(origin + new URL(longChat.url, origin).pathname);
+    const list = a.locator(".transcript");
+    await list.locator("[data-seq]").first().waitFor();
+    const all = await a.evaluate(async (id) => {
+      const r = await fetch(`/api/channels/${id}/messages?limit=1000`);
+      return (await r.json()).messages.map((m) => m.seq);
+    }, longChat.id);
+    // Only the newest are mounted at first.
+    if ((await list.locator("[data-seq]").count()) >= all.length) throw new Error("every message was mounted at once");
+    await until(
+      "the first message",
+      async () => {
+        await list.evaluate((el) => (el.scrollTop = 0));
+        return (await list.locator(`[data-seq="${all[0]}"]`).count()) === 1;
+      },
+      30000,
+    );
+    await list.locator(".chat-start").waitFor();
+    const shown = await list.locator("[data-seq]").evaluateAll((els) => els.map((e) => Number(e.dataset.seq)));
+    if (JSON.stringify(shown) !== JSON.stringify(all))
+      throw new Error(`Chat shows ${shown.length} messages, the server has ${all.length}`);
+  });
+
+  await step("a long message shows its first page and Show more", async () => {
+    await ask({ ask: "long-message", channel: longChat.id });
+    const msg = a.locator(".msg", { hasText: "Long message start" });
+    await msg.waitFor();
+    if ((await msg.textContent()).includes("Long message end")) throw new Error("the whole long message came at once");
+    const more = msg.getByRole("button", { name: "Show more" });
+    await more.scrollIntoViewIfNeeded();
+    await more.click();
+    await until("the rest of the message", async () => (await msg.textContent()).includes("Long message end"));
+    if (await more.count()) throw new Error("Show more is still offered after the last page");
+    await a.goto(origin + docPath);
+    await a.locator(".cm-content").waitFor();
+  });
+
+  await step("the first-load JS stays under 250 KiB gzip", async () => {
+    const p = await context.newPage();
+    const scripts = [];
+    p.on("response", (r) => r.request().resourceType() === "script" && scripts.push(r));
+    await p.goto(origin + "/", { waitUntil: "load" });
+    await p.getByRole("heading", { name: "Repositories" }).waitFor();
+    let total = 0;
+    for (const r of scripts) total += gzipSync(await r.body(), { level: 9 }).length;
+    await p.close();
+    if (!scripts.length) throw new Error("the page loaded no script");
+    process.stderr.write(`first-load JS: ${scripts.length} files, ${(total / 1024).toFixed(1)} KiB gzip\n`);
+    if (total > 250 * 1024)
+      throw new Error(`the first load is ${(total / 1024).toFixed(1)} KiB of JS gzip, over 250 KiB`);
+  });
 
   await step("archiving makes the editor read-only", async () => {
     await b.goto(origin + "/documents/octo/plans");

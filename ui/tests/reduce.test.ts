@@ -13,6 +13,7 @@ import {
   plannerFetched,
   reduce,
   withConnection,
+  withOlder,
   type RoomState,
 } from "../src/workspace/reduce";
 
@@ -178,6 +179,25 @@ test("chat:message adds in seq order and replaces a message with the same id", (
     s.messages.map((m) => m.text),
     ["Morning", "second, edited", "third"],
   );
+});
+
+test("older pages go before the snapshot's messages, and the cursor follows them", () => {
+  let s = play(fresh(), { type: "chat:snapshot", messages: [person(5, "five"), person(6, "six")], before: "c5" });
+  assert.equal(s.older, "c5");
+  const six = s.messages[1];
+  s = withOlder(s, [person(3, "three"), person(4, "four"), person(5, "five again")], "c3");
+  assert.deepEqual(
+    s.messages.map((m) => m.text),
+    ["three", "four", "five", "six"],
+  );
+  assert.equal(s.messages[3], six); // a message it had is the same object: it does not render again
+  assert.equal(s.older, "c3");
+  s = withOlder(s, [person(1, "one")], null);
+  assert.equal(s.older, null);
+  assert.equal(s.messages[0].text, "one");
+  // A reconnect's snapshot starts again from its own cursor.
+  s = play(s, { type: "chat:snapshot", messages: [person(6, "six")], before: "c6" });
+  assert.equal(s.older, "c6");
 });
 
 test("a streaming reply grows by text deltas, each at the length it had", () => {

@@ -9,11 +9,11 @@ import { plannerWords } from "./planner";
 import { headingOf } from "./decisions";
 import "../guidance.css";
 import type { ChatSendFrame, Message, MessageDetails } from "../protocol";
-import { renderChat } from "../markdown";
 import { drawDiagrams } from "../mermaid";
 import { ErrorText } from "../pages/shell";
 import type { WorkspaceCtx } from "./workspace";
 import { RunCards } from "./runs";
+import { chatHTML, LongText, Transcript } from "./transcript";
 import { Gallery } from "./gallery";
 import { ModelPicker } from "./model";
 import { maxFiles, MessageFiles, PendingFiles, readFile, type Outgoing } from "./attachments";
@@ -214,21 +214,7 @@ export function ChatPane({ ctx }: { ctx: WorkspaceCtx }) {
         }}
         aria-live="polite"
       >
-        {state.messages.length === 0 && (
-          <p class="empty chat-empty">
-            Talk about the plan here. Mention <code>@chopin</code> to ask the Planner.
-          </p>
-        )}
-        {state.messages.map((m, i) => (
-          <ChatMessage
-            key={m.id}
-            m={m}
-            me={ctx.session.login}
-            retry={retriable(state.messages, i, ctx.session.login)}
-            channel={state.channel.id}
-            canEdit={state.canEdit}
-          />
-        ))}
+        <Transcript state={state} me={ctx.session.login} update={ctx.update} scroller={list} />
         <RunCards
           runs={runs}
           busy={control.busy || !state.canEdit}
@@ -406,7 +392,7 @@ const mentionsPlanner = (text: string) => /(^|[^\w@])@chopin\b/i.test(text);
 
 // retriable is the id of the message a failed reply answers, when the person
 // reading sent it and this reply is its latest: Retry belongs to them.
-function retriable(ms: Message[], i: number, me: string): string {
+export function retriable(ms: Message[], i: number, me: string): string {
   if (ms[i].role !== "planner" || ms[i].status !== "failed") return "";
   for (let j = i - 1; j >= 0; j--) {
     const m = ms[j];
@@ -445,7 +431,10 @@ function RetryButton({ channel, message, disabled }: { channel: string; message:
   );
 }
 
-function ChatMessage({
+// clock formats a message's time; made once, as making one is slow.
+const clock = new Intl.DateTimeFormat([], { hour: "2-digit", minute: "2-digit" });
+
+export function ChatMessage({
   m,
   me,
   retry,
@@ -463,13 +452,13 @@ function ChatMessage({
       <div class="msg msg-system" role="note" aria-label="Notice" data-seq={m.seq}>
         <span class="notice-text">{m.text}</span>
         <time class="notice-time" dateTime={new Date(m.createdAt).toISOString()}>
-          {new Date(m.createdAt).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" })}
+          {clock.format(m.createdAt)}
         </time>
       </div>
     );
   }
   const who = m.role === "planner" ? "Planner" : m.author === me ? m.author : m.author || "someone";
-  const time = new Date(m.createdAt).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
+  const time = clock.format(m.createdAt);
   return (
     <article class={"msg msg-" + m.role + (m.status ? " status-" + m.status : "")} data-seq={m.seq}>
       <header class="msg-head">
@@ -481,8 +470,17 @@ function ChatMessage({
         {m.status === "failed" && <span class="badge danger-badge">failed</span>}
         {m.status === "stopped" && <span class="badge">stopped</span>}
       </header>
-      {m.details && <Details details={m.details} />}
-      {m.text && <div class="msg-body prose" dangerouslySetInnerHTML={{ __html: renderChat(m.text) }} />}
+      {m.details && <Details m={m} details={m.details} channel={channel} />}
+      {m.text && (
+        <LongText
+          channel={channel}
+          id={m.id}
+          field="text"
+          text={m.text}
+          cut={m.cut?.text}
+          render={(text) => <div class="msg-body prose" dangerouslySetInnerHTML={{ __html: chatHTML(m.id, text) }} />}
+        />
+      )}
       {m.role === "person" && m.details?.attachments && <MessageFiles files={m.details.attachments} />}
       <Gallery images={m.details?.images ?? []} refused={m.details?.refusedImages ?? []} />
       {retry && <RetryButton channel={channel} message={retry} disabled={!canEdit} />}
@@ -494,7 +492,7 @@ function ChatMessage({
 // folded, and every tool call as a row under "Work details".
 const toolLabel = { running: "Running", done: "Done", failed: "Failed" };
 
-function Details({ details }: { details: MessageDetails }) {
+function Details({ m, details, channel }: { m: Message; details: MessageDetails; channel: string }) {
   const reasoning = details.reasoning?.trim() ? details.reasoning : "";
   const rows = details.tools ?? [];
   const failure = details.error ?? "";
@@ -504,7 +502,14 @@ function Details({ details }: { details: MessageDetails }) {
       {reasoning && (
         <details class="reasoning">
           <summary>Reasoning</summary>
-          <p class="reasoning-text">{reasoning}</p>
+          <LongText
+            channel={channel}
+            id={m.id}
+            field="reasoning"
+            text={reasoning}
+            cut={m.cut?.reasoning}
+            render={(text) => <p class="reasoning-text">{text}</p>}
+          />
         </details>
       )}
       {rows.length > 0 && (

@@ -5,9 +5,7 @@
 import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
 import { EditorView } from "@codemirror/view";
 import type { SyncStatus } from "../plansync";
-import { renderPlan, type PlanSegment } from "../markdown";
-import { drawDiagrams } from "../mermaid";
-import { DecisionCard } from "./decisions";
+import { PlanView } from "./preview";
 import { EditorKeys } from "./editorhint";
 import { CommentsLayer } from "./comments";
 import type { WorkspaceCtx } from "./workspace";
@@ -109,62 +107,9 @@ export function PlanPane({
       {(mode === "edit" || both) && state.canEdit && <EditorKeys plan={plan} frame={frame} />}
       <div class={"plan-panes" + (both ? " split" : "")}>
         <div class="editor-host" ref={host} hidden={mode !== "edit" && !both} role="region" aria-label="Plan editor" />
-        {(mode === "read" || both) && <PlanView ctx={ctx} />}
+        <PlanView ctx={ctx} shown={mode === "read" || both} />
       </div>
       <CommentsLayer ctx={ctx} mode={both ? "edit" : mode} />
-    </div>
-  );
-}
-
-function PlanView({ ctx }: { ctx: WorkspaceCtx }) {
-  const [segments, setSegments] = useState<PlanSegment[]>([]);
-  const root = useRef<HTMLDivElement>(null);
-  useEffect(() => {
-    let timer: number | undefined;
-    let last = "";
-    const off = ctx.plan.onDoc((doc) => {
-      clearTimeout(timer);
-      timer = window.setTimeout(
-        () => {
-          const text = doc.toString();
-          if (text !== last) setSegments(renderPlan((last = text)));
-        },
-        last ? 150 : 0,
-      );
-    });
-    return () => {
-      off();
-      clearTimeout(timer);
-    };
-  }, []);
-  useEffect(() => {
-    if (root.current) drawDiagrams(root.current);
-  }, [segments]);
-  const onClick = (e: MouseEvent) => {
-    const tab = (e.target as HTMLElement).closest<HTMLElement>("button[data-tab]");
-    if (!tab) return;
-    const tabs = tab.closest(".tabs")!;
-    tabs.querySelectorAll(":scope > .tab-list > .tab").forEach((b) => b.classList.toggle("selected", b === tab));
-    tabs
-      .querySelectorAll<HTMLElement>(":scope > .tab-pane")
-      .forEach((p) => p.classList.toggle("selected", p.dataset.pane === tab.dataset.tab));
-  };
-  const byId = new Map(ctx.state.decisions.map((d) => [d.id, d]));
-  return (
-    <div class="plan-view" ref={root} onClick={onClick}>
-      <article class="prose">
-        {segments.map((s, i) =>
-          s.kind === "html" ? (
-            <div key={"h" + i} dangerouslySetInnerHTML={{ __html: s.html }} />
-          ) : byId.has(s.id) ? (
-            <DecisionCard key={s.id} ctx={ctx} d={byId.get(s.id)!} inPlan />
-          ) : (
-            <div key={s.id} class="decision-missing muted small">
-              A decision card ({s.id.slice(0, 8)}) is not loaded yet.
-            </div>
-          ),
-        )}
-      </article>
     </div>
   );
 }

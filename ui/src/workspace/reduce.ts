@@ -34,6 +34,7 @@ export interface RoomState {
   connection: Connection;
   members: number;
   messages: Message[];
+  older: string | null; // the cursor of the messages before these; null when they begin at the first
   decisions: Decision[];
   planner: PlannerState;
   model?: ModelState;
@@ -50,6 +51,7 @@ export function initialState(channel: Channel, connection: Connection): RoomStat
     connection,
     members: 1,
     messages: [],
+    older: null,
     decisions: [],
     planner: { state: "unknown" },
     jobs: [],
@@ -76,7 +78,7 @@ export function reduce(s: RoomState, f: ServerFrame): RoomState {
     case "session:presence":
       return { ...s, members: f.members };
     case "chat:snapshot":
-      return { ...s, messages: f.messages };
+      return { ...s, messages: f.messages, older: f.before ?? null };
     case "chat:message":
       return { ...s, messages: upsert(s.messages, f.message, (a, b) => a.seq - b.seq) };
     case "chat:delta":
@@ -116,6 +118,16 @@ export function descriptionWork(s: RoomState): DescriptionWork {
   if (job.state === "pending" || job.state === "running") return "describing";
   if (job.state === "paused" && job.reason === "planner-unavailable") return "waiting";
   return "";
+}
+
+// withOlder is the state with a page of older messages (GET
+// .../messages?before=) put before the ones it has; a message it has already
+// is kept as it is.
+export function withOlder(s: RoomState, page: Message[], before: string | null): RoomState {
+  const have = new Set(s.messages.map((m) => m.id));
+  const first = s.messages[0]?.seq ?? Infinity;
+  const add = page.filter((m) => !have.has(m.id) && m.seq < first);
+  return { ...s, messages: [...add, ...s.messages], older: before };
 }
 
 // withConnection is the state with the socket's connection state.

@@ -31,6 +31,7 @@ export interface WorkspaceCtx {
   showInPlan: (id: string) => void;
   connect: () => void; // opens the Connect dialog
   showDecision: (id: string) => void; // its card in Decisions
+  update: (f: (s: RoomState) => RoomState) => void; // a change the tab made itself (older Chat pages)
 }
 
 function useWide(): boolean {
@@ -115,6 +116,7 @@ export function Workspace({ initial, session }: { initial: Channel; session: Ses
     showInPlan,
     showDecision,
     connect: () => setConnectOpen(true),
+    update: setState,
   };
   useWorkspaceShortcuts((where) => {
     if (where === "chat") {
