@@ -120,6 +120,13 @@ func (c *socket) sent() {
 	_ = c.s.Write(frame)
 }
 
+// connected reports whether the socket has its melody session yet.
+func (c *socket) connected() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.s != nil
+}
+
 // Close sends the close frame after the frames already queued (a member
 // tells a tab why before closing it).
 func (c *socket) Close(code int, reason string) {
@@ -141,6 +148,7 @@ func (c *socket) Close(code int, reason string) {
 
 func (a *App) handleRoomSocket(c echo.Context) error {
 	r := c.Request()
+	signOuts := a.signOuts.Load() // before the session is checked: see closeSignedOutSockets
 	if a.callerOf(c) != browser {
 		return errSignInRequired
 	}
@@ -158,14 +166,20 @@ func (a *App) handleRoomSocket(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	keys := map[string]any{"socket": &socket{}, "channel": ch}
+	keys := map[string]any{"socket": &socket{}, "channel": ch, "signOuts": signOuts}
 	return a.melody.HandleRequestWithKeys(c.Response(), r, keys)
 }
 
 // handleRoomConnect joins an upgraded socket to its document's room.
 func (a *App) handleRoomConnect(s *melody.Session) {
 	sock := socketOf(s)
+	sock.mu.Lock()
 	sock.s = s
+	sock.mu.Unlock()
+	if s.MustGet("signOuts").(int64) != a.signOuts.Load() {
+		sock.Close(CloseSignedOut, signedOutReason)
+		return // its browser was signed out while it upgraded
+	}
 	ch := s.MustGet("channel").(store.Channel)
 	member, err := a.hub.Join(context.Background(), a.roomChannel(ch), a.identity(), sock)
 	if errors.Is(err, room.ErrDeleted) {
@@ -184,6 +198,33 @@ func (a *App) handleRoomConnect(s *melody.Session) {
 	// A browser opening the document ensures its description is current.
 	if !ch.Archived() {
 		go a.describer.ensure(ch.ID, 0)
+	}
+}
+
+// CloseSignedOut closes a browser's sockets when its sign-in ends (sign out
+// everywhere): the tab shows the sign-in page and does not reconnect. The
+// agent protocol closes a link for the same cause with the same code.
+const CloseSignedOut = 4401
+
+const signedOutReason = "This browser was signed out; run chopin open to sign in again."
+
+// closeSignedOutSockets closes every open room socket with CloseSignedOut,
+// after the frames already queued to it: sign out everywhere ended every
+// browser session, so every socket rests on one that ended. A socket being
+// upgraded meanwhile checked its session before the count went up, and
+// closes itself when it connects (handleRoomConnect).
+func (a *App) closeSignedOutSockets() {
+	a.signOuts.Add(1)
+	sessions, err := a.melody.Sessions()
+	if err != nil {
+		return // melody closed: the server is stopping
+	}
+	for _, s := range sessions {
+		// One not yet connected has no session to close: it sees the
+		// count went up when it connects.
+		if sock, ok := s.Get("socket"); ok && sock.(*socket).connected() {
+			sock.(*socket).Close(CloseSignedOut, signedOutReason)
+		}
 	}
 }
 
