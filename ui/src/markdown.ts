@@ -153,9 +153,19 @@ export const sanitize = (html: string) =>
 
 export type PlanSegment = { kind: "html"; html: string } | { kind: "decision"; id: string };
 
+// A mark to show in the rendered plan: the blocks of source from..to get a
+// coloured bar (added, changed), or a thin "removed" line goes at from.
+export interface PlanMark {
+  kind: "added" | "changed" | "removed";
+  from: number;
+  to: number;
+}
+
 // renderPlan splits the plan at its top-level <Decision> lines, so the cards
-// can be live components between sanitised HTML chunks.
-export function renderPlan(source: string): PlanSegment[] {
+// can be live components between sanitised HTML chunks. A top-level block
+// that a mark covers is wrapped in its own element, data-change being the
+// mark's index.
+export function renderPlan(source: string, marks: readonly PlanMark[] = []): PlanSegment[] {
   const tokens = planMarked.lexer(source);
   const out: PlanSegment[] = [];
   let run: Token[] = [];
@@ -165,13 +175,44 @@ export function renderPlan(source: string): PlanSegment[] {
     out.push({ kind: "html", html: sanitize(planMarked.parser(list)) });
     run = [];
   };
+  // Each top-level token's place in source (their raw texts make it up).
+  let pos = 0;
+  const removedLeft = marks.map((m, i) => ({ m, i })).filter(({ m }) => m.kind === "removed");
+  const removedLine = (i: number) =>
+    `<div class="plan-change-removed" data-change="${i}" aria-label="The Planner removed a block here">removed</div>`;
   for (const t of tokens) {
+    const from = pos;
+    const to = from + t.raw.trimEnd().length;
+    pos += t.raw.length;
+    if (t.type === "space") {
+      run.push(t);
+      continue;
+    }
+    while (removedLeft.length && removedLeft[0].m.from <= from) {
+      flush();
+      out.push({ kind: "html", html: removedLine(removedLeft.shift()!.i) });
+    }
     if (t.type === "decision") {
       flush();
       out.push({ kind: "decision", id: (t as DecisionToken).id });
-    } else run.push(t);
+      continue;
+    }
+    const hit = marks.findIndex((m) => m.kind !== "removed" && m.from < Math.max(to, from + 1) && from < m.to);
+    if (hit < 0) {
+      run.push(t);
+      continue;
+    }
+    flush();
+    const list = Object.assign([t], { links: tokens.links });
+    const html = sanitize(planMarked.parser(list));
+    const label = marks[hit].kind === "added" ? "Added by the Planner" : "Changed by the Planner";
+    out.push({
+      kind: "html",
+      html: `<div class="plan-change plan-change-${marks[hit].kind}" data-change="${hit}" title="${label}">${html}</div>`,
+    });
   }
   flush();
+  for (const { i } of removedLeft) out.push({ kind: "html", html: removedLine(i) });
   return out;
 }
 

@@ -7,6 +7,7 @@ import type { SyncStatus } from "../plansync";
 import { renderPlan, type PlanSegment } from "../markdown";
 import { drawDiagrams } from "../mermaid";
 import { DecisionCard } from "./decisions";
+import { ChangesChip } from "./changeschip";
 import type { WorkspaceCtx } from "./workspace";
 
 export function PlanPane({
@@ -80,6 +81,7 @@ export function PlanPane({
         </div>
         {!state.canEdit && <span class="badge readonly-label">Read-only</span>}
         <span class="spacer" />
+        <ChangesChip plan={plan} mode={mode} />
         <span class="sync-status muted small" data-unsent={status.unsent} role="status">
           {saved}
         </span>
@@ -109,18 +111,23 @@ function PlanView({ ctx }: { ctx: WorkspaceCtx }) {
   useEffect(() => {
     let timer: number | undefined;
     let last = "";
-    const off = ctx.plan.onDoc((doc) => {
+    let lastMarks: unknown = null;
+    // The text and the Planner's marks (changes.ts) are read together, so
+    // the marks' places are in the text rendered.
+    const schedule = () => {
       clearTimeout(timer);
       timer = window.setTimeout(
         () => {
-          const text = doc.toString();
-          if (text !== last) setSegments(renderPlan((last = text)));
+          const text = ctx.plan.view.state.doc.toString();
+          const marks = ctx.plan.marks();
+          if (text !== last || marks !== lastMarks) setSegments(renderPlan((last = text), (lastMarks = marks)));
         },
         last ? 150 : 0,
       );
-    });
+    };
+    const offs = [ctx.plan.onDoc(schedule), ctx.plan.onMarks(schedule)];
     return () => {
-      off();
+      offs.forEach((off) => off());
       clearTimeout(timer);
     };
   }, []);
