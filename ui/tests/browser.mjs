@@ -1049,11 +1049,18 @@ try {
   });
 
   await step("sign out everywhere ends this browser's sign-in too", async () => {
+    // A tab open on a document: its socket closes (4401) and it shows the
+    // sign-in page too.
+    const open = await context.newPage();
+    await open.goto(origin + docPath);
+    await open.locator(".cm-content").waitFor();
     await a.goto(origin + "/");
     const browsers = a.getByRole("region", { name: "Browsers" });
     await browsers.getByRole("button", { name: "Sign out everywhere" }).click();
     await browsers.getByRole("button", { name: "Yes, sign out every browser" }).click();
     await a.getByText("This browser is not signed in to Chopin.").waitFor();
+    await open.getByText("This browser is not signed in to Chopin.").waitFor();
+    await open.close();
     const status = await a.evaluate(async () => (await fetch("/api/session")).status);
     if (status !== 401) throw new Error("after signing out, /api/session answered " + status);
   });
