@@ -13,6 +13,7 @@ import (
 
 func main() {
 	app.AttachParentConsole() // Windows: print to the terminal chopin.exe was started from, if any
+	limitMemory()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	cli := &app.CLI{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv}

@@ -23,6 +23,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gorilla/websocket"
@@ -55,7 +56,8 @@ type App struct {
 
 	agentToken *agentToken
 	launches   launchTokens
-	sessions   sync.Map // cookie value -> struct{}: sessions seen valid
+	sessions   sync.Map     // cookie value -> struct{}: sessions seen valid
+	signOuts   atomic.Int64 // sign-outs everywhere so far (see closeSignedOutSockets)
 
 	closeOnce sync.Once
 	closeErr  error

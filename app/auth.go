@@ -236,6 +236,7 @@ func (a *App) handleSignOutEverywhere(c echo.Context) error {
 		return err
 	}
 	a.sessions.Clear()
+	a.closeSignedOutSockets()
 	a.log.Info("signed out every browser", "sessions", n)
 	c.SetCookie(&http.Cookie{Name: sessionCookie, Value: "", Path: "/", MaxAge: -1, HttpOnly: true, SameSite: http.SameSiteStrictMode})
 	return c.JSON(http.StatusOK, map[string]int64{"signedOut": n})

@@ -29,7 +29,8 @@ func bindStrict(c echo.Context, v any) error {
 		}
 		return badRequest("invalid-json", "The request body is not the JSON this route takes: "+err.Error())
 	}
-	if dec.More() {
+	// Only white space may follow (More would let a stray "}" or "]" pass).
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
 		return badRequest("invalid-json", "The request body has data after its JSON object.")
 	}
 	return nil

@@ -255,6 +255,7 @@ type browserPlanner struct {
 
 	mu       sync.Mutex
 	link     *client.Link
+	channel  string   // the document it is attached to
 	stops    []string // the run each stop named ("" for all)
 	resumes  []string
 	reported int
@@ -351,7 +352,7 @@ func (bp *browserPlanner) attach(channelID string) error {
 	}
 	bp.ta.T.Cleanup(func() { l.Close() })
 	bp.mu.Lock()
-	bp.link = l
+	bp.link, bp.channel = l, channelID
 	bp.mu.Unlock()
 	// Its catalog, for the composer's picker and commands: as written.
 	return bp.reportCatalog()
@@ -467,6 +468,9 @@ func (bp *browserPlanner) turn(ctx context.Context, t *client.Turn) error {
 		}
 		return nil
 	}
+	if strings.Contains(message, "revise the plan") {
+		return bp.reviseBlocks(ctx, t)
+	}
 	if p := message; strings.HasPrefix(p, "/") || strings.HasPrefix(p, "Start the workflow") {
 		bp.mu.Lock()
 		bp.prompt = p
@@ -509,6 +513,43 @@ func (bp *browserPlanner) turn(ctx context.Context, t *client.Turn) error {
 	}
 	<-ctx.Done() // works until Stop Planner aborts the turn
 	return nil
+}
+
+// reviseBlocks is a turn that edits the plan as a Planner does (read_plan,
+// then one edit_plan): it changes one block, removes one and adds one, for
+// the script's step on the Planner's changes marked.
+func (bp *browserPlanner) reviseBlocks(ctx context.Context, t *client.Turn) error {
+	if _, err := t.CallTool(ctx, "read_plan", map[string]any{}); err != nil {
+		return err
+	}
+	bp.mu.Lock()
+	channel := bp.channel
+	bp.mu.Unlock()
+	var plan room.Plan
+	bp.ta.Do("GET", "/api/channels/"+channel+"/plan", nil).JSON(bp.ta.T, &plan)
+	lines := strings.Split(plan.Source, "\n")
+	find := func(text string) *int {
+		for _, b := range plan.Blocks {
+			if strings.Join(lines[b.StartLine-1:b.EndLine], "\n") == text {
+				return &b.Index
+			}
+		}
+		return nil
+	}
+	revised, gone := find("This sentence will be revised."), find("This line will go.")
+	if revised == nil || gone == nil {
+		return t.Text("The plan does not hold the passages to revise.")
+	}
+	content := func(s string) *string { return &s }
+	_, err := t.CallTool(ctx, "edit_plan", room.EditPlanArgs{Revision: plan.Revision, Operations: []room.Operation{
+		{Op: room.OpReplace, Index: revised, Content: content("This sentence was revised by the Planner.")},
+		{Op: room.OpDelete, Index: gone},
+		{Op: room.OpInsertRoot, Content: content("A step the Planner added.")},
+	}})
+	if err != nil {
+		return err
+	}
+	return t.Text("Revised the plan.")
 }
 
 func (bp *browserPlanner) stop(s *client.Session, run string) (bool, string) {

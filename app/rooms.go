@@ -97,13 +97,20 @@ func (ss *sockets) remove(c *socket) {
 func (ss *sockets) closeAll(code int, reason string) {
 	ss.mu.Lock()
 	ss.closed = true
+	ss.mu.Unlock()
+	ss.each(func(c *socket) { c.Close(code, reason) })
+}
+
+// each calls f for every socket open now, outside the set's lock.
+func (ss *sockets) each(f func(*socket)) {
+	ss.mu.Lock()
 	open := make([]*socket, 0, len(ss.open))
 	for c := range ss.open {
 		open = append(open, c)
 	}
 	ss.mu.Unlock()
 	for _, c := range open {
-		c.Close(code, reason)
+		f(c)
 	}
 }
 
@@ -233,6 +240,7 @@ func (c *socket) keepAlive() {
 
 func (a *App) handleRoomSocket(c echo.Context) error {
 	r := c.Request()
+	signOuts := a.signOuts.Load() // before the session is checked: see closeSignedOutSockets
 	if a.callerOf(c) != browser {
 		return errSignInRequired
 	}
@@ -261,13 +269,14 @@ func (a *App) handleRoomSocket(c echo.Context) error {
 		conn.Close()
 		return nil
 	}
-	go a.serveRoomSocket(sock, ch)
+	go a.serveRoomSocket(sock, ch, signOuts)
 	return nil
 }
 
 // serveRoomSocket joins an upgraded socket to its document's room and
-// reads its frames until it closes.
-func (a *App) serveRoomSocket(sock *socket, ch store.Channel) {
+// reads its frames until it closes. signOuts is the count of sign-outs
+// everywhere read before its session was checked (closeSignedOutSockets).
+func (a *App) serveRoomSocket(sock *socket, ch store.Channel, signOuts int64) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer func() {
 		cancel()
@@ -284,6 +293,12 @@ func (a *App) serveRoomSocket(sock *socket, ch store.Channel) {
 	conn.SetPongHandler(func(string) error { return conn.SetReadDeadline(time.Now().Add(pongWait)) })
 	sock.ping = time.AfterFunc(pingPeriod, sock.keepAlive)
 
+	if signOuts != a.signOuts.Load() {
+		// Its browser was signed out while it upgraded.
+		sock.Close(CloseSignedOut, signedOutReason)
+		drain(conn)
+		return
+	}
 	member, err := a.hub.Join(ctx, a.roomChannel(ch), a.identity(), sock)
 	if errors.Is(err, room.ErrDeleted) {
 		// Deleted before it joined: told so and closed with 4404; read
@@ -318,6 +333,23 @@ func (a *App) serveRoomSocket(sock *socket, ch store.Channel) {
 			sock.Close(websocket.CloseUnsupportedData, "This socket takes JSON text frames only.")
 		}
 	}
+}
+
+// CloseSignedOut closes a browser's sockets when its sign-in ends (sign out
+// everywhere): the tab shows the sign-in page and does not reconnect. The
+// agent protocol closes a link for the same cause with the same code.
+const CloseSignedOut = 4401
+
+const signedOutReason = "This browser was signed out; run chopin open to sign in again."
+
+// closeSignedOutSockets closes every open room socket with CloseSignedOut,
+// after the frames already queued to it: sign out everywhere ended every
+// browser session, so every socket rests on one that ended. A socket being
+// upgraded meanwhile checked its session before the count went up, and
+// closes itself before it joins (serveRoomSocket).
+func (a *App) closeSignedOutSockets() {
+	a.signOuts.Add(1)
+	a.sockets.each(func(c *socket) { c.Close(CloseSignedOut, signedOutReason) })
 }
 
 // drain reads a socket that takes no frames until it closes.

@@ -2,7 +2,9 @@ package picture
 
 import (
 	"context"
+	"math"
 	"runtime/debug"
+	"sync"
 
 	"golang.org/x/sync/semaphore"
 )
@@ -14,7 +16,10 @@ import (
 // time, or several smaller ones. A caller waits its turn rather than
 // adding its picture to the memory already in use. After a large picture
 // the memory it held is given back to the system, so a burst of them does
-// not leave the process large.
+// not leave the process large. While any picture is being decoded, the
+// process's soft memory limit (if one is set) is lifted: its pixels are live
+// until the copy is made, and a collector held to a limit below them would
+// run without pause.
 
 // budgetPixels is how many source pixels may be decoded at once in the
 // process: one picture as large as MaxPixels.
@@ -34,9 +39,38 @@ func withBudget(w, h int, work func() error) error {
 		return err
 	}
 	defer budget.Release(n)
+	liftMemoryLimit()
+	defer restoreMemoryLimit()
 	err := work()
 	if n >= giveBackPixels {
 		debug.FreeOSMemory()
 	}
 	return err
+}
+
+// lifted counts the decodes under way and keeps the memory limit they lifted.
+var lifted struct {
+	sync.Mutex
+	decodes int
+	limit   int64
+}
+
+// liftMemoryLimit lifts the soft memory limit for one more decode.
+func liftMemoryLimit() {
+	lifted.Lock()
+	defer lifted.Unlock()
+	if lifted.decodes == 0 {
+		lifted.limit = debug.SetMemoryLimit(math.MaxInt64)
+	}
+	lifted.decodes++
+}
+
+// restoreMemoryLimit sets the limit back once the last decode has ended.
+func restoreMemoryLimit() {
+	lifted.Lock()
+	defer lifted.Unlock()
+	lifted.decodes--
+	if lifted.decodes == 0 {
+		debug.SetMemoryLimit(lifted.limit)
+	}
 }

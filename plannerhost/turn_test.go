@@ -79,7 +79,7 @@ func TestAgentTurnEndToEnd(t *testing.T) {
 		t.Errorf("edit_plan %+v", edited)
 	}
 	upd := browser.Until("plan:updates")
-	if upd["version"] != 0.0 || upd["updates"].([]any)[0].(map[string]any)["clientID"] != "server" {
+	if upd["version"] != 0.0 || upd["updates"].([]any)[0].(map[string]any)["clientID"] != "planner" {
 		t.Errorf("plan:updates %v", upd)
 	}
 	var plan room.Plan

@@ -162,8 +162,8 @@ func (m *Member) dispatch(ctx context.Context, env inEnvelope, frame []byte) (an
 					MaxPushUpdates, len(in.Updates), MaxPushUpdates)
 			}
 			for _, u := range in.Updates {
-				if u.ClientID == "" || utf8.RuneCountInString(u.ClientID) > 128 || u.ClientID == serverClientID {
-					return nil, errorf(CodeMalformed, "Every update needs a clientID of 1 to 128 characters other than %q.", serverClientID)
+				if u.ClientID == "" || utf8.RuneCountInString(u.ClientID) > 128 || u.ClientID == serverClientID || u.ClientID == plannerClientID {
+					return nil, errorf(CodeMalformed, "Every update needs a clientID of 1 to 128 characters other than %q and %q.", serverClientID, plannerClientID)
 				}
 			}
 			version, err := r.Push(ctx, in.Version, in.Updates)

@@ -52,7 +52,7 @@ func TestReadOnlyMemberChangesNothing(t *testing.T) {
 func TestPushCannotClaimToBeTheServer(t *testing.T) {
 	fr := newFaultRoom(t, newFaultPersister())
 	v, n := fr.room.Plan().Version, len(fr.room.Plan().Source)
-	for _, id := range []string{"server", ""} {
+	for _, id := range []string{"server", "planner", ""} {
 		got := fr.send(`{"type":"plan:push","id":"x","version":` + strconv.FormatInt(v, 10) + `,"updates":[{"clientID":"` + id + `","changes":[` + strconv.Itoa(n) + `,[0,"x"]]}]}`)
 		if len(got) != 1 || got[0]["code"] != CodeMalformed {
 			t.Errorf("a push with clientID %q: %v", id, got)

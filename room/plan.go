@@ -22,6 +22,10 @@ const keepUpdates = 200
 // for its own.
 const serverClientID = "server"
 
+// plannerClientID marks the updates of the Planner's edit_plan, so a tab can
+// show what the Planner changed. Like serverClientID, no browser may push it.
+const plannerClientID = "planner"
+
 // plan is the room's copy of the document text and its history since the
 // last checkpoint. The version counts every accepted update (it is also the
 // plan revision the Planner and the HTTP API see).
@@ -292,10 +296,17 @@ func (r *Room) ReplaceText(ctx context.Context, revision int64, text string) (in
 // commitServerTextLocked stores and publishes a server-made change to text,
 // which the caller has already checked.
 func (r *Room) commitServerTextLocked(ctx context.Context, text string) (int64, error) {
+	return r.commitTextLocked(ctx, text, serverClientID)
+}
+
+// commitTextLocked is commitServerTextLocked with the update marked as
+// clientID's (serverClientID or plannerClientID).
+func (r *Room) commitTextLocked(ctx context.Context, text, clientID string) (int64, error) {
 	u, err := r.serverUpdateLocked(text)
 	if err != nil {
 		return r.plan.version, err
 	}
+	u.ClientID = clientID
 	if err := r.hub.persist.CommitPlan(ctx, r.channelID, []Update{u}); err != nil {
 		return r.plan.version, fmt.Errorf("commit plan: %w", err)
 	}

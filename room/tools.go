@@ -91,7 +91,7 @@ type EditResult struct {
 // EditPlan runs the edit_plan host tool against the room: the revision check,
 // the batch and the commit happen under the room's lock, so nothing can slip
 // in between. The change is an ordinary server update: every open editor
-// rebases onto it. seen is the outline the Planner was shown at
+// rebases onto it, marked as the Planner's (plannerClientID). seen is the outline the Planner was shown at
 // args.Revision, or nil when it is not known (see EditPlan).
 func (r *Room) EditPlan(ctx context.Context, args EditPlanArgs, seen []Block) (EditResult, error) {
 	defer r.checkpointIfDue(ctx) // after the lock is let go
@@ -107,7 +107,7 @@ func (r *Room) EditPlan(ctx context.Context, args EditPlanArgs, seen []Block) (E
 	}
 	if text != r.plan.text {
 		before := r.plan.text
-		if _, err := r.commitServerTextLocked(ctx, text); err != nil {
+		if _, err := r.commitTextLocked(ctx, text, plannerClientID); err != nil {
 			return EditResult{}, err
 		}
 		r.comments.plannerEditedLocked(ctx, r, before, text)

@@ -7,16 +7,21 @@
 #
 #   scripts/fuzz.sh                   # every target, 10 minutes each
 #   FUZZTIME=2m scripts/fuzz.sh ./room  # the targets of some packages
+#   FUZZPARALLEL=1 scripts/fuzz.sh      # one fuzzing worker (a shared machine)
 set -u
 cd "$(dirname "$0")/.."
 fuzztime="${FUZZTIME:-10m}"
+parallel=""
+if [ -n "${FUZZPARALLEL:-}" ]; then
+	parallel="-parallel $FUZZPARALLEL"
+fi
 pkgs="${*:-./...}"
 failed=""
 for pkg in $(go list $pkgs); do
 	targets=$(go test -list '^Fuzz' "$pkg" 2>/dev/null | grep '^Fuzz' || true)
 	for target in $targets; do
 		echo "== $pkg $target for $fuzztime"
-		if ! go test "$pkg" -run '^$' -fuzz "^$target\$" -fuzztime "$fuzztime"; then
+		if ! go test "$pkg" -run '^$' -fuzz "^$target\$" -fuzztime "$fuzztime" $parallel; then
 			failed="$failed $pkg.$target"
 		fi
 	done

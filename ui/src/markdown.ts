@@ -179,7 +179,22 @@ const sanitizeFragment = (html: string) =>
     RETURN_DOM_FRAGMENT: true,
   });
 
-export type PlanBlock = { kind: "html"; key: string; html: string } | { kind: "decision"; key: string; id: string };
+// A block's place in the plan's source is from..to (its text without the
+// blank lines after it), so the Preview can show the Planner's marks on it.
+export type PlanBlock = (
+  { kind: "html"; key: string; html: string } | { kind: "decision"; key: string; id: string }
+) & {
+  from: number;
+  to: number;
+};
+
+// A mark to show in the rendered plan: the blocks of source from..to get a
+// coloured bar (added, changed), or a thin "removed" line goes at from.
+export interface PlanMark {
+  kind: "added" | "changed" | "removed";
+  from: number;
+  to: number;
+}
 
 // blockCache holds each top-level block's sanitised HTML by its source (and
 // the plan's link definitions, which any block may use): an edit converts
@@ -206,17 +221,21 @@ function convertPlan(source: string): PlanBlock[] {
   const seen = new Map<string, number>();
   const out: PlanBlock[] = [];
   const todo: { block: { html: string }; digest: string; token: Token }[] = [];
+  let pos = 0; // each token's place in source: their raw texts make it up
   for (const t of tokens) {
+    const from = pos;
+    const to = from + t.raw.trimEnd().length;
+    pos += t.raw.length;
     if (t.type === "space") continue;
     if (t.type === "decision") {
       const id = (t as DecisionToken).id;
-      out.push({ kind: "decision", key: "d" + id, id });
+      out.push({ kind: "decision", key: "d" + id, id, from, to });
       continue;
     }
     const digest = linkKey + "\u0000" + t.raw;
     const n = seen.get(t.raw) ?? 0;
     seen.set(t.raw, n + 1);
-    const block = { kind: "html" as const, key: `${digest32(t.raw)}.${t.raw.length}.${n}`, html: "" };
+    const block = { kind: "html" as const, key: `${digest32(t.raw)}.${t.raw.length}.${n}`, html: "", from, to };
     const html = blockCache.get(digest);
     if (html === undefined) todo.push({ block, digest, token: t });
     else block.html = html;

@@ -29,6 +29,16 @@ import { decisionChips, decisionLine, keepDecisionLines, refreshChips, type Chip
 
 export { decisionLine };
 import type { ServerFrame, Update } from "./protocol";
+import {
+  addMarks,
+  clearMarks,
+  diffBlocks,
+  mapMark,
+  marksField,
+  plannerClientID,
+  plannerMarks,
+  type ChangeMark,
+} from "./workspace/changes";
 
 export interface SyncStatus {
   ready: boolean;
@@ -144,6 +154,7 @@ export class PlanSync {
   private extraExts: Extension[] = [];
   private listeners = new Set<(s: SyncStatus) => void>();
   private docListeners = new Set<(doc: Text) => void>();
+  private markListeners = new Set<(marks: readonly ChangeMark[]) => void>();
   private saveTimer: number | undefined;
   private aliveTimer: number;
   private offs: (() => void)[] = [];
@@ -200,8 +211,11 @@ export class PlanSync {
       this.extra.of(this.extraExts),
       protectDecisionLines,
       decisionChips(() => this.questions),
+      plannerMarks,
       EditorView.contentAttributes.of({ "aria-label": "Plan (Markdown)" }),
       EditorView.updateListener.of((u) => {
+        const marks = u.state.field(marksField);
+        if (marks !== u.startState.field(marksField)) this.markListeners.forEach((l) => l(marks));
         if (!u.docChanged) return;
         this.docListeners.forEach((l) => l(u.state.doc));
         if (u.transactions.some((tr) => !tr.annotation(Transaction.remote))) {
@@ -256,6 +270,22 @@ export class PlanSync {
     this.docListeners.add(l);
     l(this.view.state.doc);
     return () => this.docListeners.delete(l);
+  }
+
+  // The Planner's changes marked in this tab (workspace/changes.ts), in
+  // the order of the text.
+  onMarks(l: (marks: readonly ChangeMark[]) => void): () => void {
+    this.markListeners.add(l);
+    l(this.view.state.field(marksField));
+    return () => this.markListeners.delete(l);
+  }
+
+  marks(): readonly ChangeMark[] {
+    return this.view.state.field(marksField);
+  }
+
+  clearMarks() {
+    this.view.dispatch({ effects: clearMarks.of(null) });
   }
 
   status(): SyncStatus {
@@ -384,11 +414,26 @@ export class PlanSync {
       return;
     }
     let confirmed = this.confirmed ?? Text.empty;
-    for (const u of updates) confirmed = u.changes.apply(confirmed);
+    // The Planner's updates are marked: the blocks each changed, carried
+    // through the updates after it.
+    let marks: ChangeMark[] = [];
+    for (const u of updates) {
+      const next = u.changes.apply(confirmed);
+      marks = marks.map((m) => mapMark(m, u.changes)).filter((m) => m !== null);
+      if (u.clientID === plannerClientID)
+        marks.push(...diffBlocks(confirmed.toString(), next.toString()).map((m) => ({ ...m, seq: 0 })));
+      confirmed = next;
+    }
     this.confirmed = confirmed;
     const before = sendableUpdates(this.view.state).length;
     const tr = receiveUpdates(this.view.state, updates);
     this.view.dispatch(tr);
+    if (marks.length) {
+      // This tab's own edits not yet confirmed now apply on top.
+      for (const mine of sendableUpdates(this.view.state))
+        marks = marks.map((m) => mapMark(m, mine.changes)).filter((m) => m !== null);
+      this.view.dispatch({ effects: addMarks.of(marks.map(({ kind, from, to }) => ({ kind, from, to }))) });
+    }
     const own = before - sendableUpdates(this.view.state).length;
     this.pushed = Math.max(0, this.pushed - own);
     this.scheduleSave();
@@ -412,6 +457,7 @@ export class PlanSync {
     state = state.update({ selection: { anchor: Math.min(old.anchor, len), head: Math.min(old.head, len) } }).state;
     this.view.setState(state);
     this.docListeners.forEach((l) => l(state.doc));
+    this.markListeners.forEach((l) => l(state.field(marksField)));
   }
 
   private push() {

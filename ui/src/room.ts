@@ -1,7 +1,8 @@
 // The browser socket of one open document (docs/room-protocol.md): connects,
 // reconnects with backoff, hands every frame to its listeners and matches
 // replies to requests by id. Close 4404 means the document was deleted: it
-// does not reconnect.
+// does not reconnect. Close 4401 means this browser was signed out (sign out
+// everywhere): the page reloads, which shows the sign-in page.
 
 import type { ClientFrame, ClientRequest, OkFrame, ServerFrame } from "./protocol";
 
@@ -65,6 +66,11 @@ export class RoomSocket {
       if (ev.code === 4404) {
         this.closed = true;
         this.setState("deleted");
+        return;
+      }
+      if (ev.code === 4401) {
+        this.closed = true;
+        window.location.reload();
         return;
       }
       this.setState("offline");

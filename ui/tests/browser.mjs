@@ -1682,6 +1682,65 @@ try {
       throw new Error(`the first load is ${(total / 1024).toFixed(1)} KiB of JS gzip, over 250 KiB`);
   });
 
+  // ---- the Planner's changes marked ----
+  await step("the Planner's edits are marked in every tab; the chip steps through them and clears them", async () => {
+    await ask({ ask: "append", channel, text: "\n\nThis sentence will be revised.\n\nThis line will go.\n" });
+    const c = await context.newPage();
+    await c.goto(a.url());
+    // The editor draws the lines in view: both look at the end of the plan.
+    for (const p of [a, c]) {
+      await p.locator(".cm-content").click();
+      await p.keyboard.press("Control+End");
+      await until("the passages", async () => (await editorText(p)).includes("This line will go."));
+    }
+    const box = a.getByRole("textbox", { name: "Message" });
+    await box.fill("@chopin revise the plan");
+    await box.press("Enter");
+    await a.locator(".transcript .msg-planner").filter({ hasText: "Revised the plan." }).waitFor();
+    for (const p of [a, c]) {
+      await p.locator(".planner-changes", { hasText: "3 changes" }).waitFor();
+      await p.locator(".cm-planner-changed", { hasText: "This sentence was revised by the Planner." }).waitFor();
+      await p.locator(".cm-planner-added", { hasText: "A step the Planner added." }).waitFor();
+      await p.locator(".cm-planner-removed", { hasText: "removed" }).waitFor();
+    }
+    if (await a.locator(".cm-planner-changed, .cm-planner-added", { hasText: "We ship on Monday." }).count())
+      throw new Error("a block the Planner did not touch is marked");
+    // Stepping goes to each change in the text's order, the cursor on it.
+    const activeLine = async () => (await a.locator(".cm-activeLine").first().textContent()) ?? "";
+    await a.getByRole("button", { name: "Next change" }).click();
+    await a.locator(".planner-changes-at", { hasText: "1 of 3" }).waitFor();
+    await until(
+      "the cursor on the changed block",
+      async () => (await activeLine()) === "This sentence was revised by the Planner.",
+    );
+    await a.getByRole("button", { name: "Next change" }).click();
+    await a.getByRole("button", { name: "Next change" }).click();
+    await a.locator(".planner-changes-at", { hasText: "3 of 3" }).waitFor();
+    await until("the cursor on the added block", async () => (await activeLine()) === "A step the Planner added.");
+    // The Preview marks the same blocks, and steps there too.
+    await a.getByRole("tab", { name: "Preview" }).click();
+    await a
+      .locator(".plan-view .plan-change-changed", { hasText: "This sentence was revised by the Planner." })
+      .waitFor();
+    await a.locator(".plan-view .plan-change-added", { hasText: "A step the Planner added." }).waitFor();
+    await a.locator(".plan-view .plan-change-removed", { hasText: "removed" }).waitFor();
+    await a.getByRole("button", { name: "Previous change" }).click();
+    await a.locator(".planner-changes-at", { hasText: "2 of 3" }).waitFor();
+    await shot(a, "06-planner-changes");
+    // Clear takes them away in this tab only: marks are per tab.
+    await a.getByRole("button", { name: "Clear" }).click();
+    await a.locator(".planner-changes").waitFor({ state: "detached" });
+    await until(
+      "the Preview unmarked",
+      async () => (await a.locator(".plan-view .plan-change, .plan-view .plan-change-removed").count()) === 0,
+    );
+    await a.getByRole("tab", { name: "Edit" }).click();
+    if (await a.locator(".cm-planner-changed, .cm-planner-added, .cm-planner-removed").count())
+      throw new Error("the editor still shows marks after Clear");
+    await c.locator(".planner-changes", { hasText: "3 changes" }).waitFor();
+    await c.close();
+  });
+
   await step("archiving makes the editor read-only", async () => {
     await b.goto(origin + "/documents/octo/plans");
     const row = b.locator(".doc-row", { hasText: "Launch plan v2" });
@@ -1721,11 +1780,18 @@ try {
   });
 
   await step("sign out everywhere ends this browser's sign-in too", async () => {
+    // A tab open on a document: its socket closes (4401) and it shows the
+    // sign-in page too.
+    const open = await context.newPage();
+    await open.goto(origin + docPath);
+    await open.locator(".cm-content").waitFor();
     await a.goto(origin + "/");
     const browsers = a.getByRole("region", { name: "Browsers" });
     await browsers.getByRole("button", { name: "Sign out everywhere" }).click();
     await browsers.getByRole("button", { name: "Yes, sign out every browser" }).click();
     await a.getByText("This browser is not signed in to Chopin.").waitFor();
+    await open.getByText("This browser is not signed in to Chopin.").waitFor();
+    await open.close();
     const status = await a.evaluate(async () => (await fetch("/api/session")).status);
     if (status !== 401) throw new Error("after signing out, /api/session answered " + status);
   });

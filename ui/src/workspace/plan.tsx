@@ -8,6 +8,7 @@ import type { SyncStatus } from "../plansync";
 import { PlanView } from "./preview";
 import { EditorKeys } from "./editorhint";
 import { CommentsLayer } from "./comments";
+import { ChangesChip } from "./changeschip";
 import type { WorkspaceCtx } from "./workspace";
 import { SplitToggle, useSplit } from "./split";
 
@@ -87,6 +88,7 @@ export function PlanPane({
         {canSplit && <SplitToggle on={split} onChange={setSplit} />}
         {!state.canEdit && <span class="badge readonly-label">Read-only</span>}
         <span class="spacer" />
+        <ChangesChip plan={plan} mode={mode} />
         <span class="sync-status muted small" data-unsent={status.unsent} role="status">
           {saved}
         </span>

@@ -6,20 +6,66 @@
 
 import { Component } from "preact";
 import { useEffect, useRef, useState } from "preact/hooks";
-import { planBlocks, warmPlanBlocks, type PlanBlock } from "../markdown";
+import { planBlocks, warmPlanBlocks, type PlanBlock, type PlanMark } from "../markdown";
 import "./preview.css";
 import { drawBlocks } from "../mermaid";
 import { DecisionCard } from "./decisions";
 import type { WorkspaceCtx } from "./workspace";
 
-// HTMLBlock renders a block again only when its HTML changed.
-class HTMLBlock extends Component<{ html: string }> {
-  shouldComponentUpdate(n: { html: string }) {
-    return n.html !== this.props.html;
+// A block the Planner added or changed: its kind and the mark's index.
+type BlockMark = { kind: "added" | "changed"; index: number } | null;
+
+// HTMLBlock renders a block again only when its HTML or its mark changed.
+class HTMLBlock extends Component<{ html: string; mark: BlockMark }> {
+  shouldComponentUpdate(n: { html: string; mark: BlockMark }) {
+    const m = this.props.mark;
+    return n.html !== this.props.html || n.mark?.kind !== m?.kind || n.mark?.index !== m?.index;
   }
-  render({ html }: { html: string }) {
-    return <div class="plan-block" dangerouslySetInnerHTML={{ __html: html }} />;
+  render({ html, mark }: { html: string; mark: BlockMark }) {
+    if (!mark) return <div class="plan-block" dangerouslySetInnerHTML={{ __html: html }} />;
+    return (
+      <div
+        class={`plan-block plan-change plan-change-${mark.kind}`}
+        data-change={mark.index}
+        title={mark.kind === "added" ? "Added by the Planner" : "Changed by the Planner"}
+        dangerouslySetInnerHTML={{ __html: html }}
+      />
+    );
   }
+}
+
+// markOf is the first added or changed mark over the block, if any.
+function markOf(b: PlanBlock, marks: readonly PlanMark[]): BlockMark {
+  const index = marks.findIndex((m) => m.kind !== "removed" && m.from < Math.max(b.to, b.from + 1) && b.from < m.to);
+  return index < 0 ? null : { kind: marks[index].kind as "added" | "changed", index };
+}
+
+const removedLine = (index: number) => (
+  <div
+    key={"removed" + index}
+    class="plan-change-removed"
+    data-change={index}
+    aria-label="The Planner removed a block here"
+  >
+    removed
+  </div>
+);
+
+// withMarks is the Preview's elements with the Planner's marks (changes.ts):
+// a bar on the blocks it added or changed, a "removed" line where blocks went.
+function withMarks(
+  blocks: PlanBlock[],
+  marks: readonly PlanMark[],
+  el: (b: PlanBlock, m: BlockMark) => preact.JSX.Element,
+) {
+  const removed = marks.map((m, i) => ({ m, i })).filter(({ m }) => m.kind === "removed");
+  const out: preact.JSX.Element[] = [];
+  for (const b of blocks) {
+    while (removed.length && removed[0].m.from <= b.from) out.push(removedLine(removed.shift()!.i));
+    out.push(el(b, markOf(b, marks)));
+  }
+  for (const { i } of removed) out.push(removedLine(i));
+  return out;
 }
 
 // PlanView is the Preview. It stays mounted while the editor is shown,
@@ -31,6 +77,8 @@ class HTMLBlock extends Component<{ html: string }> {
 export function PlanView({ ctx, shown }: { ctx: WorkspaceCtx; shown: boolean }) {
   const [blocks, setBlocks] = useState<PlanBlock[]>([]);
   const [limit, setLimit] = useState(0); // how many blocks are mounted while hidden
+  const [marks, setMarks] = useState<readonly PlanMark[]>(() => ctx.plan.marks());
+  useEffect(() => ctx.plan.onMarks(setMarks), []);
   const root = useRef<HTMLDivElement>(null);
   const shownRef = useRef(shown);
   shownRef.current = shown;
@@ -113,9 +161,9 @@ export function PlanView({ ctx, shown }: { ctx: WorkspaceCtx; shown: boolean }) 
   return (
     <div class="plan-view" ref={root} onClick={onClick} hidden={!shown}>
       <article class="prose">
-        {(shown ? blocks : blocks.slice(0, limit)).map((b) =>
+        {withMarks(shown ? blocks : blocks.slice(0, limit), marks, (b, mark) =>
           b.kind === "html" ? (
-            <HTMLBlock key={b.key} html={b.html} />
+            <HTMLBlock key={b.key} html={b.html} mark={mark} />
           ) : !shown ? (
             <div key={b.key} class="decision-slot" />
           ) : byId.has(b.id) ? (
