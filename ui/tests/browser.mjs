@@ -1276,6 +1276,12 @@ try {
     await until("editable after Restore", editable);
     if (await archivedAt()) throw new Error("Restore left it archived");
     await a.locator(".toast .toast-close").click();
+    // Archiving ended the document's Planner, and restoring does not bring it
+    // back: attach it again for the steps after, which ask it.
+    await ask({ ask: "attach", channel });
+    await until("the Planner attached again", async () =>
+      (await a.locator(".planner-button").textContent()).startsWith("Planner · "),
+    );
     // The document list's Archive offers Undo too.
     const l = await context.newPage();
     await l.goto(origin + "/documents/octo/plans");
@@ -1419,6 +1425,8 @@ try {
   // selectLine selects the text of the editor's line that reads text.
   const selectLine = async (page, text) => {
     const line = page.locator(".cm-content .cm-line", { hasText: text }).last();
+    // The passages end a long plan, which the editor may show from its top.
+    if (!(await line.count())) await page.locator(".cm-scroller").evaluate((el) => el.scrollTo(0, el.scrollHeight));
     await line.click({ clickCount: 3 });
   };
   const commentOn = async (page, text, note, how = "button") => {
@@ -1439,8 +1447,13 @@ try {
       channel,
       text: "\n\nUse Postgres for everything.\n\nKeep backups daily.\n\nBackups go offsite.\n",
     });
-    await until("the passages in a", async () => (await editorText(a)).includes("Backups go offsite."));
     await a.getByRole("tab", { name: "Edit" }).click();
+    // The passages end a long plan, past the lines the editor draws from its
+    // top: bring the end into view.
+    await until("the passages in a", async () => {
+      await a.locator(".cm-scroller").evaluate((el) => el.scrollTo(0, el.scrollHeight));
+      return (await editorText(a)).includes("Backups go offsite.");
+    });
     await commentOn(a, "Use Postgres for everything.", "Why not SQLite? One file is enough.");
     const t = await until("the thread on the server", () => threadOf("Use Postgres for everything."));
     if (t.status !== "open" || t.notes[0].text !== "Why not SQLite? One file is enough.")
