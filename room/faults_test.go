@@ -369,9 +369,9 @@ func TestFailedCheckpointKeepsTheJournal(t *testing.T) {
 	// The next update tries the checkpoint again.
 	p.set(0, "")
 	fr.push("after\n")
-	p.mu.Lock()
+	p.memPersister.mu.Lock() // the stored plan's lock, not the fault counter's
 	cp := p.plans[fr.channel.ID].Checkpoint.Version
-	p.mu.Unlock()
+	p.memPersister.mu.Unlock()
 	if v := fr.room.Plan().Version; cp != v {
 		t.Errorf("after the disk recovered the checkpoint is at %d, the plan at %d", cp, v)
 	}
