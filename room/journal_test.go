@@ -39,9 +39,9 @@ func TestAwayTabsCatchUpAcrossCheckpoints(t *testing.T) {
 		fr.push(fmt.Sprintf("line %d\n", i))
 	}
 	want := fr.room.Plan()
-	p.mu.Lock()
+	p.memPersister.mu.Lock() // the stored plan's lock, not the fault counter's
 	cp := p.plans[fr.channel.ID].Checkpoint.Version
-	p.mu.Unlock()
+	p.memPersister.mu.Unlock()
 	if cp != 2*checkpointEvery {
 		t.Errorf("after %d updates the checkpoint is at %d", pushes, cp)
 	}
