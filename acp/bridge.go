@@ -142,7 +142,7 @@ func (b *Bridge) Serve(ctx context.Context, tgt Target) error {
 			failures++
 			wait := client.RetryDelay(held, false, 0, b.wait(failures))
 			b.notify(fmt.Sprintf("%s: %v Trying again in %s.", tgt.Document, err, wait))
-			if !sleep(ctx, wait) {
+			if !client.Sleep(ctx, wait) {
 				return nil
 			}
 			continue
@@ -169,7 +169,7 @@ func (b *Bridge) Serve(ctx context.Context, tgt Target) error {
 			wait = b.wait(failures)
 		}
 		b.notify(fmt.Sprintf("The link to %q dropped; attaching again in %s. The agent keeps running.", link.Attached().Document.Title, wait))
-		if !sleep(ctx, wait) {
+		if !client.Sleep(ctx, wait) {
 			return nil
 		}
 	}
@@ -180,25 +180,7 @@ func (b *Bridge) wait(failures int) time.Duration {
 	if b.cfg.Backoff != nil {
 		return b.cfg.Backoff(failures)
 	}
-	d := time.Second
-	for i := 1; i < failures && d < 30*time.Second; i++ {
-		d *= 2
-	}
-	return min(d, 30*time.Second)
-}
-
-func sleep(ctx context.Context, d time.Duration) bool {
-	if d <= 0 {
-		return ctx.Err() == nil
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-t.C:
-		return true
-	}
+	return client.Backoff(failures)
 }
 
 // document is one attached document and its agent.

@@ -62,7 +62,7 @@ func (p *Planner) Serve(ctx context.Context, tgt Target) error {
 			failures++
 			wait := client.RetryDelay(held, false, 0, p.wait(failures))
 			p.notify(fmt.Sprintf("%s: %v Trying again in %s.", tgt.Document, err, wait))
-			if !sleep(ctx, wait) {
+			if !client.Sleep(ctx, wait) {
 				return nil
 			}
 			continue
@@ -93,7 +93,7 @@ func (p *Planner) Serve(ctx context.Context, tgt Target) error {
 			failures++
 			wait := client.RetryDelay(held, false, 0, p.wait(failures))
 			p.notify(fmt.Sprintf("%s Trying again in %s.", ae.Message, wait))
-			if !sleep(ctx, wait) {
+			if !client.Sleep(ctx, wait) {
 				return nil
 			}
 			continue
@@ -144,7 +144,7 @@ func (p *Planner) Serve(ctx context.Context, tgt Target) error {
 			wait = p.wait(failures)
 		}
 		p.notify(fmt.Sprintf("The link to %q dropped (%s); attaching again in %s.", doc.Title, closeText(ce), wait))
-		if !sleep(ctx, wait) {
+		if !client.Sleep(ctx, wait) {
 			return nil
 		}
 	}
@@ -164,30 +164,7 @@ func (p *Planner) wait(failures int) time.Duration {
 	if p.backoff != nil {
 		return p.backoff(failures)
 	}
-	return backoff(failures)
-}
-
-// backoff is 1 s after the first failure in a row, doubling to at most 30 s.
-func backoff(failures int) time.Duration {
-	d := time.Second
-	for i := 1; i < failures && d < 30*time.Second; i++ {
-		d *= 2
-	}
-	return min(d, 30*time.Second)
-}
-
-func sleep(ctx context.Context, d time.Duration) bool {
-	if d <= 0 {
-		return ctx.Err() == nil
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-t.C:
-		return true
-	}
+	return client.Backoff(failures)
 }
 
 // networkError is a Chopin that did not answer the upgrade at all.

@@ -114,6 +114,32 @@ func RetryDelay(r *Resumption, justClosed bool, code int, fallback time.Duration
 	return fallback
 }
 
+// Backoff is a Planner's wait before attaching again after failures
+// failed attempts in a row: 1 s after the first, doubling to at most 30 s.
+func Backoff(failures int) time.Duration {
+	d := time.Second
+	for i := 1; i < failures && d < 30*time.Second; i++ {
+		d *= 2
+	}
+	return min(d, 30*time.Second)
+}
+
+// Sleep waits d, or less if ctx ends first; it reports whether ctx is still
+// live.
+func Sleep(ctx context.Context, d time.Duration) bool {
+	if d <= 0 {
+		return ctx.Err() == nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	}
+}
+
 // resumable reports whether the server granted resumable-sessions.
 func (l *Link) resumable() bool { return l.Has(wire.FeatureResumableSessions) }
 

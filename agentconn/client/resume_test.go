@@ -31,3 +31,12 @@ func TestRetryDelay(t *testing.T) {
 		}
 	}
 }
+
+// Backoff doubles from 1 s and stops at 30 s.
+func TestBackoff(t *testing.T) {
+	for failures, want := range map[int]time.Duration{1: time.Second, 2: 2 * time.Second, 5: 16 * time.Second, 6: 30 * time.Second, 40: 30 * time.Second} {
+		if got := Backoff(failures); got != want {
+			t.Errorf("Backoff(%d) = %s, want %s", failures, got, want)
+		}
+	}
+}
