@@ -1693,8 +1693,14 @@ try {
       const r = await fetch(`/api/channels/${id}/messages?limit=1000`);
       return (await r.json()).messages.map((m) => m.seq);
     }, longChat.id);
-    // Only the newest are mounted at first.
+    // Only the newest are mounted at first, scrolled to the newest.
     if ((await list.locator("[data-seq]").count()) >= all.length) throw new Error("every message was mounted at once");
+    await until("Chat at its newest message", () =>
+      list.evaluate(
+        (el, seq) => !!el.querySelector(`[data-seq="${seq}"]`) && el.scrollHeight - el.scrollTop - el.clientHeight < 40,
+        all[all.length - 1],
+      ),
+    );
     await until(
       "the first message",
       async () => {

@@ -103,6 +103,10 @@ function Window({ state, me, update, scroller, after }: TranscriptProps) {
       if (!live || id) return;
       id = requestIdleCallback(
         () => {
+          // What shows first is the newest: what was above (nothing but
+          // the loading line) is kept where it was, the bottom.
+          const el = scroller.current;
+          if (el) keep.current = { height: el.scrollHeight, top: el.scrollTop };
           setStarted(true);
           setMounted((n) => Math.max(n, firstWindow));
           id = requestIdleCallback(
