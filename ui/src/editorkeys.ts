@@ -9,7 +9,7 @@
 import { Compartment, Prec, type EditorState, type Extension } from "@codemirror/state";
 import { EditorView, ViewPlugin, keymap } from "@codemirror/view";
 import { indentLess, indentMore, indentWithTab } from "@codemirror/commands";
-import { syntaxTree } from "@codemirror/language";
+import { ensureSyntaxTree, syntaxTree } from "@codemirror/language";
 
 const storageKey = "chopin:tab-indents";
 const listeners = new Set<(on: boolean) => void>();
@@ -62,7 +62,10 @@ export function leaveEditor(view: EditorView): boolean {
 // inListItem says whether every line the selection touches is in a
 // Markdown list item (at any depth, in a quote too).
 export function inListItem(state: EditorState): boolean {
-  const tree = syntaxTree(state);
+  // Parsed up to the selection's end (the tree may stop short of it, say
+  // just after a jump to the end of a long plan); kept for the next call.
+  const tree =
+    ensureSyntaxTree(state, state.selection.ranges[state.selection.ranges.length - 1].to, 100) ?? syntaxTree(state);
   for (const r of state.selection.ranges) {
     const last = state.doc.lineAt(r.to).number;
     for (let n = state.doc.lineAt(r.from).number; n <= last; n++) {
