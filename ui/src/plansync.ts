@@ -159,6 +159,19 @@ export class PlanSync {
   private aliveTimer: number;
   private offs: (() => void)[] = [];
   private questions = new Map<string, ChipInfo>();
+  private markShown: () => void = () => {};
+
+  // shown settles once the editor first holds the server's plan and the
+  // browser has painted it (or the server would not open the plan): what
+  // can wait for the editor, Chat's history for one, waits for it.
+  readonly shown = new Promise<void>((resolve) => {
+    let done = false;
+    this.markShown = () => {
+      if (done) return;
+      done = true;
+      requestAnimationFrame(() => setTimeout(resolve));
+    };
+  });
 
   constructor(
     private channel: string,
@@ -338,6 +351,7 @@ export class PlanSync {
           this.openID = "";
           this.ready = true;
           this.view.dispatch({ effects: this.editable.reconfigure(this.editableExt()) });
+          this.markShown();
         }
         this.receive(f.epoch, f.version, f.updates);
         return;
@@ -368,6 +382,7 @@ export class PlanSync {
           this.openID = "";
           this.notice = f.message;
           this.emit();
+          this.markShown();
         }
         return;
     }
@@ -375,7 +390,11 @@ export class PlanSync {
 
   private snapshot(epoch: string, version: number, source: string) {
     const unsent = sendableUpdates(this.view.state);
-    if (!this.ready || unsent.length === 0) {
+    const wasReady = this.ready;
+    // Ready from here on, so a new editor state is made editable at once
+    // (one reconfiguration fewer on a long plan).
+    this.ready = true;
+    if (!wasReady || unsent.length === 0) {
       this.reset(source, version, epoch, []);
     } else if (epoch === this.epoch && version === getSyncedVersion(this.view.state)) {
       // Nothing moved: the outbox still applies as it is.
@@ -391,11 +410,12 @@ export class PlanSync {
       this.notice = `The plan's history was replaced while ${unsent.length} of your edits were unsent. They could not be re-applied; copy your text to bring them back.`;
       this.reset(source, version, epoch, []);
     }
-    this.ready = true;
-    this.view.dispatch({ effects: this.editable.reconfigure(this.editableExt()) });
+    if (this.view.state.readOnly === (this.canEdit && this.ready))
+      this.view.dispatch({ effects: this.editable.reconfigure(this.editableExt()) });
     this.scheduleSave();
     this.emit();
     this.push();
+    this.markShown();
   }
 
   private receive(epoch: string, version: number, wire: Update[]) {

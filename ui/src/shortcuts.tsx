@@ -40,7 +40,8 @@ export const shortcutGroups: { title: string; keys: [string[], string][] }[] = [
     title: "Plan editor",
     keys: [
       [["Esc"], "Leave the editor (then Tab or Shift+Tab moves on, Enter comes back)"],
-      [["Tab"], "Move to the next control, or indent when “Tab indents” is on"],
+      [["Tab"], "Move to the next control; in a list item, or when “Tab indents” is on, indent"],
+      [["Shift", "Tab"], "Move to the previous control; in an indented list item, outdent"],
       [[mod, "Z"], "Undo"],
       [isMac ? [mod, "Shift", "Z"] : [mod, "Y"], "Redo"],
     ],

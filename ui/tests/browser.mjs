@@ -970,47 +970,90 @@ try {
   const inEditor = (page) => page.evaluate(() => !!document.activeElement?.closest(".cm-content"));
   const hint = (page) => page.locator("#editor-keys-hint").textContent();
 
-  await step("Tab leaves the plan editor unless Tab indents is on, and Esc leaves it with a hint", async () => {
-    await a.getByRole("tab", { name: "Plan", exact: true }).click();
-    await a.getByRole("tab", { name: "Edit" }).click();
-    const before = await editorText(a);
-    await a.locator(".cm-content").click();
-    await a.keyboard.press("Control+End");
-    if ((await hint(a)) !== "Esc or Tab leaves the editor.") throw new Error("hint: " + (await hint(a)));
-    await a.keyboard.press("Tab");
-    if (await inEditor(a)) throw new Error("Tab stayed in the editor");
-    if ((await editorText(a)) !== before) throw new Error("Tab changed the plan");
-    // Esc leaves too, to the editor's frame; Enter goes back in.
-    await a.locator(".cm-content").click();
-    await a.keyboard.press("Escape");
-    if (await inEditor(a)) throw new Error("Esc stayed in the editor");
-    if (!(await a.evaluate(() => document.activeElement?.classList.contains("editor-host"))))
-      throw new Error("Esc did not leave to the editor's frame");
-    await until("the left hint", async () => (await hint(a)).startsWith("Left the editor"));
-    await a.keyboard.press("Enter");
-    if (!(await inEditor(a))) throw new Error("Enter did not go back into the editor");
-    // Turned on, Tab indents, Esc then Tab leaves, and the choice is kept.
-    await a.getByRole("checkbox", { name: "Tab indents" }).check();
-    await a.locator(".cm-content").click();
-    await a.keyboard.press("Control+End");
-    await a.keyboard.press("Tab");
-    if (!(await inEditor(a))) throw new Error("Tab left the editor with Tab indents on");
-    if ((await editorText(a)) === before) throw new Error("Tab did not indent");
-    if ((await hint(a)) !== "Tab indents. Esc, then Tab, leaves the editor.")
-      throw new Error("hint: " + (await hint(a)));
-    await a.keyboard.press("Control+z");
-    await until("the indent undone", async () => (await editorText(a)) === before);
-    await a.keyboard.press("Escape");
-    await a.keyboard.press("Tab");
-    if (await inEditor(a)) throw new Error("Esc, Tab did not leave the editor");
-    await a.reload();
-    const box = a.getByRole("checkbox", { name: "Tab indents" });
-    await box.waitFor();
-    if (!(await box.isChecked())) throw new Error("Tab indents was not kept");
-    await box.uncheck();
-    if (await a.evaluate(() => localStorage.getItem("chopin:tab-indents"))) throw new Error("Tab indents still kept");
-    await until("the server's plan", async () => (await ask({ ask: "plan", channel })).source === before);
-  });
+  await step(
+    "Tab leaves the plan editor unless Tab indents is on or in a list item, and Esc leaves it with a hint",
+    async () => {
+      await a.getByRole("tab", { name: "Plan", exact: true }).click();
+      await a.getByRole("tab", { name: "Edit" }).click();
+      const before = await editorText(a);
+      await a.locator(".cm-content").click();
+      await a.keyboard.press("Control+End");
+      if ((await hint(a)) !== "Esc or Tab leaves the editor.") throw new Error("hint: " + (await hint(a)));
+      await a.keyboard.press("Tab");
+      if (await inEditor(a)) throw new Error("Tab stayed in the editor");
+      if ((await editorText(a)) !== before) throw new Error("Tab changed the plan");
+      // Esc leaves too, to the editor's frame; Enter goes back in.
+      await a.locator(".cm-content").click();
+      await a.keyboard.press("Escape");
+      if (await inEditor(a)) throw new Error("Esc stayed in the editor");
+      if (!(await a.evaluate(() => document.activeElement?.classList.contains("editor-host"))))
+        throw new Error("Esc did not leave to the editor's frame");
+      await until("the left hint", async () => (await hint(a)).startsWith("Left the editor"));
+      await a.keyboard.press("Enter");
+      if (!(await inEditor(a))) throw new Error("Enter did not go back into the editor");
+      // Turned on, Tab indents, Esc then Tab leaves, and the choice is kept.
+      await a.getByRole("checkbox", { name: "Tab indents" }).check();
+      await a.locator(".cm-content").click();
+      await a.keyboard.press("Control+End");
+      await a.keyboard.press("Tab");
+      if (!(await inEditor(a))) throw new Error("Tab left the editor with Tab indents on");
+      if ((await editorText(a)) === before) throw new Error("Tab did not indent");
+      if ((await hint(a)) !== "Tab indents. Esc, then Tab, leaves the editor.")
+        throw new Error("hint: " + (await hint(a)));
+      await a.keyboard.press("Control+z");
+      await until("the indent undone", async () => (await editorText(a)) === before);
+      await a.keyboard.press("Escape");
+      await a.keyboard.press("Tab");
+      if (await inEditor(a)) throw new Error("Esc, Tab did not leave the editor");
+      await a.reload();
+      const box = a.getByRole("checkbox", { name: "Tab indents" });
+      await box.waitFor();
+      if (!(await box.isChecked())) throw new Error("Tab indents was not kept");
+      await box.uncheck();
+      if (await a.evaluate(() => localStorage.getItem("chopin:tab-indents"))) throw new Error("Tab indents still kept");
+      await until("the server's plan", async () => (await ask({ ask: "plan", channel })).source === before);
+      // In a Markdown list item, Tab indents the item and Shift+Tab outdents
+      // it, with a hint saying so; Esc then Tab still leaves, and out of the
+      // list Tab moves on again.
+      const listHint = "Tab indents this list item; Esc then Tab leaves the editor.";
+      await a.locator(".cm-content").click();
+      await a.keyboard.press("Control+End");
+      await a.keyboard.press("Enter");
+      await a.keyboard.press("Enter");
+      await a.keyboard.type("- first item");
+      await a.keyboard.press("Enter");
+      await a.keyboard.type("second item");
+      await until("the list hint", async () => (await hint(a)) === listHint);
+      const flat = await editorText(a);
+      if (!flat.endsWith("\n- first item\n- second item"))
+        throw new Error("the list came out as " + JSON.stringify(flat));
+      await a.keyboard.press("Tab");
+      if (!(await inEditor(a))) throw new Error("Tab left the editor in a list item");
+      await until("the item indented", async () => (await editorText(a)).endsWith("\n- first item\n  - second item"));
+      await a.keyboard.press("Shift+Tab");
+      if (!(await inEditor(a))) throw new Error("Shift+Tab left the editor in an indented list item");
+      await until("the item outdented", async () => (await editorText(a)) === flat);
+      await a.keyboard.press("Escape");
+      await a.keyboard.press("Tab");
+      if (await inEditor(a)) throw new Error("Esc, Tab did not leave a list item");
+      if ((await editorText(a)) !== flat) throw new Error("Esc, Tab changed the list");
+      await a.locator(".cm-content").click();
+      await a.keyboard.press("Control+Home");
+      await until("the usual hint", async () => (await hint(a)) === "Esc or Tab leaves the editor.");
+      await a.keyboard.press("Tab");
+      if (await inEditor(a)) throw new Error("Tab stayed in the editor out of the list");
+      await a.locator(".cm-content").click();
+      await until("the list undone", async () => {
+        if ((await editorText(a)) === before) return true;
+        await a.keyboard.press("Control+z");
+        return false;
+      });
+      await until(
+        "the server's plan without the list",
+        async () => (await ask({ ask: "plan", channel })).source === before,
+      );
+    },
+  );
 
   await step("? lists every shortcut; Alt+1, 2, 3 go to Plan, Decisions and Chat; Ctrl+Enter sends", async () => {
     const box = a.getByRole("textbox", { name: "Message" });
@@ -1650,8 +1693,14 @@ try {
       const r = await fetch(`/api/channels/${id}/messages?limit=1000`);
       return (await r.json()).messages.map((m) => m.seq);
     }, longChat.id);
-    // Only the newest are mounted at first.
+    // Only the newest are mounted at first, scrolled to the newest.
     if ((await list.locator("[data-seq]").count()) >= all.length) throw new Error("every message was mounted at once");
+    await until("Chat at its newest message", () =>
+      list.evaluate(
+        (el, seq) => !!el.querySelector(`[data-seq="${seq}"]`) && el.scrollHeight - el.scrollTop - el.clientHeight < 40,
+        all[all.length - 1],
+      ),
+    );
     await until(
       "the first message",
       async () => {

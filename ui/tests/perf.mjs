@@ -9,8 +9,14 @@
 // of 15); switching the plan to Preview until its last block's text is
 // painted; and scrolling Chat up until its first message is on screen. It
 // prints one JSON line: {"<path>": {"typeMs": [...], "keyMs": [...], ...}}.
+//
+// With CHOPIN_PERF_PROFILE=<directory> set, each measured navigation is also
+// profiled with Chromium's sampling profiler (CDP, every 200 µs) until the
+// typed character shows, into <directory>/<document>-<round>.cpuprofile
+// (open it in Chromium's DevTools, Performance panel).
 
 import { chromium } from "playwright-core";
+import { mkdirSync, writeFileSync } from "node:fs";
 
 const [launchURL, roundsArg, ...paths] = process.argv.slice(2);
 if (!launchURL || !paths.length) throw new Error("usage: node tests/perf.mjs <launch URL> <rounds> <path>...");
@@ -45,16 +51,50 @@ await context.addInitScript(() => {
   poll();
 });
 
+// When profiling, also note when each room frame arrives (its type and
+// size), printed to stderr beside the round's time.
+if (process.env.CHOPIN_PERF_PROFILE)
+  await context.addInitScript(() => {
+    window.__frames = [];
+    const Native = window.WebSocket;
+    window.WebSocket = class extends Native {
+      constructor(...args) {
+        super(...args);
+        this.addEventListener("open", () => window.__frames.push(["(open)", performance.now(), 0]));
+        this.addEventListener("message", (ev) =>
+          window.__frames.push([/"type":"([^"]*)"/.exec(ev.data)?.[1], performance.now(), ev.data.length]),
+        );
+      }
+    };
+  });
+
 const page = await context.newPage();
 await page.goto(launchURL);
 await page.getByRole("heading", { name: "Repositories" }).waitFor();
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
-async function round(path) {
+const profileDir = process.env.CHOPIN_PERF_PROFILE;
+if (profileDir) mkdirSync(profileDir, { recursive: true });
+const cdp = profileDir ? await context.newCDPSession(page) : null;
+if (cdp) {
+  await cdp.send("Profiler.enable");
+  await cdp.send("Profiler.setSamplingInterval", { interval: 200 });
+}
+
+async function round(path, profileName) {
+  if (cdp && profileName) await cdp.send("Profiler.start");
   await page.goto(origin + path);
   await page.waitForFunction(() => window.__typed !== undefined, null, { timeout: 60000 });
   const typeMs = await page.evaluate(() => window.__typed);
+  if (cdp && profileName) {
+    const { profile } = await cdp.send("Profiler.stop");
+    writeFileSync(`${profileDir}/${profileName}.cpuprofile`, JSON.stringify(profile));
+    const frames = await page.evaluate(() => window.__frames);
+    process.stderr.write(
+      `${profileName}: typed at ${typeMs.toFixed(0)} ms; frames ${frames.map(([t, at, n]) => `${t}@${at.toFixed(0)}(${n})`).join(" ")}\n`,
+    );
+  }
 
   // A keypress in the Chat box to the start of the next frame.
   const box = page.getByRole("textbox", { name: "Message" });
@@ -126,7 +166,7 @@ try {
   for (const path of paths) await round(path); // warms the cache
   for (let i = 0; i < rounds; i++)
     for (const path of paths) {
-      const r = await round(path);
+      const r = await round(path, `${path.split("/").pop()}-${i + 1}`);
       const o = (out[path] ??= { typeMs: [], keyMs: [], previewMs: [], scrollMs: [] });
       for (const k of Object.keys(r)) o[k].push(Math.round(r[k] * 10) / 10);
     }

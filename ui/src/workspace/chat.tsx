@@ -214,7 +214,7 @@ export function ChatPane({ ctx }: { ctx: WorkspaceCtx }) {
         }}
         aria-live="polite"
       >
-        <Transcript state={state} me={ctx.session.login} update={ctx.update} scroller={list} />
+        <Transcript state={state} me={ctx.session.login} update={ctx.update} scroller={list} after={ctx.plan.shown} />
         <RunCards
           runs={runs}
           busy={control.busy || !state.canEdit}

@@ -61,6 +61,7 @@ export interface TranscriptProps {
   me: string;
   update: (f: (s: RoomState) => RoomState) => void;
   scroller: { current: HTMLDivElement | null };
+  after: Promise<void>; // the messages wait for this (the editor's first paint)
 }
 
 // Transcript is the messages of the Chat pane. It is pure in its props, so
@@ -82,7 +83,7 @@ export class Transcript extends Component<TranscriptProps> {
   }
 }
 
-function Window({ state, me, update, scroller }: TranscriptProps) {
+function Window({ state, me, update, scroller, after }: TranscriptProps) {
   const ms = state.messages;
   const [mounted, setMounted] = useState(0);
   const [loading, setLoading] = useState(false);
@@ -90,27 +91,46 @@ function Window({ state, me, update, scroller }: TranscriptProps) {
   const top = useRef<HTMLDivElement>(null);
   const keep = useRef<{ height: number; top: number } | null>(null);
   const busy = useRef(false); // a page is being read
-  // Nothing until the browser is idle (the editor first), then a
-  // screenful, then the rest of the window.
+  // Nothing until the editor shows the plan (after) and the browser is
+  // idle, then a screenful, then the rest of the window. Should the plan be
+  // slow to come, Chat does not wait for it past a few seconds.
+  const [started, setStarted] = useState(false);
   useEffect(() => {
-    let id = requestIdleCallback(
-      () => {
-        setMounted((n) => Math.max(n, firstWindow));
-        id = requestIdleCallback(
-          () => {
-            const el = scroller.current;
-            if (el) keep.current = { height: el.scrollHeight, top: el.scrollTop };
-            setMounted((n) => Math.max(n, windowStep));
-          },
-          { timeout: 3000 },
-        );
-      },
-      { timeout: 1000 },
-    );
-    return () => cancelIdleCallback(id);
+    let live = true;
+    let id = 0;
+    const start = () => {
+      clearTimeout(late);
+      if (!live || id) return;
+      id = requestIdleCallback(
+        () => {
+          // What shows first is the newest: what was above (nothing but
+          // the loading line) is kept where it was, the bottom.
+          const el = scroller.current;
+          if (el) keep.current = { height: el.scrollHeight, top: el.scrollTop };
+          setStarted(true);
+          setMounted((n) => Math.max(n, firstWindow));
+          id = requestIdleCallback(
+            () => {
+              const el = scroller.current;
+              if (el) keep.current = { height: el.scrollHeight, top: el.scrollTop };
+              setMounted((n) => Math.max(n, windowStep));
+            },
+            { timeout: 3000 },
+          );
+        },
+        { timeout: 1000 },
+      );
+    };
+    const late = setTimeout(start, 3000);
+    after.then(start);
+    return () => {
+      live = false;
+      clearTimeout(late);
+      cancelIdleCallback(id);
+    };
   }, []);
   const from = Math.max(0, ms.length - mounted);
-  const more = from > 0 || state.older !== null;
+  const more = started && (from > 0 || state.older !== null);
 
   // Messages put above keep what the person was reading where it was; if
   // the top is still in sight after them, more come (the observer below
@@ -176,6 +196,7 @@ function Window({ state, me, update, scroller }: TranscriptProps) {
     io.observe(el);
     return () => io.disconnect();
   }, [more, ms.length > 0]);
+  if (!started && ms.length > 0) return <p class="muted small chat-loading">Loading messages…</p>;
 
   return (
     <>
