@@ -581,17 +581,19 @@ export class PlanSync {
 // The <Decision id="..." /> lines are the server's; people may not change
 // them (the server refuses it), so the editor does not let them try (and
 // shows them as chips, decisionchip.ts).
-const protectDecisionLines: Extension = [
-  EditorState.changeFilter.of((tr) => {
+const protectDecisionLines: Extension = [protectLines(decisionLine), keepDecisionLines];
+
+// protectLines keeps the editor from changing any whole line that line
+// matches (a reserved component only the server writes, starting with "<").
+export function protectLines(line: RegExp): Extension {
+  return EditorState.changeFilter.of((tr) => {
     if (!tr.docChanged) return true;
     const doc = tr.startState.doc;
     const ranges: number[] = [];
     for (let i = 1; i <= doc.lines; i++) {
-      const line = doc.line(i);
-      if (line.length > 12 && line.text.charCodeAt(0) === 60 && decisionLine.test(line.text))
-        ranges.push(line.from, line.to);
+      const l = doc.line(i);
+      if (l.text.charCodeAt(0) === 60 && line.test(l.text)) ranges.push(l.from, l.to);
     }
     return ranges.length ? ranges : true;
-  }),
-  keepDecisionLines,
-];
+  });
+}

@@ -26,7 +26,7 @@ import {
 } from "@codemirror/view";
 import { api } from "../api";
 import { RoomError, type RoomSocket } from "../room";
-import type { PlanSync } from "../plansync";
+import { protectLines, type PlanSync } from "../plansync";
 import type { BlockRef, ClientFrame, ServerFrame, Thread } from "../protocol";
 import type { WorkspaceCtx } from "./workspace";
 import "./comments.css";
@@ -335,17 +335,7 @@ export class Comments {
         },
       ]),
       // <Comment> lines are the server's: the editor does not let them change.
-      EditorState.changeFilter.of((tr) => {
-        if (!tr.docChanged) return true;
-        const doc = tr.startState.doc;
-        const ranges: number[] = [];
-        for (let i = 1; i <= doc.lines; i++) {
-          const line = doc.line(i);
-          if (line.length > 11 && line.text.charCodeAt(0) === 60 && commentLine.test(line.text))
-            ranges.push(line.from, line.to);
-        }
-        return ranges.length ? ranges : true;
-      }),
+      protectLines(commentLine),
       ViewPlugin.fromClass(
         class {
           decorations: DecorationSet;
