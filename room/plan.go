@@ -343,6 +343,16 @@ func (r *Room) Plan() Plan {
 		Blocks: r.plan.blocksLocked()}
 }
 
+// Source is the plan's revision and text, without its outline: a caller
+// that needs the blocks of an idle room's text (the summaries' jobs) parses
+// them itself, outside the room's lock, and the room keeps no outline it
+// was not asked for by its own members or the Planner.
+func (r *Room) Source() (revision int64, source string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.plan.version, r.plan.text
+}
+
 // View is the plan as the Planner's read tools see it.
 func (r *Room) View() PlanView {
 	r.mu.Lock()
