@@ -75,16 +75,19 @@ func (d jobDocuments) Source(ctx context.Context, target string) (jobs.Source, e
 	if err != nil {
 		return jobs.Source{}, err
 	}
-	var plan room.Plan
+	var revision int64
+	var source string
 	err = d.a.hub.Do(ctx, d.a.roomChannel(ch), func(r *room.Room) error {
-		plan = r.Plan()
+		revision, source = r.Source()
 		return nil
 	})
 	if err != nil {
 		return jobs.Source{}, err
 	}
-	return jobs.Source{Title: ch.Title, Revision: plan.Revision, Text: plan.Source,
-		Blocks: blockOffsets(plan.Source, plan.Blocks), Archived: ch.Archived()}, nil
+	// The outline is parsed here, not kept by the room: a room only waiting
+	// for its members holds its text alone.
+	return jobs.Source{Title: ch.Title, Revision: revision, Text: source,
+		Blocks: blockOffsets(source, room.Blocks(source)), Archived: ch.Archived()}, nil
 }
 
 // blockOffsets turns the blocks' first lines into byte offsets.

@@ -38,7 +38,7 @@ func (a *App) planFileBytes(ctx context.Context, ch store.Channel, inline bool) 
 	var decisions []room.Decision
 	var threads []room.Thread
 	err := a.hub.Do(ctx, a.roomChannel(ch), func(r *room.Room) error {
-		source = r.Plan().Source
+		_, source = r.Source()
 		if inline {
 			decisions = r.Decisions()
 			threads = r.Threads()

@@ -154,6 +154,15 @@ func (c *comments) load(ctx context.Context, r *Room) error {
 	}
 	// Anchors were stored at some version; the journal after it moves them.
 	for _, t := range c.threads {
+		if t.Status != ThreadDismissed && t.Passage.State != AnchorOrphaned &&
+			t.Passage.Version >= r.plan.histBase && t.Passage.Version < r.plan.base {
+			if err := r.plan.historyLocked(ctx, r); err != nil {
+				return err
+			}
+			break
+		}
+	}
+	for _, t := range c.threads {
 		if t.Status == ThreadDismissed || t.Passage.State == AnchorOrphaned || t.Passage.Version == r.plan.version {
 			continue
 		}

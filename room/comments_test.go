@@ -375,3 +375,56 @@ func BenchmarkCommentAnchorMapping(b *testing.B) {
 		}
 	})
 }
+
+// TestCommentAnchorsAcrossKeptHistory: an anchor last stored before the
+// checkpoint (its write failed, say) is moved through the journal's kept
+// history, which a room reads back from the database only when needed.
+func TestCommentAnchorsAcrossKeptHistory(t *testing.T) {
+	p := newMemPersister()
+	mc := &memComments{threads: map[string]Thread{}, p: p}
+	ch := Channel{ID: "doc", Title: "Plan"}
+	h := NewHub(Options{Persister: p, Comments: mc})
+	r, release, err := h.Acquire(context.Background(), ch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const source = "# Plan\n\nUse Postgres for everything.\n"
+	v, err := r.ReplaceText(context.Background(), 0, source)
+	if err != nil {
+		t.Fatal(err)
+	}
+	blocks := Blocks(source)
+	from := strings.Index(source, "Postgres")
+	th, err := r.StartThread(context.Background(), Identity{Login: "ada"}, NewThread{Version: v,
+		Blocks: []BlockRef{{Index: 1, Digest: blocks[1].Digest}}, From: from, To: from + 8, Quote: "Postgres", Text: "Why?"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Fewer edits than the journal keeps, then the room closes (its final
+	// checkpoint): every edit is history before the checkpoint.
+	const edits = keepUpdates - 10
+	for i := 0; i < edits; i++ {
+		n := UTF16Len(r.Plan().Source)
+		if _, err := r.Push(context.Background(), r.Plan().Version, []Update{{ClientID: "t", Changes: changeJSON(n, 2, 0, "x")}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := r.Threads()[0].Passage
+	release()
+	if want.From != from+edits || want.State != AnchorExact {
+		t.Fatalf("before closing %+v", want)
+	}
+	// The anchor as it was stored when the thread began.
+	stored := mc.threads[th.ID]
+	stored.Passage = th.Passage
+	mc.threads[th.ID] = stored
+	h2 := NewHub(Options{Persister: p, Comments: mc})
+	r2, release2, err := h2.Acquire(context.Background(), ch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer release2()
+	if got := r2.Threads()[0].Passage; !reflect.DeepEqual(got, want) {
+		t.Errorf("after reopening %+v\nwant %+v", got, want)
+	}
+}

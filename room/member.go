@@ -143,7 +143,7 @@ func (m *Member) dispatch(ctx context.Context, env inEnvelope, frame []byte) (an
 			// answer that does not hold it.
 			r.mu.Lock()
 			defer r.mu.Unlock()
-			switch reply := r.plan.openLocked(in.Epoch, in.Version).(type) {
+			switch reply := r.plan.openLocked(ctx, r, in.Epoch, in.Version).(type) {
 			case msgPlanSnapshot:
 				reply.ID = in.ID
 				m.sendLocked(r, reply)

@@ -38,6 +38,11 @@ type plan struct {
 	cpWriting bool     // a checkpoint is being written outside the lock (checkpointIfDue)
 	base      int64    // the version tail starts from
 	tail      []Update // the updates after base; tail[i].Version == base+i+1
+	// histBase is where the history the journal keeps starts (histBase <=
+	// base). The kept updates up to the stored checkpoint, histBase+1 to
+	// base, stay in the database until a client or a comment needs them
+	// (historyLocked): an idle room holds only the text.
+	histBase int64
 
 	// The outline of the text, computed when first asked for at a version:
 	// parsing a large plan costs far more than any single edit.
@@ -76,10 +81,10 @@ func (p *plan) load(ctx context.Context, r *Room) error {
 	for len(journal) > 0 && journal[0].Version <= cp.Version {
 		journal = journal[1:]
 	}
-	p.base = cp.Version
+	p.base, p.histBase = cp.Version, cp.Version
 	if kept := rec.Journal[:len(rec.Journal)-len(journal)]; len(kept) > 0 && kept[len(kept)-1].Version == cp.Version &&
 		kept[len(kept)-1].Version-kept[0].Version == int64(len(kept)-1) {
-		p.base, p.tail = kept[0].Version-1, slices.Clone(kept)
+		p.histBase = kept[0].Version - 1
 	}
 	for _, u := range journal {
 		text, err := applyUpdate(p.text, u)
@@ -91,13 +96,40 @@ func (p *plan) load(ctx context.Context, r *Room) error {
 			// be, and start a new history so that every client reloads it.
 			r.hub.logf(r).Error("plan journal is damaged; keeping the text up to the last good update",
 				"version", p.version, "err", err)
-			p.epoch, p.base, p.tail = newID(), p.version, nil
+			p.epoch, p.base, p.histBase, p.tail = newID(), p.version, p.version, nil
 			p.cpVersion = -1 // force the checkpoint
 			return p.checkpoint(ctx, r)
 		}
 		p.text, p.version = text, u.Version
 		p.tail = append(p.tail, u)
 	}
+	return nil
+}
+
+// historyLocked brings the kept updates before base, which load left in the
+// database, into the tail. When the journal no longer holds them as they
+// were kept, the history is let go: a client that needed it gets the whole
+// text, as one beyond the history always does.
+func (p *plan) historyLocked(ctx context.Context, r *Room) error {
+	if p.histBase >= p.base {
+		return nil
+	}
+	rec, err := r.hub.persist.LoadPlan(ctx, r.channelID)
+	if err != nil {
+		return err
+	}
+	var kept []Update
+	for _, u := range rec.Journal {
+		if u.Version > p.histBase && u.Version <= p.base {
+			kept = append(kept, u)
+		}
+	}
+	if int64(len(kept)) != p.base-p.histBase || kept[0].Version != p.histBase+1 || kept[len(kept)-1].Version != p.base {
+		p.histBase = p.base
+		return nil
+	}
+	p.tail = append(kept, p.tail...)
+	p.base = p.histBase
 	return nil
 }
 
@@ -131,11 +163,14 @@ func (p *plan) checkpoint(ctx context.Context, r *Room) error {
 // checkpointRecordLocked is the checkpoint of the current text, after
 // letting go of the kept updates it no longer needs in memory.
 func (p *plan) checkpointRecordLocked() Checkpoint {
-	if drop := len(p.tail) - keepUpdates; drop > 0 {
-		p.tail = slices.Clone(p.tail[drop:])
-		p.base += int64(drop)
+	if drop := p.version - p.histBase - keepUpdates; drop > 0 {
+		p.histBase += drop
+		if cut := p.histBase - p.base; cut > 0 {
+			p.tail = slices.Clone(p.tail[cut:])
+			p.base = p.histBase
+		}
 	}
-	return Checkpoint{Epoch: p.epoch, Version: p.version, Source: p.text, KeepAfter: p.base}
+	return Checkpoint{Epoch: p.epoch, Version: p.version, Source: p.text, KeepAfter: p.histBase}
 }
 
 // checkpointIfDue writes a checkpoint once checkpointEvery updates follow
@@ -182,7 +217,12 @@ func (r *Room) checkpointIfDue(ctx context.Context) {
 
 // openLocked answers plan:open: the updates a client at (epoch, version)
 // missed while the journal still has them, otherwise the whole text.
-func (p *plan) openLocked(epoch string, version int64) any {
+func (p *plan) openLocked(ctx context.Context, r *Room, epoch string, version int64) any {
+	if epoch == p.epoch && version >= p.histBase && version < p.base {
+		if err := p.historyLocked(ctx, r); err != nil {
+			r.hub.logf(r).Error("read the plan's kept updates; answering with the whole text", "err", err)
+		}
+	}
 	if epoch == p.epoch && version >= p.base && version <= p.version {
 		return msgPlanUpdates{Type: "plan:updates", Epoch: p.epoch, Version: version,
 			Updates: nonNil(p.tail[version-p.base:])}
@@ -341,6 +381,16 @@ func (r *Room) Plan() Plan {
 	defer r.mu.Unlock()
 	return Plan{Epoch: r.plan.epoch, Version: r.plan.version, Revision: r.plan.version, Source: r.plan.text,
 		Blocks: r.plan.blocksLocked()}
+}
+
+// Source is the plan's revision and text, without its outline: a caller
+// that needs the blocks of an idle room's text (the summaries' jobs) parses
+// them itself, outside the room's lock, and the room keeps no outline it
+// was not asked for by its own members or the Planner.
+func (r *Room) Source() (revision int64, source string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.plan.version, r.plan.text
 }
 
 // View is the plan as the Planner's read tools see it.
