@@ -411,13 +411,16 @@ func TestCommentAnchorsAcrossKeptHistory(t *testing.T) {
 	}
 	want := r.Threads()[0].Passage
 	release()
+	h.Close() // waits for the room's close and its final checkpoint
 	if want.From != from+edits || want.State != AnchorExact {
 		t.Fatalf("before closing %+v", want)
 	}
 	// The anchor as it was stored when the thread began.
+	mc.mu.Lock()
 	stored := mc.threads[th.ID]
 	stored.Passage = th.Passage
 	mc.threads[th.ID] = stored
+	mc.mu.Unlock()
 	h2 := NewHub(Options{Persister: p, Comments: mc})
 	r2, release2, err := h2.Acquire(context.Background(), ch)
 	if err != nil {
