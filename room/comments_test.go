@@ -236,7 +236,10 @@ func TestCommentAnchorsAfterCrash(t *testing.T) {
 	if want.From != from+checkpointEvery+37 || want.State != AnchorExact {
 		t.Fatalf("before the crash %+v", want)
 	}
-	if stored := mc.threads[th.ID].Passage.Version; stored == r.Plan().Version {
+	mc.mu.Lock()
+	stored := mc.threads[th.ID].Passage.Version
+	mc.mu.Unlock()
+	if stored == r.Plan().Version {
 		t.Fatalf("the anchor was stored at every edit (version %d): nothing to recover", stored)
 	}
 	// The next process, without closing this one.
