@@ -155,11 +155,9 @@ func percentile(ds []time.Duration, p int) time.Duration {
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
-// BenchmarkOpenRooms measures the memory 1,000 open rooms hold, each a
-// document with a 10 KB plan, Chat and Decisions loaded: the heap after a
-// collection, less the heap before they opened.
-func BenchmarkOpenRooms(b *testing.B) {
-	const rooms = 1000
+// startWithPlans starts the app with n documents in octo/plans, each with
+// a 10 KB plan checkpointed.
+func startWithPlans(b *testing.B, n int) (*testApp, []store.Channel) {
 	ta := startApp(b)
 	ta.AddRepository("octo/plans")
 	ctx := context.Background()
@@ -167,7 +165,7 @@ func BenchmarkOpenRooms(b *testing.B) {
 	paragraph := strings.Repeat("We plan the rollout in small, reversible steps. ", 4) + "\n\n"
 	source := "# Plan\n\n" + strings.Repeat(paragraph, 10_000/len(paragraph))
 	var channels []store.Channel
-	for i := range rooms {
+	for i := range n {
 		ch, err := ta.app.store.CreateChannel(ctx, repo.NodeID, fmt.Sprintf("Plan %04d", i))
 		if err != nil {
 			b.Fatal(err)
@@ -177,6 +175,16 @@ func BenchmarkOpenRooms(b *testing.B) {
 		}
 		channels = append(channels, ch)
 	}
+	return ta, channels
+}
+
+// BenchmarkOpenRooms measures the memory 1,000 open rooms hold, each a
+// document with a 10 KB plan, Chat and Decisions loaded: the heap after a
+// collection, less the heap before they opened.
+func BenchmarkOpenRooms(b *testing.B) {
+	const rooms = 1000
+	ta, channels := startWithPlans(b, rooms)
+	ctx := context.Background()
 	b.ResetTimer()
 	for range b.N {
 		before := heapInUse()
@@ -209,23 +217,7 @@ func BenchmarkOpenRooms(b *testing.B) {
 // same on both.
 func BenchmarkOpenSockets(b *testing.B) {
 	const rooms = 1000
-	ta := startApp(b)
-	ta.AddRepository("octo/plans")
-	ctx := context.Background()
-	repo, _ := ta.app.store.RepositoryByName(ctx, "octo", "plans")
-	paragraph := strings.Repeat("We plan the rollout in small, reversible steps. ", 4) + "\n\n"
-	source := "# Plan\n\n" + strings.Repeat(paragraph, 10_000/len(paragraph))
-	var channels []store.Channel
-	for i := range rooms {
-		ch, err := ta.app.store.CreateChannel(ctx, repo.NodeID, fmt.Sprintf("Plan %04d", i))
-		if err != nil {
-			b.Fatal(err)
-		}
-		if err := ta.app.store.CheckpointPlan(ctx, ch.ID, store.PlanCheckpoint{Epoch: "e", Source: source}); err != nil {
-			b.Fatal(err)
-		}
-		channels = append(channels, ch)
-	}
+	ta, channels := startWithPlans(b, rooms)
 	relay := apptest.NewRelay(b, filepath.Join(filepath.Dir(ta.app.cfg.DataDir), "relay.db"))
 	b.ResetTimer()
 	for range b.N {

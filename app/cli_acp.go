@@ -110,23 +110,9 @@ func (c *CLI) acpPlanner(ctx context.Context, documents, command []string, flags
 		return exitUsage
 	}
 	say(fmt.Sprintf("Answering with the agent %s (%s). Press Ctrl+C to stop.", name, strings.Join(agent, " ")))
-	errs := make([]error, len(documents))
-	var wg sync.WaitGroup
-	for i, doc := range documents {
-		wg.Go(func() {
-			errs[i] = b.Serve(ctx, acp.Target{Document: doc, Token: token, Endpoint: endpoint})
-			if errs[i] != nil {
-				outMu.Lock()
-				fmt.Fprintf(c.Stderr, "chopin planner: %v\n", errs[i])
-				outMu.Unlock()
-			}
-		})
-	}
-	wg.Wait()
-	if errors.Join(errs...) != nil {
-		return exitError
-	}
-	return exitOK
+	return c.serveDocuments(documents, &outMu, func(doc string) error {
+		return b.Serve(ctx, acp.Target{Document: doc, Token: token, Endpoint: endpoint})
+	})
 }
 
 // checkoutLookup asks the running Chopin (GET /api/repositories, with the

@@ -205,11 +205,21 @@ func (c *CLI) planner(ctx context.Context, documents []string, flags Flags, o pl
 	}
 	say(fmt.Sprintf("Answering with %s on %s. Press Ctrl+C to stop.", p.Model(), p.Server().BaseURL()))
 
+	return c.serveDocuments(documents, &outMu, func(doc string) error {
+		return p.Serve(ctx, planner.Target{Document: doc, Token: token, Endpoint: endpoint})
+	})
+}
+
+// serveDocuments runs serve for every document at once, as one Planner
+// attached to each, and says each one's error (under outMu, which the
+// Planner's own lines share) when it ends. The exit code is exitError if
+// any ended with an error.
+func (c *CLI) serveDocuments(documents []string, outMu *sync.Mutex, serve func(doc string) error) int {
 	errs := make([]error, len(documents))
 	var wg sync.WaitGroup
 	for i, doc := range documents {
 		wg.Go(func() {
-			errs[i] = p.Serve(ctx, planner.Target{Document: doc, Token: token, Endpoint: endpoint})
+			errs[i] = serve(doc)
 			if errs[i] != nil {
 				outMu.Lock()
 				fmt.Fprintf(c.Stderr, "chopin planner: %v\n", errs[i])
