@@ -194,6 +194,20 @@ func (c *socket) receive(ctx context.Context, member *room.Member, frame []byte)
 	c.write()
 }
 
+// Flush writes what the member queued while it handles a frame, from the
+// reader, before the member goes on to work that follows its answer (a
+// push's acknowledgement goes out before the checkpoint it made due).
+func (c *socket) Flush() {
+	c.mu.Lock()
+	if !c.receiving || c.writing || (len(c.queue) == 0 && c.closeMsg == nil) {
+		c.mu.Unlock()
+		return
+	}
+	c.writing = true
+	c.mu.Unlock()
+	c.write()
+}
+
 // write writes the queued frames in order, then the close frame if one is
 // due, and ends when there is nothing left: an idle socket has no writer.
 func (c *socket) write() {

@@ -1,7 +1,8 @@
 package room
 
 // A checkpoint never delays an acknowledgement: it is written after the
-// push that made it due is answered, outside the room's lock.
+// push that made it due is answered (and the answer flushed to the
+// socket), outside the room's lock.
 
 import (
 	"context"
@@ -30,12 +31,51 @@ func (p *heldCheckpoints) CheckpointPlan(ctx context.Context, id string, cp Chec
 	return p.memPersister.CheckpointPlan(ctx, id, cp)
 }
 
+// heldConn writes what it is sent only when flushed, as the app's browser
+// socket does while its member handles a frame (it writes once Receive
+// returns).
+type heldConn struct {
+	mu               sync.Mutex
+	pending, written [][]byte
+}
+
+func (c *heldConn) Send(frame []byte) {
+	c.mu.Lock()
+	c.pending = append(c.pending, frame)
+	c.mu.Unlock()
+}
+
+func (c *heldConn) Close(int, string) {}
+
+func (c *heldConn) Flush() {
+	c.mu.Lock()
+	c.written = append(c.written, c.pending...)
+	c.pending = nil
+	c.mu.Unlock()
+}
+
+// take returns the frames written since the last take.
+func (c *heldConn) take() []map[string]any {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var out []map[string]any
+	for _, f := range c.written {
+		var m map[string]any
+		if err := json.Unmarshal(f, &m); err != nil {
+			panic(err)
+		}
+		out = append(out, m)
+	}
+	c.written = nil
+	return out
+}
+
 func TestCheckpointNeverDelaysAnAck(t *testing.T) {
 	p := &heldCheckpoints{memPersister: newMemPersister(), started: make(chan struct{}), release: make(chan struct{})}
 	h := NewHub(Options{Persister: p})
 	ch := Channel{ID: "c1", Title: "Doc"}
 	ctx := context.Background()
-	aC, bC := &recConn{}, &recConn{}
+	aC, bC := &heldConn{}, &heldConn{}
 	a, err := h.Join(ctx, ch, ada, aC)
 	if err != nil {
 		t.Fatal(err)
@@ -49,8 +89,9 @@ func TestCheckpointNeverDelaysAnAck(t *testing.T) {
 		pl := r.Plan()
 		changes, _ := json.Marshal([]any{UTF16Len(pl.Source), []any{0, "x"}})
 		m.Receive(ctx, fmt.Appendf(nil, `{"type":"plan:push","id":"p","version":%d,"updates":[{"clientID":"tab","changes":%s}]}`, pl.Version, changes))
+		m.conn.(Flusher).Flush() // what the socket writes once Receive returns
 	}
-	acked := func(c *recConn, version int64) bool {
+	acked := func(c *heldConn, version int64) bool {
 		for _, f := range c.take() {
 			if f["type"] == "plan:ack" && f["version"] == float64(version) {
 				return true
@@ -64,8 +105,8 @@ func TestCheckpointNeverDelaysAnAck(t *testing.T) {
 	aC.take()
 	bC.take()
 
-	// The push that makes a checkpoint due is acknowledged before the
-	// checkpoint is written.
+	// The push that makes a checkpoint due is acknowledged, on the
+	// socket, before the checkpoint is written.
 	p.armed.Store(true)
 	done := make(chan struct{})
 	go func() { push(a); close(done) }()

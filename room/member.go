@@ -129,6 +129,9 @@ func (m *Member) Receive(ctx context.Context, frame []byte) {
 	}
 	if env.Type == "plan:push" {
 		// Written once the acknowledgement is on its way.
+		if f, ok := m.conn.(Flusher); ok {
+			f.Flush()
+		}
 		m.room.checkpointIfDue(ctx)
 	}
 }

@@ -41,6 +41,14 @@ type Conn interface {
 	Close(code int, reason string)
 }
 
+// Flusher is a Conn that holds back what it is sent while its member
+// handles a frame, and writes it once Receive returns (the app's browser
+// socket writes from its reader). Flush writes it now: a member flushes its
+// answer before the work that follows the answer, such as a checkpoint.
+type Flusher interface {
+	Flush()
+}
+
 // Identity is who a member is and what they may do.
 type Identity struct {
 	Login     string `json:"login"`
