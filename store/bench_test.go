@@ -15,7 +15,7 @@ import (
 // quickly.
 func seedChannels(tb testing.TB, s *Store, repositoryNodeID, prefix string, n int) {
 	tb.Helper()
-	err := s.inTx(context.Background(), func(tx *sql.Tx) error {
+	err := s.inTx(context.Background(), func(ctx context.Context, tx *sql.Tx) error {
 		for i := range n {
 			_, err := createChannel(context.Background(), tx, s.nowMS(), newChannel{
 				repositoryNodeID: repositoryNodeID,
@@ -83,7 +83,7 @@ func BenchmarkListChannelsDescriptions(b *testing.B) {
 	after := mustRepo(b, s, "o/after")
 	seedChannels(b, s, before.NodeID, "Implementation plan", 10_000)
 	seedChannels(b, s, after.NodeID, "Implementation plan", 10_000)
-	err := s.inTx(ctx, func(tx *sql.Tx) error {
+	err := s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		rows, err := tx.QueryContext(ctx, `SELECT id, title FROM channels WHERE repository_node_id = ?`, after.NodeID)
 		if err != nil {
 			return err
@@ -188,7 +188,7 @@ func BenchmarkSearchPlanText(b *testing.B) {
 	s := openTest(b)
 	r := mustRepo(b, s, "o/r")
 	seedChannels(b, s, r.NodeID, "Implementation plan", 10_000)
-	err := s.inTx(ctx, func(tx *sql.Tx) error {
+	err := s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		rows, err := tx.QueryContext(ctx, `SELECT id FROM channels ORDER BY id`)
 		if err != nil {
 			return err
@@ -295,7 +295,7 @@ func BenchmarkCheckpointIndexed(b *testing.B) {
 			v := int64(0)
 			for b.Loop() {
 				v++
-				err := s.inTx(ctx, func(tx *sql.Tx) error {
+				err := s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 					if _, err := tx.ExecContext(ctx, `INSERT INTO plans (channel_id, epoch, version, checkpoint_version, updated_at)
 						VALUES (?, 'e', ?, ?, ?)
 						ON CONFLICT (channel_id) DO UPDATE SET epoch = excluded.epoch,

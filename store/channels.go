@@ -131,7 +131,7 @@ func (s *Store) ChannelBySlug(ctx context.Context, repositoryNodeID, slug string
 // "Untitled plan 2", ...).
 func (s *Store) CreateChannel(ctx context.Context, repositoryNodeID, title string) (Channel, error) {
 	var c Channel
-	err := s.inCatalogTx(ctx, func(tx *sql.Tx) error {
+	err := s.inCatalogTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		var err error
 		c, err = createChannel(ctx, tx, s.nowMS(), newChannel{
 			repositoryNodeID: repositoryNodeID,
@@ -155,7 +155,7 @@ func (s *Store) CreateChannelIdempotent(ctx context.Context, repositoryNodeID, k
 	sum := sha256.Sum256([]byte(source + "\x00" + norm.NFC.String(strings.TrimSpace(title))))
 	inputHash := hex.EncodeToString(sum[:])
 	id := ChannelID(repositoryNodeID, key)
-	err = s.inCatalogTx(ctx, func(tx *sql.Tx) error {
+	err = s.inCatalogTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		existing, err := channelByID(ctx, tx, id)
 		if err == nil {
 			var hash string
@@ -294,7 +294,7 @@ func (s *Store) RenameChannel(ctx context.Context, id, title string) (c Channel,
 	if err != nil {
 		return Channel{}, false, err
 	}
-	err = s.inCatalogTx(ctx, func(tx *sql.Tx) error {
+	err = s.inCatalogTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		c, err = channelByID(ctx, tx, id)
 		if err != nil {
 			return err
@@ -342,7 +342,7 @@ func (s *Store) RestoreChannel(ctx context.Context, id string) (c Channel, chang
 }
 
 func (s *Store) setArchived(ctx context.Context, id string, archive bool) (c Channel, changed bool, err error) {
-	err = s.inTx(ctx, func(tx *sql.Tx) error {
+	err = s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		c, err = channelByID(ctx, tx, id)
 		if err != nil || c.Archived() == archive {
 			return err
@@ -363,7 +363,7 @@ func (s *Store) setArchived(ctx context.Context, id string, archive bool) (c Cha
 // DeleteChannel deletes an archived document and, by cascade, everything it
 // owns, in one transaction. An active document must be archived first.
 func (s *Store) DeleteChannel(ctx context.Context, id string) error {
-	return s.inCatalogTx(ctx, func(tx *sql.Tx) error {
+	return s.inCatalogTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		c, err := channelByID(ctx, tx, id)
 		if err != nil {
 			return err

@@ -98,7 +98,7 @@ func (s *Store) CommentThreads(ctx context.Context, channelID string) ([]Comment
 // do not have yet, together with the plan updates that write their
 // <Comment> lines, in one transaction.
 func (s *Store) SaveCommentThreads(ctx context.Context, channelID string, threads []CommentThread, placement []PlanUpdate) error {
-	return s.inTx(ctx, func(tx *sql.Tx) error {
+	return s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		if err := s.commitPlan(ctx, tx, channelID, placement); err != nil {
 			return err
 		}

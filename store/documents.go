@@ -70,7 +70,7 @@ func (s *Store) LoadPlan(ctx context.Context, channelID string) (PlanRecord, err
 // one transaction. It is fenced: the first update must follow the stored
 // version exactly, so two writers can never both extend the same version.
 func (s *Store) CommitPlan(ctx context.Context, channelID string, updates []PlanUpdate) error {
-	return s.inTx(ctx, func(tx *sql.Tx) error { return s.commitPlan(ctx, tx, channelID, updates) })
+	return s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error { return s.commitPlan(ctx, tx, channelID, updates) })
 }
 
 func (s *Store) commitPlan(ctx context.Context, tx *sql.Tx, channelID string, updates []PlanUpdate) error {
@@ -99,7 +99,7 @@ func (s *Store) commitPlan(ctx context.Context, tx *sql.Tx, channelID string, up
 // CheckpointPlan stores the full text at a version, creating the plan when
 // it has none yet, and drops the journal through cp.KeepAfter.
 func (s *Store) CheckpointPlan(ctx context.Context, channelID string, cp PlanCheckpoint) error {
-	return s.inTx(ctx, func(tx *sql.Tx) error {
+	return s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		err := indexPlanLines(ctx, tx, channelID, cp.Source)
 		if isForeignKeyError(err) {
 			return notFound("channel-not-found", "no document has the ID %s", channelID)
@@ -171,7 +171,7 @@ func (s *Store) Messages(ctx context.Context, channelID string, limit int) ([]Me
 
 // SaveMessage inserts a message or replaces it by ID.
 func (s *Store) SaveMessage(ctx context.Context, m Message) error {
-	return s.inTx(ctx, func(tx *sql.Tx) error {
+	return s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		var details any
 		if len(m.Details) > 0 {
 			details = string(m.Details)
@@ -235,7 +235,7 @@ func (s *Store) Decisions(ctx context.Context, channelID string) ([]Decision, er
 // SaveDecisions inserts or replaces cards, and commits the plan updates that
 // place them, in one transaction.
 func (s *Store) SaveDecisions(ctx context.Context, channelID string, cards []Decision, placement []PlanUpdate) error {
-	return s.inTx(ctx, func(tx *sql.Tx) error {
+	return s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		if err := s.commitPlan(ctx, tx, channelID, placement); err != nil {
 			return err
 		}

@@ -17,7 +17,7 @@ type LinkHold struct {
 
 // SaveLinkHold writes the document's hold, replacing any earlier one.
 func (s *Store) SaveLinkHold(ctx context.Context, h LinkHold) error {
-	return s.inTx(ctx, func(tx *sql.Tx) error {
+	return s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, `INSERT INTO planner_link_holds (channel_id, login, handover, body, updated_at)
 			VALUES (?, ?, ?, ?, ?)
 			ON CONFLICT (channel_id) DO UPDATE SET login = excluded.login, handover = excluded.handover,
@@ -32,7 +32,7 @@ func (s *Store) SaveLinkHold(ctx context.Context, h LinkHold) error {
 
 // DeleteLinkHold removes the document's hold, if it has one.
 func (s *Store) DeleteLinkHold(ctx context.Context, channelID string) error {
-	return s.inTx(ctx, func(tx *sql.Tx) error {
+	return s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		if _, err := tx.ExecContext(ctx, `DELETE FROM planner_link_holds WHERE channel_id = ?`, channelID); err != nil {
 			return fmt.Errorf("delete link hold: %w", err)
 		}
@@ -43,7 +43,7 @@ func (s *Store) DeleteLinkHold(ctx context.Context, channelID string) error {
 // LinkHolds reads every stored hold, oldest first.
 func (s *Store) LinkHolds(ctx context.Context) ([]LinkHold, error) {
 	var out []LinkHold
-	err := s.inTx(ctx, func(tx *sql.Tx) error {
+	err := s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		rows, err := tx.QueryContext(ctx, `SELECT channel_id, login, handover, body FROM planner_link_holds ORDER BY updated_at, channel_id`)
 		if err != nil {
 			return fmt.Errorf("read link holds: %w", err)

@@ -31,7 +31,7 @@ func (s *Store) SaveImage(ctx context.Context, channelID string, img Image) erro
 	if img.SHA256 != hex.EncodeToString(sum[:]) {
 		return invalid("image-hash-mismatch", "the image's SHA-256 %q is not the hash of its bytes", img.SHA256)
 	}
-	return s.inTx(ctx, func(tx *sql.Tx) error {
+	return s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, `INSERT INTO images (channel_id, sha256, ext, mime_type, width, height, size, data, created_at)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
 			ON CONFLICT (channel_id, sha256) DO NOTHING`,

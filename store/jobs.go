@@ -61,7 +61,7 @@ var ErrJobConflict = errors.New("store: the job's idempotency key was used with 
 func (s *Store) EnsureJob(ctx context.Context, j Job) (Job, bool, error) {
 	var out Job
 	created := false
-	err := s.inTx(ctx, func(tx *sql.Tx) error {
+	err := s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		existing, err := scanJob(tx.QueryRowContext(ctx, `SELECT `+jobColumns+` FROM jobs
 			WHERE channel_id = ? AND idempotency_key = ?`, j.Target, j.Key))
 		if err == nil {
@@ -144,7 +144,7 @@ func (s *Store) UpdateJob(ctx context.Context, j Job, from ...string) (bool, err
 		args = append(args, f)
 	}
 	var ok bool
-	err := s.inTx(ctx, func(tx *sql.Tx) error {
+	err := s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, `UPDATE jobs SET state = ?, reason = ?, attempts = ?, failures = ?, not_before = ?, updated_at = ?
 			WHERE id = ? AND state IN (?`+strings.Repeat(", ?", len(from)-1)+`)`, args...)
 		if err != nil {
@@ -162,7 +162,7 @@ func (s *Store) UpdateJob(ctx context.Context, j Job, from ...string) (bool, err
 // running. The projection leaves the plan revision and updated_at alone.
 func (s *Store) CompleteJob(ctx context.Context, id string, artifact json.RawMessage, d *Description, now int64) (bool, error) {
 	var ok bool
-	err := s.inCatalogTx(ctx, func(tx *sql.Tx) error {
+	err := s.inCatalogTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, `UPDATE jobs SET state = 'completed', reason = '', updated_at = ?
 			WHERE id = ? AND state = 'running'`, now, id)
 		if err != nil {

@@ -38,7 +38,7 @@ func (s *Store) CreateDocument(ctx context.Context, d DocumentCreation) (c Chann
 	}
 	inputHash := hashParts("document", norm.NFC.String(strings.TrimSpace(d.Title)), d.Plan, d.Brief)
 	id := ChannelID(d.RepositoryNodeID, d.Key)
-	err = s.inCatalogTx(ctx, func(tx *sql.Tx) error {
+	err = s.inCatalogTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		existing, err := channelByID(ctx, tx, id)
 		if err == nil {
 			var hash string
@@ -117,7 +117,7 @@ func (s *Store) PlanUpdateReplay(ctx context.Context, channelID, key string) (ha
 // RecordPlanUpdate keeps what an update made under a key, and lets the
 // oldest records beyond keptPlanUpdates go.
 func (s *Store) RecordPlanUpdate(ctx context.Context, channelID, key, hash string, revision int64) error {
-	return s.inTx(ctx, func(tx *sql.Tx) error {
+	return s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, `INSERT INTO mcp_plan_updates (channel_id, idempotency_key, input_hash, revision, created_at)
 			VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`, channelID, key, hash, revision, s.nowMS())
 		if isForeignKeyError(err) {

@@ -10,7 +10,7 @@ import (
 // reply that a person retried (its partial reply, tool rows and failure
 // line all live in it).
 func (s *Store) DeleteMessage(ctx context.Context, channelID, id string) error {
-	return s.inTx(ctx, func(tx *sql.Tx) error {
+	return s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, `DELETE FROM messages WHERE channel_id = ? AND id = ?`, channelID, id)
 		if err != nil {
 			return fmt.Errorf("delete message: %w", err)

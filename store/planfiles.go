@@ -32,7 +32,7 @@ func (s *Store) PlanFile(ctx context.Context, channelID string) (PlanFile, error
 // SetPlanLineEnding records the line endings of the file a document was
 // imported from.
 func (s *Store) SetPlanLineEnding(ctx context.Context, channelID, ending string) error {
-	return s.inTx(ctx, func(tx *sql.Tx) error {
+	return s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, `INSERT INTO plan_files (channel_id, line_ending) VALUES (?, ?)
 			ON CONFLICT (channel_id) DO UPDATE SET line_ending = excluded.line_ending`, channelID, ending)
 		return err
@@ -42,7 +42,7 @@ func (s *Store) SetPlanLineEnding(ctx context.Context, channelID, ending string)
 // RecordPlanSave records that the document's plan was saved to path (in its
 // checkout) as bytes with the SHA-256 sum.
 func (s *Store) RecordPlanSave(ctx context.Context, channelID, path, sum string) error {
-	return s.inTx(ctx, func(tx *sql.Tx) error {
+	return s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, `INSERT INTO plan_files (channel_id, saved_path, saved_sha256, saved_at) VALUES (?, ?, ?, ?)
 			ON CONFLICT (channel_id) DO UPDATE SET saved_path = excluded.saved_path,
 				saved_sha256 = excluded.saved_sha256, saved_at = excluded.saved_at`, channelID, path, sum, s.nowMS())

@@ -23,7 +23,7 @@ type ModelChoice struct {
 // SaveModelChoice replaces a document's choice; the zero choice removes it.
 func (s *Store) SaveModelChoice(ctx context.Context, channelID string, c ModelChoice) error {
 	now := s.nowMS()
-	return s.inTx(ctx, func(tx *sql.Tx) error {
+	return s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		var err error
 		if c == (ModelChoice{}) {
 			_, err = tx.ExecContext(ctx, `DELETE FROM planner_model_choices WHERE channel_id = ?`, channelID)
@@ -46,7 +46,7 @@ func (s *Store) SaveModelChoice(ctx context.Context, channelID string, c ModelCh
 // fallback was already recorded, so the notice is said once.
 func (s *Store) MarkModelFellBack(ctx context.Context, channelID, model, thinkingLevel string) (bool, error) {
 	var marked bool
-	err := s.inTx(ctx, func(tx *sql.Tx) error {
+	err := s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, `UPDATE planner_model_choices SET fell_back = 1, updated_at = ?
 			WHERE channel_id = ? AND model = ? AND thinking_level = ? AND fell_back = 0`,
 			s.nowMS(), channelID, model, thinkingLevel)
@@ -77,7 +77,7 @@ func (s *Store) ModelChoice(ctx context.Context, channelID string) (ModelChoice,
 // SaveReplyTo records replyID as the latest Planner reply to a person's
 // message, replacing an earlier attempt's.
 func (s *Store) SaveReplyTo(ctx context.Context, channelID, messageID, replyID string) error {
-	return s.inTx(ctx, func(tx *sql.Tx) error {
+	return s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, `INSERT INTO planner_replies (channel_id, message_id, reply_id) VALUES (?, ?, ?)
 			ON CONFLICT (channel_id, message_id) DO UPDATE SET reply_id = excluded.reply_id`, channelID, messageID, replyID)
 		if err != nil {

@@ -78,7 +78,7 @@ func (s *Store) AddRepository(ctx context.Context, fullName, path string) (Repos
 		return Repository{}, err
 	}
 	r := Repository{NodeID: "local:" + uuid.NewString(), Owner: owner, Name: name, Path: path, CreatedAt: s.nowMS()}
-	err = s.inTx(ctx, func(tx *sql.Tx) error {
+	err = s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		if _, err := repositoryByName(ctx, tx, owner, name); err == nil {
 			return conflict("repository-exists", "%s is already registered", r.FullName())
 		} else if !errors.Is(err, ErrNotFound) {
@@ -102,7 +102,7 @@ func (s *Store) EnsureRepository(ctx context.Context, fullName, path string) (Re
 		return Repository{}, err
 	}
 	var r Repository
-	err = s.inTx(ctx, func(tx *sql.Tx) error {
+	err = s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		r, err = repositoryByName(ctx, tx, owner, name)
 		if err == nil || errors.Is(err, ErrNotFound) {
 			if err := checkPathFree(ctx, tx, path, r.NodeID); err != nil {
@@ -129,7 +129,7 @@ func (s *Store) EnsureRepository(ctx context.Context, fullName, path string) (Re
 // registered repository. A path another repository has is a conflict.
 func (s *Store) SetRepositoryPath(ctx context.Context, owner, name, path string) (Repository, error) {
 	var r Repository
-	err := s.inTx(ctx, func(tx *sql.Tx) error {
+	err := s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		var err error
 		if r, err = repositoryByName(ctx, tx, owner, name); err != nil {
 			return err

@@ -45,7 +45,7 @@ func (s *Store) SaveRuns(ctx context.Context, channelID string, updates []RunUpd
 		return nil
 	}
 	now := s.nowMS()
-	return s.inTx(ctx, func(tx *sql.Tx) error {
+	return s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		for _, u := range updates {
 			_, err := tx.ExecContext(ctx, `INSERT INTO planner_runs (channel_id, run_id, seq, card, updated_at)
 				VALUES (?1, ?2, (SELECT coalesce(max(seq), 0) + 1 FROM planner_runs WHERE channel_id = ?1), ?3, ?4)

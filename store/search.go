@@ -92,7 +92,7 @@ const catalogTidyDelay = 500 * time.Millisecond
 // inCatalogTx runs fn in a transaction that writes the catalog (a title, a
 // description, a document created or deleted), and then asks for the
 // catalog index to be merged.
-func (s *Store) inCatalogTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
+func (s *Store) inCatalogTx(ctx context.Context, fn func(ctx context.Context, tx *sql.Tx) error) error {
 	err := s.inTx(ctx, fn)
 	if err == nil {
 		select {

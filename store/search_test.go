@@ -103,7 +103,7 @@ func TestSearchIndexFollowsCatalog(t *testing.T) {
 	}
 	checkListings(t, "renamed", s, r.NodeID)
 
-	err := s.inTx(ctx, func(tx *sql.Tx) error {
+	err := s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		return projectDescription(ctx, tx, Description{Target: ids[5], Text: "Moving to SQLite with a WAL journal",
 			SourceRevision: 1, SourceHash: "h", Generator: "g", JobID: "j1", ProjectedAt: 1})
 	})

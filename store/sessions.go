@@ -20,7 +20,7 @@ const BrowserSessionIdle = 30 * 24 * time.Hour
 
 // AddBrowserSession records a new browser session of the local account.
 func (s *Store) AddBrowserSession(ctx context.Context, token string) error {
-	return s.inTx(ctx, func(tx *sql.Tx) error {
+	return s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		now := s.nowMS()
 		_, err := tx.ExecContext(ctx, `INSERT INTO browser_sessions (token_hash, created_at, last_used_at) VALUES (?, ?, ?)`,
 			tokenHash(token), now, now)
@@ -47,7 +47,7 @@ func (s *Store) BrowserSession(ctx context.Context, token string) (bool, error) 
 
 // TouchBrowserSession records that the session was used now.
 func (s *Store) TouchBrowserSession(ctx context.Context, token string) error {
-	return s.inTx(ctx, func(tx *sql.Tx) error {
+	return s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		if _, err := tx.ExecContext(ctx, `UPDATE browser_sessions SET last_used_at = ? WHERE token_hash = ?`, s.nowMS(), tokenHash(token)); err != nil {
 			return fmt.Errorf("touch browser session: %w", err)
 		}
@@ -67,7 +67,7 @@ func (s *Store) SignOutEverywhere(ctx context.Context) (int64, error) {
 }
 
 func (s *Store) deleteSessions(ctx context.Context, query string, args ...any) (n int64, err error) {
-	err = s.inTx(ctx, func(tx *sql.Tx) error {
+	err = s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, query, args...)
 		if err != nil {
 			return fmt.Errorf("delete browser sessions: %w", err)

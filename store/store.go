@@ -16,6 +16,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	_ "modernc.org/sqlite" // registers the pure-Go "sqlite" driver
@@ -42,6 +43,14 @@ type Store struct {
 	closing        chan struct{}
 	closeOnce      sync.Once
 	tidied         chan struct{}
+
+	// The log's checkpoints (wal.go): every walCheckpointEvery writes,
+	// walGrew asks checkpointWAL; walCheckpointed is how many writes came
+	// before the last checkpoint began, and walDone says it has stopped.
+	writes          atomic.Int64
+	walGrew         chan struct{}
+	walCheckpointed atomic.Int64
+	walDone         chan struct{}
 }
 
 // Open opens (creating if needed) the database at path and brings its schema
@@ -51,7 +60,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	if err := checkFile(path); err != nil {
 		return nil, err
 	}
-	write, err := openDB(path, "_txlock=immediate", 1)
+	write, err := openDB(path, "_txlock=immediate&"+walPragmas, 1)
 	if err != nil {
 		return nil, openFailure(path, errors.Unwrap(err))
 	}
@@ -69,11 +78,13 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		return nil, err
 	}
 	s := &Store{write: write, read: read, now: time.Now, path: path,
-		catalogWritten: make(chan struct{}, 1), closing: make(chan struct{}), tidied: make(chan struct{})}
+		catalogWritten: make(chan struct{}, 1), closing: make(chan struct{}), tidied: make(chan struct{}),
+		walGrew: make(chan struct{}, 1), walDone: make(chan struct{})}
 	// Merge the catalog index once the start is over, in case the last run
 	// stopped before it did.
 	s.catalogWritten <- struct{}{}
 	go s.tidyCatalog()
+	go s.checkpointWAL()
 	if err := s.prepare(ctx); err != nil {
 		s.Close()
 		return nil, err
@@ -126,6 +137,7 @@ func (s *Store) SetClock(now func() time.Time) { s.now = now }
 func (s *Store) Close() error {
 	s.closeOnce.Do(func() { close(s.closing) })
 	<-s.tidied
+	<-s.walDone
 	for _, st := range []*sql.Stmt{s.advancePlan, s.journalPlan} {
 		if st != nil {
 			st.Close()
@@ -136,19 +148,24 @@ func (s *Store) Close() error {
 
 func (s *Store) nowMS() int64 { return s.now().UnixMilli() }
 
-// inTx runs fn in one immediate write transaction.
-func (s *Store) inTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
+// inTx runs fn in one immediate write transaction. The caller going away
+// does not cut a write off half way: writes are short, and one begun
+// commits or rolls back whole. (A context that can end also costs the
+// driver a goroutine per statement, to interrupt it.)
+func (s *Store) inTx(ctx context.Context, fn func(ctx context.Context, tx *sql.Tx) error) error {
+	ctx = context.WithoutCancel(ctx)
 	tx, err := s.write.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("begin: %w", err)
 	}
-	if err := fn(tx); err != nil {
+	if err := fn(ctx, tx); err != nil {
 		tx.Rollback()
 		return err
 	}
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("commit: %w", err)
 	}
+	s.wrote()
 	return nil
 }
 

@@ -493,3 +493,23 @@ func TestPlanUpdateReplays(t *testing.T) {
 		t.Errorf("unknown document: %v", err)
 	}
 }
+
+// A write is not cut off by its caller going away: it commits whole (an
+// edit whose socket closed meanwhile is kept, as the room has it).
+func TestWriteOutlivesItsCaller(t *testing.T) {
+	s := openTest(t)
+	r := mustRepo(t, s, "o/r")
+	ch := mustChannel(t, s, r.NodeID, "Plan")
+	if err := s.CheckpointPlan(context.Background(), ch.ID, PlanCheckpoint{Epoch: "e", Source: "# Plan\n"}); err != nil {
+		t.Fatal(err)
+	}
+	gone, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := s.CommitPlan(gone, ch.ID, []PlanUpdate{{Version: 1, ClientID: "t", Changes: []byte(`[7,[0,"a"]]`)}}); err != nil {
+		t.Fatalf("a write whose caller went away: %v", err)
+	}
+	p, err := s.LoadPlan(context.Background(), ch.ID)
+	if err != nil || len(p.Journal) != 1 || p.Journal[0].Version != 1 {
+		t.Fatalf("the plan after it: %+v, %v", p.Journal, err)
+	}
+}
