@@ -48,11 +48,11 @@ type App struct {
 	echo      *echo.Echo
 	server    *http.Server
 	hub       *room.Hub
-	sockets   sockets           // the browsers' room sockets
-	agent     *agentconn.Server // /api/v1/agent: the document's Planner
-	planner   *plannerhost.Host // the server's side of the Planner's turns
-	mcp       *mcpserver.Server // /mcp: the local agent MCP tools
-	describer *describer        // background jobs: documents' descriptions
+	sockets   sockets                  // the browsers' room sockets
+	agent     *agentconn.Server        // /api/v1/agent: the document's Planner
+	planner   *plannerhost.Host        // the server's side of the Planner's turns
+	mcp       func() *mcpserver.Server // /mcp: the local agent MCP tools, built on the first request
+	describer *describer               // background jobs: documents' descriptions
 
 	agentToken *agentToken
 	launches   launchTokens
@@ -174,7 +174,9 @@ func (a *App) open() error {
 	if err := a.describer.runner.Start(ctx); err != nil {
 		return err
 	}
-	a.mcp = a.newMCP()
+	// Its tools' schemas take a while to build, and most runs never see
+	// an MCP client: built when the first one comes, not at start.
+	a.mcp = sync.OnceValue(a.newMCP)
 	a.echo = a.newEcho()
 	a.server = &http.Server{
 		Handler:           a.echo,

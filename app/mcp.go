@@ -44,7 +44,7 @@ func (a *App) handleMCP(c echo.Context) error {
 	if o := r.Header.Get("Origin"); o != "" && o != a.origin {
 		return errForbiddenOrigin
 	}
-	a.mcp.ServeHTTP(c.Response(), r)
+	a.mcp().ServeHTTP(c.Response(), r)
 	return nil
 }
 
