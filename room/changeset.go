@@ -273,16 +273,29 @@ func appendJSString(b []byte, s string) []byte {
 // Apply returns doc with the changes made. doc must be the text the change set
 // was made for: LenBase code units long, in CodeMirror's form (see
 // NormalizeLineEndings).
-func (c ChangeSet) Apply(doc string) (string, error) { return c.applyKnown(doc, -1) }
+func (c ChangeSet) Apply(doc string) (string, error) {
+	text, _, err := c.applyKnown(doc, -1)
+	return text, err
+}
+
+// editSpan is where a change set changed a text, in bytes: before From
+// and after OldEnd (NewEnd in the new text) the two texts are the same.
+type editSpan struct {
+	From, OldEnd, NewEnd int
+}
 
 // applyKnown is Apply for a document whose UTF-16 length is known to be
 // docUnits (-1 when it is not): the length is checked at once, and the
 // kept text after the last change is copied without being scanned, which
-// for a keystroke near the end of a large plan is nearly all of it.
-func (c ChangeSet) applyKnown(doc string, docUnits int) (string, error) {
+// for a keystroke near the end of a large plan is nearly all of it. A
+// document as long in code units as in bytes is ASCII, and its offsets are
+// its code units: nothing is scanned at all. It also returns the span the
+// changes touched.
+func (c ChangeSet) applyKnown(doc string, docUnits int) (string, editSpan, error) {
 	if docUnits >= 0 && docUnits != c.lenBase {
-		return "", c.wrongLength(docUnits)
+		return "", editSpan{}, c.wrongLength(docUnits)
 	}
+	ascii := docUnits == len(doc)
 	var b strings.Builder
 	// Room for every kept byte and every inserted one; deleted bytes, which
 	// are not known before the scan, are the only waste.
@@ -292,6 +305,7 @@ func (c ChangeSet) applyKnown(doc string, docUnits int) (string, error) {
 	}
 	b.Grow(grow)
 
+	span := editSpan{From: -1}
 	pos, unit := 0, 0 // offsets in doc: bytes, UTF-16 code units
 	for i, s := range c.sections {
 		if docUnits >= 0 && s.kept && i == len(c.sections)-1 {
@@ -300,29 +314,41 @@ func (c ChangeSet) applyKnown(doc string, docUnits int) (string, error) {
 			pos = len(doc)
 			break
 		}
-		end, err := advance(doc, pos, s.len)
+		end, err := pos+s.len, error(nil)
+		if !ascii {
+			end, err = advance(doc, pos, s.len)
+		} else if end > len(doc) {
+			end, err = len(doc), errPastEnd
+		}
 		if err != nil {
 			// CodeMirror checks the length before anything else; so do we,
 			// but only once we know something is wrong.
 			if n := UTF16Len(doc); n != c.lenBase {
-				return "", c.wrongLength(n)
+				return "", editSpan{}, c.wrongLength(n)
 			}
 			if err == ErrSplitSurrogate {
-				return "", fmt.Errorf("%w: at offset %d", err, unit+s.len)
+				return "", editSpan{}, fmt.Errorf("%w: at offset %d", err, unit+s.len)
 			}
-			return "", fmt.Errorf("%w: byte %d", err, end)
+			return "", editSpan{}, fmt.Errorf("%w: byte %d", err, end)
 		}
 		if s.kept {
 			b.WriteString(doc[pos:end])
 		} else {
+			if span.From < 0 {
+				span.From = pos
+			}
 			b.WriteString(s.insert)
+			span.OldEnd, span.NewEnd = end, b.Len()
 		}
 		pos, unit = end, unit+s.len
 	}
 	if pos != len(doc) {
-		return "", c.wrongLength(UTF16Len(doc))
+		return "", editSpan{}, c.wrongLength(UTF16Len(doc))
 	}
-	return b.String(), nil
+	if span.From < 0 {
+		span = editSpan{From: pos, OldEnd: pos, NewEnd: b.Len()} // nothing changed
+	}
+	return b.String(), span, nil
 }
 
 func (c ChangeSet) wrongLength(docLen int) error {

@@ -449,11 +449,15 @@ func TestApplyKnownAgreesWithApply(t *testing.T) {
 			b = a[:len(a)/2] + b + a[len(a)/2:]
 		}
 		cs := DiffChangeSet(a, b)
-		got, err := cs.applyKnown(a, UTF16Len(a))
+		got, span, err := cs.applyKnown(a, UTF16Len(a))
 		if err != nil || got != b {
 			t.Fatalf("case %d: applyKnown(%q) = %q, %v; want %q", i, a, got, err, b)
 		}
-		if _, err := cs.applyKnown(a+"x", UTF16Len(a)+1); !errors.Is(err, ErrWrongDocLength) {
+		// The span covers every difference: the texts agree around it.
+		if span.From > span.OldEnd || span.From > span.NewEnd || a[:span.From] != b[:span.From] || a[span.OldEnd:] != b[span.NewEnd:] {
+			t.Fatalf("case %d: %q to %q changed in %+v", i, a, b, span)
+		}
+		if _, _, err := cs.applyKnown(a+"x", UTF16Len(a)+1); !errors.Is(err, ErrWrongDocLength) {
 			t.Fatalf("case %d: a longer document: %v", i, err)
 		}
 	}

@@ -341,7 +341,17 @@ func Decisions(source string) []DecisionMark {
 // those of the changed lines are. A keystroke in a large plan costs two
 // comparisons of memory, not a match per line.
 func CheckReserved(before, after string) error {
-	was, now := changedLines(before, after)
+	p := commonPrefix(before, after)
+	s := commonSuffix(before[p:], after[p:])
+	return checkReservedIn(before, after, editSpan{From: p, OldEnd: len(before) - s, NewEnd: len(after) - s})
+}
+
+// checkReservedIn is CheckReserved where the texts are known to be the
+// same before span.From and after span.OldEnd (span.NewEnd in after): a
+// push's change set says where it changed the text, and nothing is
+// compared.
+func checkReservedIn(before, after string, span editSpan) error {
+	was, now := changedLines(before, after, span)
 	if equalLines(reservedLines(was), reservedLines(now)) {
 		return nil
 	}
@@ -351,22 +361,19 @@ func CheckReserved(before, after string) error {
 	return &Error{Code: CodeReservedComponent, Message: describeReservedChange(wasAll, nowAll)}
 }
 
-// changedLines returns the whole lines of before and of after that differ:
-// from the start of the line holding the first changed byte to the end of
-// the line holding the last (without its line break). What precedes and
+// changedLines returns the whole lines of before and of after that span
+// covers: from the start of the line holding its first byte to the end of
+// the line holding its last (without its line break). What precedes and
 // follows them is the same text on both sides.
-func changedLines(before, after string) (string, string) {
-	p := commonPrefix(before, after)
-	s := commonSuffix(before[p:], after[p:])
-	start := strings.LastIndexByte(before[:p], '\n') + 1
-	end := func(text string) int {
-		tail := len(text) - s
+func changedLines(before, after string, span editSpan) (string, string) {
+	start := strings.LastIndexByte(before[:span.From], '\n') + 1
+	end := func(text string, tail int) int {
 		if nl := strings.IndexByte(text[tail:], '\n'); nl >= 0 {
 			return tail + nl
 		}
 		return len(text)
 	}
-	return before[start:end(before)], after[start:end(after)]
+	return before[start:end(before, span.OldEnd)], after[start:end(after, span.NewEnd)]
 }
 
 type reservedLine struct {

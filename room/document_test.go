@@ -316,10 +316,24 @@ func TestCheckReservedAgreesWithWholeText(t *testing.T) {
 			at = r.IntN(len(before) + 1)
 			end = at + r.IntN(len(before)-at+1)
 		}
-		after := before[:at] + random(r.IntN(3)) + before[end:]
+		ins := random(r.IntN(3))
+		after := before[:at] + ins + before[end:]
 		whole := equalLines(reservedLines(before), reservedLines(after))
 		if got := CheckReserved(before, after) == nil; got != whole {
 			t.Fatalf("edit %d: %q to %q: allowed %v, the whole texts say %v", i, before, after, got, whole)
+		}
+		// A push's check reads the span its change set touched, which may
+		// be wider than what differs (a character replaced by itself).
+		cs, err := ParseChangeSet(changeJSON(len(before), at, end-at, ins))
+		if err != nil {
+			t.Fatal(err)
+		}
+		text, span, err := cs.applyKnown(before, len(before))
+		if err != nil || text != after {
+			t.Fatalf("edit %d: applied %q, %v; want %q", i, text, err, after)
+		}
+		if got := checkReservedIn(before, after, span) == nil; got != whole {
+			t.Fatalf("edit %d: %q to %q in %+v: allowed %v, the whole texts say %v", i, before, after, span, got, whole)
 		}
 	}
 }

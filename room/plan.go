@@ -242,12 +242,13 @@ func nonNil(u []Update) []Update {
 // Nothing changes yet.
 func (p *plan) prepareLocked(updates []Update) (string, int, error) {
 	text, units := p.text, p.units
+	var span editSpan // where the one update of a push (nearly every push) changed the text
 	for i := range updates {
 		u := &updates[i]
 		cs, err := ParseChangeSet(u.Changes)
 		var next string
 		if err == nil {
-			next, err = cs.applyKnown(text, units)
+			next, span, err = cs.applyKnown(text, units)
 		}
 		if err != nil {
 			return "", 0, errorf(CodeInvalidChanges, "Change %d of this edit does not fit the document at version %d: %v.", i+1, p.version, err)
@@ -258,7 +259,11 @@ func (p *plan) prepareLocked(updates []Update) (string, int, error) {
 	if len(text) > MaxSourceBytes {
 		return "", 0, errorf(CodeDocumentTooLarge, "The plan would be %d bytes; a plan holds at most %d bytes of source.", len(text), MaxSourceBytes)
 	}
-	if err := CheckReserved(p.text, text); err != nil {
+	check := CheckReserved
+	if len(updates) == 1 {
+		check = func(before, after string) error { return checkReservedIn(before, after, span) }
+	}
+	if err := check(p.text, text); err != nil {
 		return "", 0, err
 	}
 	return text, units, nil
