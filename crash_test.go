@@ -95,7 +95,7 @@ const checkpointEvery = 200
 // TestCrashKeepsAcknowledgedEdits pushes edits back to back through
 // several checkpoints and kills Chopin at random points: after a random
 // acknowledgement, or the moment an update that makes a checkpoint is
-// published (the room writes the checkpoint before it acknowledges). After
+// published (its checkpoint is written right after). After
 // each restart every acknowledged edit is there, in order, and nothing
 // else. The seed is logged; CHOPIN_CRASH_SEED repeats a run.
 func TestCrashKeepsAcknowledgedEdits(t *testing.T) {

@@ -12,6 +12,7 @@ import (
 	"image/png"
 	"math/rand/v2"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -325,7 +326,10 @@ func (b *bench) ackRows(ctx context.Context, ack, cpu, big bool) ([]row, error) 
 
 // startRows: from starting the process to its first 200 from /healthz, for
 // chopin on a database it made before (a second start) and for the
-// hello-world server, alternately.
+// hello-world server, alternately. Beside them, the floor under the first:
+// the chopin binary started and run to its exit doing nothing
+// (`chopin --version`), which is loading the executable, the Go runtime's
+// start and every package's initialisation.
 func (b *bench) startRows(ctx context.Context) ([]row, error) {
 	home := b.newHome("start")
 	first, err := b.startChopin(ctx, home) // makes the database and the token
@@ -333,8 +337,13 @@ func (b *bench) startRows(ctx context.Context) ([]row, error) {
 		return nil, err
 	}
 	first.stop()
-	var chopin, hello []time.Duration
+	var chopin, hello, bare []time.Duration
 	for range b.o.starts {
+		start := time.Now()
+		if out, err := exec.CommandContext(ctx, b.chopin, "--version").CombinedOutput(); err != nil {
+			return nil, fmt.Errorf("chopin --version: %v: %s", err, out)
+		}
+		bare = append(bare, time.Since(start))
 		for _, which := range []string{"chopin", "hello"} {
 			port, err := freePort()
 			if err != nil {
@@ -356,9 +365,13 @@ func (b *bench) startRows(ctx context.Context) ([]row, error) {
 			}
 		}
 	}
-	c, h := percentile(chopin, 50), percentile(hello, 50)
-	return []row{{"start to first `/healthz`, median", msText(c), msText(h) + " (hello world)",
-		ratioText(float64(c), float64(h)), "under 2×", met(float64(c) < 2*float64(h))}}, nil
+	c, h, f := percentile(chopin, 50), percentile(hello, 50), percentile(bare, 50)
+	return []row{
+		{"start to first `/healthz`, median", msText(c), msText(h) + " (hello world)",
+			ratioText(float64(c), float64(h)), "under 2×", met(float64(c) < 2*float64(h))},
+		{"the binary alone, start to exit (`chopin --version`), median", msText(f), msText(h) + " (hello world's `/healthz`)",
+			ratioText(float64(f), float64(h)), "-", ""},
+	}, nil
 }
 
 // roomRows: chopin's resident memory with rooms open, each a document of
