@@ -377,6 +377,14 @@ func FuzzChangeSet(f *testing.F) {
 			if !utf8.ValidString(out) || UTF16Len(out) != c.LenAfter() {
 				t.Fatalf("Apply(%q, %s) = %q: %d units, LenAfter %d", doc, js, out, UTF16Len(out), c.LenAfter())
 			}
+			// What a push does: the length known, the span it touched.
+			known, span, err := c.applyKnown(doc, UTF16Len(doc))
+			if err != nil || known != out {
+				t.Fatalf("applyKnown(%q, %s) = %q, %v; Apply gave %q", doc, js, known, err, out)
+			}
+			if span.From > span.OldEnd || span.From > span.NewEnd || doc[:span.From] != out[:span.From] || doc[span.OldEnd:] != out[span.NewEnd:] {
+				t.Fatalf("applyKnown(%q, %s) = %q, changed in %+v", doc, js, out, span)
+			}
 		case !errors.Is(err, ErrWrongDocLength) && !errors.Is(err, ErrSplitSurrogate) && !errors.Is(err, ErrInvalidUTF8):
 			t.Fatalf("Apply(%q, %s) = unexpected error %v", doc, js, err)
 		}
