@@ -15,6 +15,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/chopin-desktop/chopin/app/apptest"
 )
 
 // These tests build the real binary and run its commands as a person would:
@@ -71,23 +73,7 @@ func newHome(t testing.TB) *home {
 	if err := os.WriteFile(browser, []byte(script), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	for _, kv := range os.Environ() {
-		name, _, _ := strings.Cut(kv, "=")
-		switch name {
-		case "AUTH_MODE", "HARNESS", "AGENT", "SERVER_HOST", "PORT", "APP_ORIGIN", "MODEL", "BROWSER",
-			"CHOPIN_DATA_DIR", "CHOPIN_CONFIG_DIR", "XDG_CONFIG_HOME", "XDG_DATA_HOME":
-			continue
-		}
-		h.env = append(h.env, kv)
-	}
-	h.env = append(h.env,
-		"CHOPIN_CONFIG_DIR="+h.configDir,
-		"CHOPIN_DATA_DIR="+h.dataDir,
-		"XDG_CONFIG_HOME="+filepath.Join(root, "xdg-config"),
-		"XDG_DATA_HOME="+filepath.Join(root, "xdg-data"),
-		"PORT=0",
-		"BROWSER="+browser,
-	)
+	h.env = apptest.ProcessEnv(root, "PORT=0", "BROWSER="+browser)
 	return h
 }
 

@@ -206,34 +206,13 @@ func (m *memComments) SaveThreads(ctx context.Context, id string, ts []Thread, p
 func TestCommentAnchorsAfterCrash(t *testing.T) {
 	p := newMemPersister()
 	mc := &memComments{threads: map[string]Thread{}, p: p}
-	ch := Channel{ID: "doc", Title: "Plan"}
-	h := NewHub(Options{Persister: p, Comments: mc})
-	r, release, err := h.Acquire(context.Background(), ch)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, r, release := openCommentDoc(t, p, mc)
 	defer release()
-	const source = "# Plan\n\nUse Postgres for everything.\n"
-	v, err := r.ReplaceText(context.Background(), 0, source)
-	if err != nil {
-		t.Fatal(err)
-	}
-	blocks := Blocks(source)
-	from := strings.Index(source, "Postgres")
-	th, err := r.StartThread(context.Background(), Identity{Login: "ada"}, NewThread{Version: v,
-		Blocks: []BlockRef{{Index: 1, Digest: blocks[1].Digest}}, From: from, To: from + 8, Quote: "Postgres", Text: "Why?"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	th := postgresThread(t, r)
 	// Enough edits before the passage for a checkpoint and a journal after it.
-	for i := 0; i < checkpointEvery+37; i++ {
-		n := UTF16Len(r.Plan().Source)
-		if _, err := r.Push(context.Background(), r.Plan().Version, []Update{{ClientID: "t", Changes: changeJSON(n, 2, 0, "x")}}); err != nil {
-			t.Fatal(err)
-		}
-	}
+	typeBefore(t, r, checkpointEvery+37)
 	want := r.Threads()[0].Passage
-	if want.From != from+checkpointEvery+37 || want.State != AnchorExact {
+	if want.From != th.Passage.From+checkpointEvery+37 || want.State != AnchorExact {
 		t.Fatalf("before the crash %+v", want)
 	}
 	mc.mu.Lock()
@@ -243,14 +222,48 @@ func TestCommentAnchorsAfterCrash(t *testing.T) {
 		t.Fatalf("the anchor was stored at every edit (version %d): nothing to recover", stored)
 	}
 	// The next process, without closing this one.
-	h2 := NewHub(Options{Persister: p, Comments: mc})
-	r2, release2, err := h2.Acquire(context.Background(), ch)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, r2, release2 := openCommentDoc(t, p, mc)
 	defer release2()
 	if got := r2.Threads()[0].Passage; !reflect.DeepEqual(got, want) {
 		t.Errorf("after the crash %+v\nwant %+v", got, want)
+	}
+}
+
+// openCommentDoc opens the document "doc" in a new hub over p and mc, as
+// a process that starts does.
+func openCommentDoc(t testing.TB, p *memPersister, mc *memComments) (*Hub, *Room, func()) {
+	t.Helper()
+	h := NewHub(Options{Persister: p, Comments: mc})
+	r, release, err := h.Acquire(context.Background(), Channel{ID: "doc", Title: "Plan"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h, r, release
+}
+
+// postgresThread gives the room a short plan and a thread on its word
+// "Postgres".
+func postgresThread(t testing.TB, r *Room) Thread {
+	t.Helper()
+	if _, err := r.ReplaceText(context.Background(), r.Plan().Version, "# Plan\n\nUse Postgres for everything.\n"); err != nil {
+		t.Fatal(err)
+	}
+	th, err := r.StartThread(context.Background(), Identity{Login: "ada"}, threadOn(r, "Postgres", "Why?"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return th
+}
+
+// typeBefore pushes n one-character edits at the plan's third character,
+// before any passage after its first line.
+func typeBefore(t testing.TB, r *Room, n int) {
+	t.Helper()
+	for range n {
+		units := UTF16Len(r.Plan().Source)
+		if _, err := r.Push(context.Background(), r.Plan().Version, []Update{{ClientID: "t", Changes: changeJSON(units, 2, 0, "x")}}); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
 
@@ -258,11 +271,7 @@ func newCommentRoom(t testing.TB, source string) (*Room, *memComments) {
 	t.Helper()
 	p := newMemPersister()
 	mc := &memComments{threads: map[string]Thread{}, p: p}
-	h := NewHub(Options{Persister: p, Comments: mc})
-	r, release, err := h.Acquire(context.Background(), Channel{ID: "doc", Title: "Plan"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, r, release := openCommentDoc(t, p, mc)
 	t.Cleanup(release)
 	if _, err := r.ReplaceText(context.Background(), 0, source); err != nil {
 		t.Fatal(err)
@@ -385,37 +394,16 @@ func BenchmarkCommentAnchorMapping(b *testing.B) {
 func TestCommentAnchorsAcrossKeptHistory(t *testing.T) {
 	p := newMemPersister()
 	mc := &memComments{threads: map[string]Thread{}, p: p}
-	ch := Channel{ID: "doc", Title: "Plan"}
-	h := NewHub(Options{Persister: p, Comments: mc})
-	r, release, err := h.Acquire(context.Background(), ch)
-	if err != nil {
-		t.Fatal(err)
-	}
-	const source = "# Plan\n\nUse Postgres for everything.\n"
-	v, err := r.ReplaceText(context.Background(), 0, source)
-	if err != nil {
-		t.Fatal(err)
-	}
-	blocks := Blocks(source)
-	from := strings.Index(source, "Postgres")
-	th, err := r.StartThread(context.Background(), Identity{Login: "ada"}, NewThread{Version: v,
-		Blocks: []BlockRef{{Index: 1, Digest: blocks[1].Digest}}, From: from, To: from + 8, Quote: "Postgres", Text: "Why?"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	h, r, release := openCommentDoc(t, p, mc)
+	th := postgresThread(t, r)
 	// Fewer edits than the journal keeps, then the room closes (its final
 	// checkpoint): every edit is history before the checkpoint.
 	const edits = keepUpdates - 10
-	for i := 0; i < edits; i++ {
-		n := UTF16Len(r.Plan().Source)
-		if _, err := r.Push(context.Background(), r.Plan().Version, []Update{{ClientID: "t", Changes: changeJSON(n, 2, 0, "x")}}); err != nil {
-			t.Fatal(err)
-		}
-	}
+	typeBefore(t, r, edits)
 	want := r.Threads()[0].Passage
 	release()
 	h.Close() // waits for the room's close and its final checkpoint
-	if want.From != from+edits || want.State != AnchorExact {
+	if want.From != th.Passage.From+edits || want.State != AnchorExact {
 		t.Fatalf("before closing %+v", want)
 	}
 	// The anchor as it was stored when the thread began.
@@ -424,11 +412,7 @@ func TestCommentAnchorsAcrossKeptHistory(t *testing.T) {
 	stored.Passage = th.Passage
 	mc.threads[th.ID] = stored
 	mc.mu.Unlock()
-	h2 := NewHub(Options{Persister: p, Comments: mc})
-	r2, release2, err := h2.Acquire(context.Background(), ch)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, r2, release2 := openCommentDoc(t, p, mc)
 	defer release2()
 	if got := r2.Threads()[0].Passage; !reflect.DeepEqual(got, want) {
 		t.Errorf("after reopening %+v\nwant %+v", got, want)

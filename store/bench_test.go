@@ -162,17 +162,7 @@ func BenchmarkListChannelsSearch(b *testing.B) {
 					WHERE repository_node_id = ? AND archived_at IS NULL AND instr(search_text, ?) > 0
 					  AND (updated_at, id) < (?, ?)
 					ORDER BY updated_at DESC, id DESC LIMIT ?`, r.NodeID, query, int64(1<<63-1), "~", DefaultListLimit+1)
-				if err != nil {
-					b.Fatal(err)
-				}
-				k := 0
-				for rows.Next() {
-					k++
-				}
-				rows.Close()
-				if k != 10 {
-					b.Fatal(k)
-				}
+				expectRows(b, rows, err, 10)
 			}
 		})
 		s.Close()
@@ -243,17 +233,7 @@ func BenchmarkSearchPlanText(b *testing.B) {
 			rows, err := s.read.QueryContext(ctx, `SELECT c.id FROM plan_texts p JOIN channels c ON c.id = p.channel_id
 				WHERE instr(lower(p.source), ?) > 0
 				ORDER BY c.archived_at IS NOT NULL, c.updated_at DESC, c.id DESC LIMIT 20`, "zanzibar")
-			if err != nil {
-				b.Fatal(err)
-			}
-			k := 0
-			for rows.Next() {
-				k++
-			}
-			rows.Close()
-			if k != 10 {
-				b.Fatal(k)
-			}
+			expectRows(b, rows, err, 10)
 		}
 	})
 }
@@ -317,5 +297,22 @@ func BenchmarkCheckpointIndexed(b *testing.B) {
 			}
 		})
 		s.Close()
+	}
+}
+
+// expectRows reads a benchmark query's rows and fails unless there are
+// want of them: a search that finds the wrong count measures nothing.
+func expectRows(b *testing.B, rows *sql.Rows, err error, want int) {
+	b.Helper()
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer rows.Close()
+	n := 0
+	for rows.Next() {
+		n++
+	}
+	if err := rows.Err(); err != nil || n != want {
+		b.Fatalf("%d rows (%v), want %d", n, err, want)
 	}
 }

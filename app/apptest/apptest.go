@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/cookiejar"
 	"net/url"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -36,6 +37,30 @@ func Env(dir string) map[string]string {
 		"CHOPIN_CONFIG_DIR": filepath.Join(dir, "config"),
 		"PORT":              "0",
 	}
+}
+
+// ProcessEnv is the environment of a chopin process that a test or a
+// benchmark starts in root: this process's, less every variable Chopin
+// reads, with its own config and data directories (root/config,
+// root/data) and XDG's under root, then extra ("PORT=0", "BROWSER=...").
+func ProcessEnv(root string, extra ...string) []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		name, _, _ := strings.Cut(kv, "=")
+		switch name {
+		case "AUTH_MODE", "HARNESS", "AGENT", "SERVER_HOST", "PORT", "APP_ORIGIN", "MODEL", "BROWSER",
+			"CHOPIN_DATA_DIR", "CHOPIN_CONFIG_DIR", "XDG_CONFIG_HOME", "XDG_DATA_HOME":
+			continue
+		}
+		env = append(env, kv)
+	}
+	env = append(env,
+		"CHOPIN_CONFIG_DIR="+filepath.Join(root, "config"),
+		"CHOPIN_DATA_DIR="+filepath.Join(root, "data"),
+		"XDG_CONFIG_HOME="+filepath.Join(root, "xdg-config"),
+		"XDG_DATA_HOME="+filepath.Join(root, "xdg-data"),
+	)
+	return append(env, extra...)
 }
 
 // App is a Server running until the test ends, and a browser that is

@@ -20,6 +20,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/chopin-desktop/chopin/app/apptest"
 	"github.com/gorilla/websocket"
 )
 
@@ -168,22 +169,7 @@ type chopinHome struct {
 func (b *bench) newHome(name string) *chopinHome {
 	root := filepath.Join(b.tmp, name)
 	h := &chopinHome{configDir: filepath.Join(root, "config"), dataDir: filepath.Join(root, "data")}
-	for _, kv := range os.Environ() {
-		key, _, _ := strings.Cut(kv, "=")
-		switch key {
-		case "AUTH_MODE", "HARNESS", "AGENT", "SERVER_HOST", "PORT", "APP_ORIGIN", "MODEL", "BROWSER",
-			"CHOPIN_DATA_DIR", "CHOPIN_CONFIG_DIR", "XDG_CONFIG_HOME", "XDG_DATA_HOME":
-			continue
-		}
-		h.env = append(h.env, kv)
-	}
-	h.env = append(h.env,
-		"CHOPIN_CONFIG_DIR="+h.configDir,
-		"CHOPIN_DATA_DIR="+h.dataDir,
-		"XDG_CONFIG_HOME="+filepath.Join(root, "xdg-config"),
-		"XDG_DATA_HOME="+filepath.Join(root, "xdg-data"),
-		"BROWSER=true",
-	)
+	h.env = apptest.ProcessEnv(root, "BROWSER=true")
 	return h
 }
 

@@ -200,7 +200,7 @@ func planSource(size int) string {
 }
 
 // ackRows: plan pushes over /ws to a 10 KB plan, each waiting for its
-// plan:ack, alternating with a message to the relay's /push, each waiting
+// plan:ack, alternating with a message to the relay's /ack, each waiting
 // for its ack after an fsync'd insert; the CPU time each process spent on
 // them; and the same pushes to a 250 KB plan.
 func (b *bench) ackRows(ctx context.Context, ack, cpu, big bool) ([]row, error) {
@@ -240,7 +240,7 @@ func (b *bench) ackRows(ctx context.Context, ack, cpu, big bool) ([]row, error) 
 			return res, err
 		}
 		version, length := snap.Version, len([]rune(snap.Source))
-		push, err := relay.dial("/push")
+		push, err := relay.dial("/ack")
 		if err != nil {
 			return res, err
 		}
@@ -435,7 +435,7 @@ func (b *bench) roomRows(ctx context.Context) ([]row, error) {
 				}
 			}
 		}()
-		conn, err := relay.dial("/browser")
+		conn, err := relay.dial("/idle")
 		if err != nil {
 			return nil, err
 		}
@@ -581,12 +581,12 @@ func (b *bench) partRows(ctx context.Context, paced, burst bool) ([]row, error) 
 	}
 	// relayRun sends n messages through the relay, one each interval.
 	relayRun := func(n int, interval time.Duration) ([]time.Time, []time.Time, error) {
-		browser, err := relay.dial("/browser")
+		browser, err := relay.dial("/fanout")
 		if err != nil {
 			return nil, nil, err
 		}
 		defer browser.Close()
-		agent, err := relay.dial("/agent")
+		agent, err := relay.dial("/fanout")
 		if err != nil {
 			return nil, nil, err
 		}
