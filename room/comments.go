@@ -733,15 +733,7 @@ func (c *comments) plannerEditedLocked(ctx context.Context, r *Room, before, aft
 		res.Cut = true
 	}
 	res.Blocks += add
-	next := *t
-	next.Result = &res
-	next.UpdatedAt = r.hub.now().UnixMilli()
-	if err := r.saveThreadLocked(ctx, &next, nil); err != nil {
-		r.hub.logf(r).Error("save comment result", "err", err)
-		return
-	}
-	*t = next
-	r.broadcastLocked(msgThread{Type: "comment:thread", Thread: r.threadOutLocked(t)})
+	r.saveResultLocked(ctx, t, res)
 }
 
 // replyStartedLocked ties a Planner reply to the thread being revised.
@@ -761,13 +753,19 @@ func (c *comments) replyFinishedLocked(ctx context.Context, r *Room, id string) 
 	if t == nil || t.Result == nil {
 		return
 	}
-	next := *t
 	res := *t.Result
 	res.Reply = id
 	res.State = ResultRevised
 	if res.Blocks == "" {
 		res.State = ResultNone
 	}
+	r.saveResultLocked(ctx, t, res)
+}
+
+// saveResultLocked stores thread t with res as its revision's result and
+// shows it to the members; a failed save is logged and changes nothing.
+func (r *Room) saveResultLocked(ctx context.Context, t *Thread, res ThreadResult) {
+	next := *t
 	next.Result = &res
 	next.UpdatedAt = r.hub.now().UnixMilli()
 	if err := r.saveThreadLocked(ctx, &next, nil); err != nil {
@@ -974,22 +972,16 @@ func InlineComments(source string, ts []Thread) string {
 	for _, t := range ts {
 		byID[t.ID] = t
 	}
-	lines := strings.Split(source, "\n")
-	for i, line := range lines {
-		m := commentMark().FindStringSubmatch(line)
-		if m == nil {
-			continue
-		}
-		t, ok := byID[m[1]]
+	return inlineMarks(source, commentMark(), func(id string) (string, bool) {
+		t, ok := byID[id]
 		if !ok {
-			continue
+			return "", false
 		}
 		var b strings.Builder
-		b.WriteString("> **Accepted comment** (@" + t.DecidedBy + ") on: " + oneLine(t.Passage.Quote) + "\n")
+		b.WriteString("> **Accepted comment** (@" + t.DecidedBy + ") on: " + oneLine(t.Passage.Quote))
 		for _, n := range t.Notes {
-			b.WriteString(">\n> @" + n.Author + ": " + strings.ReplaceAll(n.Text, "\n", "\n> ") + "\n")
+			b.WriteString("\n>\n> @" + n.Author + ": " + strings.ReplaceAll(n.Text, "\n", "\n> "))
 		}
-		lines[i] = strings.TrimSuffix(b.String(), "\n")
-	}
-	return strings.Join(lines, "\n")
+		return b.String(), true
+	})
 }

@@ -7,6 +7,7 @@ package room
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 	"unicode/utf8"
 )
@@ -107,14 +108,24 @@ func InlineDecisions(source string, ds []Decision) string {
 	for _, d := range ds {
 		byID[d.ID] = d
 	}
+	return inlineMarks(source, decisionMark(), func(id string) (string, bool) {
+		d, ok := byID[id]
+		if !ok {
+			return "", false
+		}
+		return decisionText(d), true
+	})
+}
+
+// inlineMarks replaces each line of source that mark matches (its first
+// group the id) with text(id), where text has one.
+func inlineMarks(source string, mark *regexp.Regexp, text func(id string) (string, bool)) string {
 	lines := strings.Split(source, "\n")
 	for i, line := range lines {
-		m := decisionMark().FindStringSubmatch(line)
-		if m == nil {
-			continue
-		}
-		if d, ok := byID[m[1]]; ok {
-			lines[i] = decisionText(d)
+		if m := mark.FindStringSubmatch(line); m != nil {
+			if t, ok := text(m[1]); ok {
+				lines[i] = t
+			}
 		}
 	}
 	return strings.Join(lines, "\n")
