@@ -93,6 +93,28 @@ const browser = await chromium.launch({
   ],
 });
 const context = await browser.newContext({ viewport: { width: 1320, height: 860 }, acceptDownloads: true });
+
+// Headless Chromium draws a page that has had input but is not in front at
+// 2-3 frames a second, and Playwright waits for two frames before each
+// click: with the walk going back and forth between pages, each action on
+// the page behind took 1-2 s, most of the walk's time. A person works in the
+// tab in front, and so does the walk: using a page brings it to the front.
+let front = null;
+async function newPage(ctx = context) {
+  const page = await ctx.newPage();
+  front = page;
+  return new Proxy(page, {
+    get(target, prop) {
+      if (front !== target && !target.isClosed()) {
+        front = target;
+        target.bringToFront().catch(() => {});
+      }
+      const v = Reflect.get(target, prop, target);
+      return typeof v === "function" ? v.bind(target) : v;
+    },
+  });
+}
+
 const errors = [];
 context.on("weberror", (e) => errors.push(String(e.error())));
 context.on("console", (m) => m.type() === "error" && process.stderr.write(`console: ${m.text()}\n`));
@@ -104,7 +126,7 @@ context.on("request", (r) => {
 });
 
 try {
-  const a = await context.newPage();
+  const a = await newPage();
   let docPath = "";
   let channel = "";
 
@@ -188,7 +210,7 @@ try {
     await until("the saved state", async () => (await a.locator(".sync-status").textContent()).startsWith("Saved"));
   });
 
-  const b = await context.newPage();
+  const b = await newPage();
   await step("two pages on one document converge", async () => {
     await b.goto(origin + docPath);
     await until("b's text", async () => (await editorText(b)).includes("We ship on Monday."));
@@ -309,7 +331,7 @@ try {
     if ((await button.textContent()) !== `Planner · ${session.login}`)
       throw new Error("label " + (await button.textContent()));
     // A tab opened now reads it over HTTP: a joining socket gets no planner:status.
-    const f = await context.newPage();
+    const f = await newPage();
     await f.goto(origin + docPath);
     await until(
       "the new tab's label",
@@ -357,7 +379,7 @@ try {
       return m.model === "m-one" && m.thinkingLevel === "xhigh" ? m : null;
     });
     // Another tab shows the same choice.
-    const g = await context.newPage();
+    const g = await newPage();
     await g.goto(origin + docPath);
     await until(
       "g's level",
@@ -758,7 +780,7 @@ try {
     await ask({ ask: "describe-hold" });
     await ask({ ask: "append", channel, text: "\n\nThe checklist comes next." });
     // Opening the document asks for a description of its current plan.
-    const d = await context.newPage();
+    const d = await newPage();
     await d.goto(origin + docPath);
     await d.locator(".doc-description .describing", { hasText: "describing…" }).waitFor();
     await shot(d, "20-describing");
@@ -826,7 +848,7 @@ try {
 
   await step("Import .md makes a document, and Save to checkout never clobbers a changed file", async () => {
     const { dir } = await ask({ ask: "repository-checkout", text: "octo/site" });
-    const c = await context.newPage();
+    const c = await newPage();
     await c.goto(origin + "/documents/octo/site");
     const picker = c.locator('input[type=file][name="import"]');
     // A refused file names each problem's line, and makes nothing.
@@ -866,7 +888,7 @@ try {
   });
 
   await step("Download a backup gives a SQLite database", async () => {
-    const c = await context.newPage();
+    const c = await newPage();
     await c.goto(origin + "/");
     const [download] = await Promise.all([
       c.waitForEvent("download"),
@@ -882,7 +904,7 @@ try {
   });
 
   await step("edits of a closed tab that never reached the server are not lost", async () => {
-    const d = await context.newPage();
+    const d = await newPage();
     // This tab's pushes never reach the server, as on a connection that dies.
     await d.routeWebSocket(/\/ws\?channel=/, (ws) => {
       const server = ws.connectToServer();
@@ -903,7 +925,7 @@ try {
     const gone = d.waitForEvent("close");
     await d.close({ runBeforeUnload: true });
     await gone;
-    const e = await context.newPage();
+    const e = await newPage();
     await e.goto(origin + docPath);
     await until("the adopted edit on the server", async () =>
       (await ask({ ask: "plan", channel })).source.includes("Kept while offline."),
@@ -949,7 +971,7 @@ try {
     await new Promise((r) => framer.listen(0, "127.0.0.1", r));
     const elsewhere = `http://127.0.0.1:${framer.address().port}`;
     try {
-      const p = await context.newPage();
+      const p = await newPage();
       await p.goto(elsewhere + "/");
       await p.waitForTimeout(1500);
       const child = p.frames().find((f) => f !== p.mainFrame());
@@ -1177,7 +1199,7 @@ try {
   );
 
   await step("axe finds no serious violation on any screen", async () => {
-    const p = await context.newPage();
+    const p = await newPage();
     await p.goto(origin + "/");
     await p.getByRole("heading", { name: "Repositories" }).waitFor();
     await axe(p, "the repositories");
@@ -1203,7 +1225,7 @@ try {
     // The signed-out page names the page it was asked for.
     const signedOut = await browser.newContext();
     try {
-      const s = await signedOut.newPage();
+      const s = await newPage(signedOut);
       await s.goto(origin + docPath);
       const command = await s.locator(".open-command").textContent();
       if (command !== "chopin open " + docPath) throw new Error("the signed-out page says " + command);
@@ -1217,7 +1239,7 @@ try {
   await step(
     "at 1000 px the plan and Chat sit side by side, Chat hides and comes back, the way back shows",
     async () => {
-      const w = await context.newPage();
+      const w = await newPage();
       await w.setViewportSize({ width: 1000, height: 800 });
       await w.goto(origin + docPath);
       await w.locator(".cm-content").waitFor();
@@ -1326,7 +1348,7 @@ try {
       (await a.locator(".planner-button").textContent()).startsWith("Planner · "),
     );
     // The document list's Archive offers Undo too.
-    const l = await context.newPage();
+    const l = await newPage();
     await l.goto(origin + "/documents/octo/plans");
     const row = l.locator(".doc-row", { hasText: "Rollout notes" });
     await row.getByRole("button", { name: "Archive" }).click();
@@ -1448,7 +1470,7 @@ try {
     await a.reload();
     await a.locator(".cm-content").waitFor();
     if ((await bg("body")) !== dark) throw new Error("dark was not remembered");
-    const list = await context.newPage();
+    const list = await newPage();
     await list.goto(origin + "/documents/octo/plans");
     await list.getByRole("heading", { name: "Documents" }).waitFor();
     if ((await list.evaluate(() => getComputedStyle(document.body).backgroundColor)) !== dark)
@@ -1512,7 +1534,7 @@ try {
   });
 
   await step("comments: a reply from a second tab shows live, typing too", async () => {
-    const c = await context.newPage();
+    const c = await newPage();
     await c.goto(origin + docPath);
     // The passage is at the end of a long plan: bring it into view.
     await c.locator(".cm-content").click();
@@ -1730,7 +1752,7 @@ try {
   });
 
   await step("the first-load JS stays under 250 KiB gzip", async () => {
-    const p = await context.newPage();
+    const p = await newPage();
     const scripts = [];
     p.on("response", (r) => r.request().resourceType() === "script" && scripts.push(r));
     await p.goto(origin + "/", { waitUntil: "load" });
@@ -1747,7 +1769,7 @@ try {
   // ---- the Planner's changes marked ----
   await step("the Planner's edits are marked in every tab; the chip steps through them and clears them", async () => {
     await ask({ ask: "append", channel, text: "\n\nThis sentence will be revised.\n\nThis line will go.\n" });
-    const c = await context.newPage();
+    const c = await newPage();
     await c.goto(a.url());
     // The editor draws the lines in view: both look at the end of the plan.
     for (const p of [a, c]) {
@@ -1820,7 +1842,7 @@ try {
   });
 
   await step("the compact layout at 400 px shows the bottom bar", async () => {
-    const c = await context.newPage();
+    const c = await newPage();
     await c.setViewportSize({ width: 400, height: 800 });
     await c.goto(origin + docPath);
     const bar = c.getByRole("navigation", { name: "Destinations" });
@@ -1844,7 +1866,7 @@ try {
   await step("sign out everywhere ends this browser's sign-in too", async () => {
     // A tab open on a document: its socket closes (4401) and it shows the
     // sign-in page too.
-    const open = await context.newPage();
+    const open = await newPage();
     await open.goto(origin + docPath);
     await open.locator(".cm-content").waitFor();
     await a.goto(origin + "/");
