@@ -127,9 +127,12 @@ func TestJoinsDuringEditsEndInStep(t *testing.T) {
 	editor.open()
 	editor.untilOpened()
 
-	joins := 2000
+	// With plan:open's answer sent after the room's lock is let go (the
+	// mutant plan-open-answered-after-the-lock), a tab fell behind within
+	// 50 joins in every run, with the race detector or without.
+	joins := 300
 	if testing.Short() {
-		joins = 200
+		joins = 100
 	}
 	reopened := 0
 	for i := range joins {
