@@ -99,6 +99,7 @@ const context = await browser.newContext({ viewport: { width: 1320, height: 860 
 // click: with the walk going back and forth between pages, each action on
 // the page behind took 1-2 s, most of the walk's time. A person works in the
 // tab in front, and so does the walk: using a page brings it to the front.
+// The request is not awaited; it goes out before the action that follows.
 let front = null;
 async function newPage(ctx = context) {
   const page = await ctx.newPage();
