@@ -28,7 +28,7 @@ import { api } from "../api";
 import { RoomError, type RoomSocket } from "../room";
 import { protectLines, type PlanSync } from "../plansync";
 import type { BlockRef, ClientFrame, ServerFrame, Thread } from "../protocol";
-import type { WorkspaceCtx } from "./workspace";
+import type { WorkspaceCtx } from "./context";
 import "./comments.css";
 
 export const commentLine = /^<Comment id="([^"]*)" \/>$/;

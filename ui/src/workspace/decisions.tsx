@@ -6,7 +6,7 @@ import type { CardAnswer, ClientRequest, Decision, Question } from "../protocol"
 import { cardText, renderChat, renderInline } from "../markdown";
 import { ago, ErrorText } from "../pages/shell";
 import { drawDiagrams } from "../mermaid";
-import type { WorkspaceCtx } from "./workspace";
+import type { WorkspaceCtx } from "./context";
 import { Lightbox, useImageZoom } from "./gallery";
 
 export function DecisionsPane({ ctx }: { ctx: WorkspaceCtx }) {

@@ -6,7 +6,7 @@ import { useEffect, useRef, useState } from "preact/hooks";
 import { api, ApiError, pathOf, type Channel } from "../api";
 import { canonicalize, onLinkClick } from "../router";
 import { showToast } from "../toast";
-import type { WorkspaceCtx } from "./workspace";
+import type { WorkspaceCtx } from "./context";
 import "./layout.css";
 
 const chatKey = "chopin:chat-hidden";

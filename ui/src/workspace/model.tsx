@@ -5,7 +5,7 @@
 import { useState } from "preact/hooks";
 import { api } from "../api";
 import type { CatalogModel } from "../protocol";
-import type { WorkspaceCtx } from "./workspace";
+import type { WorkspaceCtx } from "./context";
 
 const label = (m: CatalogModel) => m.name || m.id;
 

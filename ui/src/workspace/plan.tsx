@@ -9,7 +9,7 @@ import { PlanView } from "./preview";
 import { EditorKeys } from "./editorhint";
 import { CommentsLayer } from "./comments";
 import { ChangesChip } from "./changeschip";
-import type { WorkspaceCtx } from "./workspace";
+import type { WorkspaceCtx } from "./context";
 import { SplitToggle, useSplit } from "./split";
 
 export function PlanPane({

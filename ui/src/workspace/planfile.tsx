@@ -5,7 +5,7 @@
 
 import { useEffect, useState } from "preact/hooks";
 import { api, ApiError, type PlanSave, type Repository } from "../api";
-import type { WorkspaceCtx } from "./workspace";
+import type { WorkspaceCtx } from "./context";
 
 export function PlanFileActions({ ctx }: { ctx: WorkspaceCtx }) {
   const { channel } = ctx.state;

@@ -2,7 +2,7 @@
 
 import { useEffect, useRef, useState } from "preact/hooks";
 import { api, ApiError } from "../api";
-import type { WorkspaceCtx } from "./workspace";
+import type { WorkspaceCtx } from "./context";
 import type { PlannerState } from "./reduce";
 import { mcpClients, mcpSnippet, TOKEN, type McpTransport } from "./mcpsetup";
 

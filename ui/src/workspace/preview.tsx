@@ -10,7 +10,7 @@ import { planBlocks, warmPlanBlocks, type PlanBlock, type PlanMark } from "../ma
 import "./preview.css";
 import { drawBlocks } from "../mermaid";
 import { DecisionCard } from "./decisions";
-import type { WorkspaceCtx } from "./workspace";
+import type { WorkspaceCtx } from "./context";
 
 // A block the Planner added or changed: its kind and the mark's index.
 type BlockMark = { kind: "added" | "changed"; index: number } | null;

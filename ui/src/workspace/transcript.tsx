@@ -8,10 +8,11 @@
 import { Component, type JSX } from "preact";
 import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
 import { api } from "../api";
-import type { FieldCut, Message, MessagePage, TextPage } from "../protocol";
+import type { FieldCut, Message, MessageDetails, MessagePage, TextPage } from "../protocol";
 import { renderChat } from "../markdown";
 import { ErrorText } from "../pages/shell";
-import { ChatMessage, retriable } from "./chat";
+import { Gallery } from "./gallery";
+import { MessageFiles } from "./attachments";
 import { withOlder, type RoomState } from "./reduce";
 import "./transcript.css";
 
@@ -34,6 +35,158 @@ export function chatHTML(id: string, text: string): string {
   htmlCache.set(id, { text, html });
   if (htmlCache.size > 2000) htmlCache.delete(htmlCache.keys().next().value!);
   return html;
+}
+
+// mentionsPlanner: the text asks the Planner (mentions @chopin).
+export const mentionsPlanner = (text: string) => /(^|[^\w@])@chopin\b/i.test(text);
+
+// retriable is the id of the message a failed reply answers, when the person
+// reading sent it and this reply is its latest: Retry belongs to them.
+export function retriable(ms: Message[], i: number, me: string): string {
+  if (ms[i].role !== "planner" || ms[i].status !== "failed") return "";
+  for (let j = i - 1; j >= 0; j--) {
+    const m = ms[j];
+    if (m.role === "planner") return "";
+    if (m.role === "person" && mentionsPlanner(m.text)) {
+      const later = ms.slice(i + 1).some((x) => x.role === "planner");
+      return m.author === me && !later ? m.id : "";
+    }
+  }
+  return "";
+}
+
+function RetryButton({ channel, message, disabled }: { channel: string; message: string; disabled: boolean }) {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState("");
+  return (
+    <div class="retry">
+      <button
+        class="small"
+        disabled={busy || disabled}
+        onClick={async () => {
+          setBusy(true);
+          setError("");
+          try {
+            await api("POST", `/api/channels/${channel}/messages/${message}/retry`);
+          } catch (e) {
+            setError((e as Error).message);
+            setBusy(false);
+          }
+        }}
+      >
+        Retry
+      </button>
+      <ErrorText error={error} />
+    </div>
+  );
+}
+
+// clock formats a message's time; made once, as making one is slow.
+const clock = new Intl.DateTimeFormat([], { hour: "2-digit", minute: "2-digit" });
+
+export function ChatMessage({
+  m,
+  me,
+  retry,
+  channel,
+  canEdit,
+}: {
+  m: Message;
+  me: string;
+  retry: string;
+  channel: string;
+  canEdit: boolean;
+}) {
+  if (m.role === "system") {
+    return (
+      <div class="msg msg-system" role="note" aria-label="Notice" data-seq={m.seq}>
+        <span class="notice-text">{m.text}</span>
+        <time class="notice-time" dateTime={new Date(m.createdAt).toISOString()}>
+          {clock.format(m.createdAt)}
+        </time>
+      </div>
+    );
+  }
+  const who = m.role === "planner" ? "Planner" : m.author === me ? m.author : m.author || "someone";
+  const time = clock.format(m.createdAt);
+  return (
+    <article class={"msg msg-" + m.role + (m.status ? " status-" + m.status : "")} data-seq={m.seq}>
+      <header class="msg-head">
+        <span class="msg-author">{who}</span>
+        <time class="muted small" dateTime={new Date(m.createdAt).toISOString()}>
+          {time}
+        </time>
+        {m.status === "streaming" && <span class="muted small">writing…</span>}
+        {m.status === "failed" && <span class="badge danger-badge">failed</span>}
+        {m.status === "stopped" && <span class="badge">stopped</span>}
+      </header>
+      {m.details && <Details m={m} details={m.details} channel={channel} />}
+      {m.text && (
+        <LongText
+          channel={channel}
+          id={m.id}
+          field="text"
+          text={m.text}
+          cut={m.cut?.text}
+          render={(text) => <div class="msg-body prose" dangerouslySetInnerHTML={{ __html: chatHTML(m.id, text) }} />}
+        />
+      )}
+      {m.role === "person" && m.details?.attachments && <MessageFiles files={m.details.attachments} />}
+      <Gallery images={m.details?.images ?? []} refused={m.details?.refusedImages ?? []} />
+      {retry && <RetryButton channel={channel} message={retry} disabled={!canEdit} />}
+    </article>
+  );
+}
+
+// Details renders a Planner reply's details: the failure, the reasoning
+// folded, and every tool call as a row under "Work details".
+const toolLabel = { running: "Running", done: "Done", failed: "Failed" };
+
+function Details({ m, details, channel }: { m: Message; details: MessageDetails; channel: string }) {
+  const reasoning = details.reasoning?.trim() ? details.reasoning : "";
+  const rows = details.tools ?? [];
+  const failure = details.error ?? "";
+  return (
+    <div class="details">
+      {failure && <p class="error-text">{failure}</p>}
+      {reasoning && (
+        <details class="reasoning">
+          <summary>Reasoning</summary>
+          <LongText
+            channel={channel}
+            id={m.id}
+            field="reasoning"
+            text={reasoning}
+            cut={m.cut?.reasoning}
+            render={(text) => <p class="reasoning-text">{text}</p>}
+          />
+        </details>
+      )}
+      {rows.length > 0 && (
+        <details class="work">
+          <summary>
+            Work details · {rows.length} {rows.length === 1 ? "action" : "actions"}
+          </summary>
+          <ul>
+            {rows.map((r, i) => {
+              const kind = r.error?.kind || r.error?.code || "";
+              return (
+                <li key={i} class={"work-row " + r.status}>
+                  <span class="mono">{r.name}</span>
+                  <span class="muted small">
+                    {toolLabel[r.status] ?? r.status}
+                    {kind ? ` · ${kind}` : ""}
+                  </span>
+                  {r.status !== "running" && <span class="muted small">{(r.durationMs / 1000).toFixed(1)} s</span>}
+                  {r.error?.message && <span class="error-text small">{r.error.message}</span>}
+                </li>
+              );
+            })}
+          </ul>
+        </details>
+      )}
+    </div>
+  );
 }
 
 interface ItemProps {

@@ -22,17 +22,7 @@ import { ThemeToggle } from "../theme";
 import { observeCode } from "../highlight";
 import type { ChipInfo } from "../decisionchip";
 import { descriptionWork, initialState, plannerFetched, reduce, withConnection, type RoomState } from "./reduce";
-
-export interface WorkspaceCtx {
-  socket: RoomSocket;
-  plan: PlanSync;
-  state: RoomState;
-  session: Session;
-  showInPlan: (id: string) => void;
-  connect: () => void; // opens the Connect dialog
-  showDecision: (id: string) => void; // its card in Decisions
-  update: (f: (s: RoomState) => RoomState) => void; // a change the tab made itself (older Chat pages)
-}
+import type { WorkspaceCtx } from "./context";
 
 function useWide(): boolean {
   const mq = useMemo(() => matchMedia("(min-width: 900px)"), []);
