@@ -70,6 +70,16 @@ func (s *Server) locate(ctx context.Context, locator string) (Document, error) {
 	return s.catalog.DocumentAt(ctx, seg[0], seg[1], seg[2])
 }
 
+// locateActive finds the document a locator names, as locate does, and
+// refuses it if it is archived: what a tool that changes it needs first.
+func (s *Server) locateActive(ctx context.Context, locator string) (Document, error) {
+	d, err := s.locate(ctx, locator)
+	if err == nil && d.ArchivedAt != "" {
+		return Document{}, archived(d)
+	}
+	return d, err
+}
+
 func unavailable(locator, why string) *Refusal {
 	if len(locator) > 200 {
 		locator = locator[:200] + "…"
@@ -116,22 +126,22 @@ func (s *Server) readDocumentTool() tool {
 				"One result holds at most 16,000 bytes; call each next: in turn to read every character exactly once. " +
 				"offset is a 1-based line, limit the most lines, column a 1-based character in line offset (to continue a very long line). " +
 				"structuredContent is {id, title, revision, size, archivedAt?, description?, brief?}; pass revision to update_document. " +
-				"Refusals: document-unavailable, invalid-argument (an offset or column past the end).",
-			InputSchema: schema([]string{"id"}, idProp+`,"offset":{"type":"integer","minimum":1},"limit":{"type":"integer","minimum":1},"column":{"type":"integer","minimum":1}`)},
-		run: s.readDocument,
+				"Refusals: document-unavailable, invalid-argument (an offset or column past the end)."},
+		required: []string{"id"},
+		props:    idProp + `,"offset":{"type":"integer","minimum":1},"limit":{"type":"integer","minimum":1},"column":{"type":"integer","minimum":1}`,
+		run:      typed(s.readDocument),
 	}
 }
 
-func (s *Server) readDocument(ctx context.Context, c call) (any, error) {
-	var args struct {
-		ID     *string `json:"id"`
-		Offset *int    `json:"offset"`
-		Limit  *int    `json:"limit"`
-		Column *int    `json:"column"`
-	}
-	if err := decodeArgs(c.args, &args, "id"); err != nil {
-		return nil, err
-	}
+// readArgs are read_document's arguments.
+type readArgs = struct {
+	ID     *string `json:"id"`
+	Offset *int    `json:"offset"`
+	Limit  *int    `json:"limit"`
+	Column *int    `json:"column"`
+}
+
+func (s *Server) readDocument(ctx context.Context, c call, args readArgs) (any, error) {
 	var paging room.ReadPlanArgs
 	for _, p := range []struct {
 		name string
@@ -201,30 +211,27 @@ func checkPlan(before, plan string, reserved bool) (string, error) {
 }
 
 func (s *Server) createDocumentTool() tool {
+	type createArgs = struct {
+		Key        *string `json:"idempotencyKey"`
+		Repository *string `json:"repository"`
+		Title      *string `json:"title"`
+		Plan       *string `json:"plan"`
+		Brief      string  `json:"brief"`
+	}
 	return tool{
 		spec: &mcp.Tool{Name: "create_document", Title: "Create a document",
 			Description: "Create a document in a registered repository with a title and its whole plan (Markdown; Chopin alone writes <Decision id=\"...\" /> lines, so a plan must have none). " +
 				"brief is optional context kept with it. Calling again with the same idempotencyKey and the same repository, title, plan and brief returns the same document with replayed: true; " +
 				"the same key with anything else is refused. Returns {id, title, url, repository, revision: 0, replayed}. " +
-				"Refusals: repository-not-found, title-taken, invalid-title, idempotency-conflict, protected-projection, empty-document, too-large.",
-			InputSchema: schema([]string{"idempotencyKey", "repository", "title", "plan"},
-				`"idempotencyKey":{"type":"string","minLength":1,"maxLength":128,"description":"Any string unique to this creation; repeat it to retry safely."},`+
-					`"repository":{"type":"string","description":"owner/name, as list_repositories names it."},`+
-					`"title":{"type":"string","minLength":1,"maxLength":480},"plan":{"type":"string","description":"The whole plan, Markdown."},`+
-					`"brief":{"type":"string","maxLength":16384}`)},
+				"Refusals: repository-not-found, title-taken, invalid-title, idempotency-conflict, protected-projection, empty-document, too-large."},
+		required: []string{"idempotencyKey", "repository", "title", "plan"},
+		props: `"idempotencyKey":{"type":"string","minLength":1,"maxLength":128,"description":"Any string unique to this creation; repeat it to retry safely."},` +
+			`"repository":{"type":"string","description":"owner/name, as list_repositories names it."},` +
+			`"title":{"type":"string","minLength":1,"maxLength":480},"plan":{"type":"string","description":"The whole plan, Markdown."},` +
+			`"brief":{"type":"string","maxLength":16384}`,
 		line:    "create a document with its plan (idempotent by idempotencyKey)",
 		mutates: true,
-		run: func(ctx context.Context, c call) (any, error) {
-			var args struct {
-				Key        *string `json:"idempotencyKey"`
-				Repository *string `json:"repository"`
-				Title      *string `json:"title"`
-				Plan       *string `json:"plan"`
-				Brief      string  `json:"brief"`
-			}
-			if err := decodeArgs(c.args, &args, "idempotencyKey", "repository", "title", "plan"); err != nil {
-				return nil, err
-			}
+		run: typed(func(ctx context.Context, c call, args createArgs) (any, error) {
 			if err := checkKey(*args.Key); err != nil {
 				return nil, err
 			}
@@ -244,7 +251,7 @@ func (s *Server) createDocumentTool() tool {
 				Revision int64 `json:"revision"`
 				Replayed bool  `json:"replayed"`
 			}{s.summary(d), 0, replayed}, nil
-		},
+		}),
 	}
 }
 
@@ -256,26 +263,25 @@ func (s *Server) updateDocumentTool() tool {
 				"Keep every <Decision id=\"...\" /> line exactly as it is and where it is: dropping, altering or adding one is protected-projection. " +
 				"Open editors receive the change live. Calling again with the same idempotencyKey, revision and plan returns the first answer with replayed: true; " +
 				"the same key with anything else is idempotency-conflict. Returns {id, title, url, repository, revision, replayed}. " +
-				"Refusals: document-unavailable, document-archived, revision-conflict, protected-projection, idempotency-conflict, empty-document, too-large.",
-			InputSchema: schema([]string{"id", "revision", "plan", "idempotencyKey"},
-				idProp+`,"revision":{"type":"integer","minimum":0},"plan":{"type":"string","description":"The whole new plan, Markdown."},`+
-					`"idempotencyKey":{"type":"string","minLength":1,"maxLength":128}`)},
+				"Refusals: document-unavailable, document-archived, revision-conflict, protected-projection, idempotency-conflict, empty-document, too-large."},
+		required: []string{"id", "revision", "plan", "idempotencyKey"},
+		props: idProp + `,"revision":{"type":"integer","minimum":0},"plan":{"type":"string","description":"The whole new plan, Markdown."},` +
+			`"idempotencyKey":{"type":"string","minLength":1,"maxLength":128}`,
 		line:    "replace a document's whole plan at the revision you read (idempotent by idempotencyKey)",
 		mutates: true,
-		run:     s.updateDocument,
+		run:     typed(s.updateDocument),
 	}
 }
 
-func (s *Server) updateDocument(ctx context.Context, c call) (any, error) {
-	var args struct {
-		ID       *string `json:"id"`
-		Revision *int64  `json:"revision"`
-		Plan     *string `json:"plan"`
-		Key      *string `json:"idempotencyKey"`
-	}
-	if err := decodeArgs(c.args, &args, "id", "revision", "plan", "idempotencyKey"); err != nil {
-		return nil, err
-	}
+// updateArgs are update_document's arguments.
+type updateArgs = struct {
+	ID       *string `json:"id"`
+	Revision *int64  `json:"revision"`
+	Plan     *string `json:"plan"`
+	Key      *string `json:"idempotencyKey"`
+}
+
+func (s *Server) updateDocument(ctx context.Context, c call, args updateArgs) (any, error) {
 	if err := checkKey(*args.Key); err != nil {
 		return nil, err
 	}
@@ -342,26 +348,23 @@ func updateHash(revision int64, plan string) string {
 const MaxInstruction = 64 << 10
 
 func (s *Server) invokePlannerTool() tool {
+	type invokeArgs = struct {
+		ID          *string `json:"id"`
+		Instruction *string `json:"instruction"`
+		As          *string `json:"as"`
+	}
 	return tool{
 		spec: &mcp.Tool{Name: "invoke_planner", Title: "Ask the Planner",
 			Description: "Post an instruction to a document's Chat and start a Planner turn with it. It is posted under your name, or, with as: \"system\", " +
 				"as a system follow-up (for an automatic follow-up such as a finished run). Returns {id, messageId} once it is posted, not when the Planner has answered: " +
 				"read the document or its Chat later for the result. Without an attached Planner nothing is posted and the call is refused. " +
-				"Refusals: document-unavailable, document-archived, planner-not-attached, planner-busy.",
-			InputSchema: schema([]string{"id", "instruction"},
-				idProp+`,"instruction":{"type":"string","minLength":1,"maxLength":65536,"description":"What the Planner should do, kept verbatim."},`+
-					`"as":{"type":"string","enum":["system"]}`)},
+				"Refusals: document-unavailable, document-archived, planner-not-attached, planner-busy."},
+		required: []string{"id", "instruction"},
+		props: idProp + `,"instruction":{"type":"string","minLength":1,"maxLength":65536,"description":"What the Planner should do, kept verbatim."},` +
+			`"as":{"type":"string","enum":["system"]}`,
 		line:    "post an instruction to a document's Chat and start a Planner turn",
 		mutates: true,
-		run: func(ctx context.Context, c call) (any, error) {
-			var args struct {
-				ID          *string `json:"id"`
-				Instruction *string `json:"instruction"`
-				As          *string `json:"as"`
-			}
-			if err := decodeArgs(c.args, &args, "id", "instruction"); err != nil {
-				return nil, err
-			}
+		run: typed(func(ctx context.Context, c call, args invokeArgs) (any, error) {
 			switch {
 			case strings.TrimSpace(*args.Instruction) == "":
 				return nil, invalidParams("Invalid arguments: instruction is blank.")
@@ -372,12 +375,9 @@ func (s *Server) invokePlannerTool() tool {
 			case args.As != nil && *args.As != "system":
 				return nil, invalidParams(`Invalid arguments: as is "system" or absent.`)
 			}
-			d, err := s.locate(ctx, *args.ID)
+			d, err := s.locateActive(ctx, *args.ID)
 			if err != nil {
 				return nil, err
-			}
-			if d.ArchivedAt != "" {
-				return nil, archived(d)
 			}
 			author := c.client
 			if args.As != nil {
@@ -388,7 +388,7 @@ func (s *Server) invokePlannerTool() tool {
 				return nil, err
 			}
 			return map[string]string{"id": d.ID, "messageId": id}, nil
-		},
+		}),
 	}
 }
 
@@ -401,32 +401,26 @@ var imageTypes = map[string]*picture.Type{
 }
 
 func (s *Server) uploadImageTool() tool {
+	type uploadArgs = struct {
+		ID       *string `json:"id"`
+		Data     *string `json:"data"`
+		MimeType *string `json:"mimeType"`
+	}
 	return tool{
 		spec: &mcp.Tool{Name: "upload_image", Title: "Upload an image",
 			Description: "Store an image (PNG, JPEG, WebP or GIF, at most 1 MiB) as one of a document's own images and get the Markdown that shows it in the plan. " +
 				"data is the bytes in standard base64. The same bytes give the same path. Returns {path: \"/images/<sha256>.<ext>\", markdown}; " +
 				"replace \"image\" in the markdown's brackets with words saying what it shows before you put it in the plan. " +
-				"Refusals: document-unavailable, document-archived, unsupported-type (SVG included), signature-mismatch (the bytes are not mimeType), too-large, invalid-data (not base64).",
-			InputSchema: schema([]string{"id", "data", "mimeType"},
-				idProp+`,"data":{"type":"string","description":"The image's bytes in standard base64."},`+
-					`"mimeType":{"type":"string","description":"image/png, image/jpeg, image/webp or image/gif."}`)},
+				"Refusals: document-unavailable, document-archived, unsupported-type (SVG included), signature-mismatch (the bytes are not mimeType), too-large, invalid-data (not base64)."},
+		required: []string{"id", "data", "mimeType"},
+		props: idProp + `,"data":{"type":"string","description":"The image's bytes in standard base64."},` +
+			`"mimeType":{"type":"string","description":"image/png, image/jpeg, image/webp or image/gif."}`,
 		line:    "store an image in a document and get its Markdown",
 		mutates: true,
-		run: func(ctx context.Context, c call) (any, error) {
-			var args struct {
-				ID       *string `json:"id"`
-				Data     *string `json:"data"`
-				MimeType *string `json:"mimeType"`
-			}
-			if err := decodeArgs(c.args, &args, "id", "data", "mimeType"); err != nil {
-				return nil, err
-			}
-			d, err := s.locate(ctx, *args.ID)
+		run: typed(func(ctx context.Context, c call, args uploadArgs) (any, error) {
+			d, err := s.locateActive(ctx, *args.ID)
 			if err != nil {
 				return nil, err
-			}
-			if d.ArchivedAt != "" {
-				return nil, archived(d)
 			}
 			img, err := readImage(*args.Data, *args.MimeType)
 			if err != nil {
@@ -437,7 +431,7 @@ func (s *Server) uploadImageTool() tool {
 			}
 			path := "/images/" + img.SHA256 + "." + img.Ext
 			return map[string]string{"path": path, "markdown": "![image](" + path + ")"}, nil
-		},
+		}),
 	}
 }
 

@@ -2,8 +2,8 @@ package mcpserver
 
 // The tools, each with its description (the contract a client's model
 // reads), its input schema and its handler. Arguments are strict: a missing
-// required key, a wrong type or an unknown key is -32602, checked here,
-// since the SDK leaves a raw handler's arguments to it.
+// required key, a wrong type or an unknown key is -32602, checked here for
+// every tool by typed, since the SDK leaves a raw handler's arguments to it.
 
 import (
 	"bytes"
@@ -53,17 +53,38 @@ type Creation struct {
 
 // call is one tool call as a handler sees it.
 type call struct {
-	args   json.RawMessage
-	client string // the client's clientInfo.name, or "MCP client"
+	args     json.RawMessage
+	required []string // the arguments the tool's input schema requires
+	client   string   // the client's clientInfo.name, or "MCP client"
 }
 
 // tool is a tool's spec with its handler.
 type tool struct {
-	spec    *mcp.Tool
-	line    string // the one-line description initialize's instructions list
-	mutates bool
-	run     func(ctx context.Context, c call) (any, error)
-	handler mcp.ToolHandler
+	spec *mcp.Tool
+	// required and props make spec's input schema: the arguments a call
+	// must give, and every argument's JSON Schema.
+	required []string
+	props    string
+	line     string // the one-line description initialize's instructions list
+	mutates  bool
+	run      func(ctx context.Context, c call) (any, error) // made by typed
+	handler  mcp.ToolHandler
+}
+
+// typed makes a tool's run from a function of its arguments, as the SDK's
+// mcp.AddTool does for a typed handler, but with this package's strict
+// decoding and -32602 texts: the call's arguments are decoded into In, a
+// struct whose required fields are pointers, before run sees them. In is
+// an unnamed struct type (the tools declare it with an alias), since the
+// decoder's messages name it.
+func typed[In any](run func(ctx context.Context, c call, args In) (any, error)) func(ctx context.Context, c call) (any, error) {
+	return func(ctx context.Context, c call) (any, error) {
+		var args In
+		if err := decodeArgs(c.args, &args, c.required...); err != nil {
+			return nil, err
+		}
+		return run(ctx, c, args)
+	}
 }
 
 func (s *Server) tools() []tool {
@@ -75,14 +96,15 @@ func (s *Server) tools() []tool {
 	}
 	for i := range ts {
 		t := &ts[i]
+		t.spec.InputSchema = schema(t.required, t.props)
 		t.spec.Annotations = &mcp.ToolAnnotations{ReadOnlyHint: !t.mutates, IdempotentHint: t.mutates && t.spec.Name != "invoke_planner"}
 		if t.mutates {
 			f := false
 			t.spec.Annotations.DestructiveHint = &f
 		}
-		run, name := t.run, t.spec.Name
+		run, name, required := t.run, t.spec.Name, t.required
 		t.handler = func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			out, err := run(ctx, call{args: req.Params.Arguments, client: clientName(req)})
+			out, err := run(ctx, call{args: req.Params.Arguments, required: required, client: clientName(req)})
 			return s.result(ctx, name, out, err)
 		}
 	}
@@ -174,42 +196,34 @@ func (s *Server) listRepositoriesTool() tool {
 	return tool{
 		spec: &mcp.Tool{Name: "list_repositories", Title: "List repositories",
 			Description: "List the repositories registered in Chopin, each with the path of its local checkout when one is registered. " +
-				"Takes no arguments. Returns {repositories: [{name: \"owner/name\", path?}]}.",
-			InputSchema: schema(nil, "")},
-		run: func(ctx context.Context, c call) (any, error) {
-			var args struct{}
-			if err := decodeArgs(c.args, &args); err != nil {
-				return nil, err
-			}
+				"Takes no arguments. Returns {repositories: [{name: \"owner/name\", path?}]}."},
+		run: typed(func(ctx context.Context, c call, args struct{}) (any, error) {
 			repos, err := s.catalog.Repositories(ctx)
 			if repos == nil {
 				repos = []Repository{}
 			}
 			return map[string]any{"repositories": repos}, err
-		},
+		}),
 	}
 }
 
 func (s *Server) listDocumentsTool() tool {
+	type listArgs = struct {
+		Repository      *string `json:"repository"`
+		IncludeArchived bool    `json:"includeArchived"`
+		Query           string  `json:"query"`
+		Cursor          string  `json:"cursor"`
+	}
 	return tool{
 		spec: &mcp.Tool{Name: "list_documents", Title: "List documents",
 			Description: "List a repository's documents, most recently updated first, 50 at a time. Archived documents are left out unless includeArchived is true; " +
 				"query matches titles and descriptions. Pass a result's nextCursor as cursor, with the same query and includeArchived, for the next page. " +
 				"Returns {documents: [{id, title, url, repository, archivedAt?, description?}], nextCursor: string or null}. " +
-				"Refusals: repository-not-found, invalid-cursor.",
-			InputSchema: schema([]string{"repository"},
-				`"repository":{"type":"string","description":"owner/name, as list_repositories names it."},`+
-					`"includeArchived":{"type":"boolean"},"query":{"type":"string","maxLength":200},"cursor":{"type":"string","maxLength":1024}`)},
-		run: func(ctx context.Context, c call) (any, error) {
-			var args struct {
-				Repository      *string `json:"repository"`
-				IncludeArchived bool    `json:"includeArchived"`
-				Query           string  `json:"query"`
-				Cursor          string  `json:"cursor"`
-			}
-			if err := decodeArgs(c.args, &args, "repository"); err != nil {
-				return nil, err
-			}
+				"Refusals: repository-not-found, invalid-cursor."},
+		required: []string{"repository"},
+		props: `"repository":{"type":"string","description":"owner/name, as list_repositories names it."},` +
+			`"includeArchived":{"type":"boolean"},"query":{"type":"string","maxLength":200},"cursor":{"type":"string","maxLength":1024}`,
+		run: typed(func(ctx context.Context, c call, args listArgs) (any, error) {
 			if len(args.Query) > 800 || len(args.Cursor) > 1024 {
 				return nil, invalidParams("Invalid arguments: query holds at most 200 characters and cursor 1024.")
 			}
@@ -228,7 +242,7 @@ func (s *Server) listDocumentsTool() tool {
 				out.NextCursor = &page.NextCursor
 			}
 			return out, nil
-		},
+		}),
 	}
 }
 
@@ -241,31 +255,26 @@ func (s *Server) summary(d Document) Document {
 }
 
 func (s *Server) renameDocumentTool() tool {
+	type renameArgs = struct {
+		ID    *string `json:"id"`
+		Title *string `json:"title"`
+	}
 	return tool{
 		spec: &mcp.Tool{Name: "rename_document", Title: "Rename a document",
 			Description: "Give a document a new title (1 to 120 characters). Its readable URL follows the new title; the old one keeps working. " +
-				"Renaming to the title it has changes nothing. Returns the document's summary. Refusals: document-unavailable, title-taken, invalid-title, document-archived.",
-			InputSchema: schema([]string{"id", "title"}, idProp+`,"title":{"type":"string","minLength":1,"maxLength":480}`)},
-		line:    "give a document a new title",
-		mutates: true,
-		run: func(ctx context.Context, c call) (any, error) {
-			var args struct {
-				ID    *string `json:"id"`
-				Title *string `json:"title"`
-			}
-			if err := decodeArgs(c.args, &args, "id", "title"); err != nil {
-				return nil, err
-			}
-			d, err := s.locate(ctx, *args.ID)
+				"Renaming to the title it has changes nothing. Returns the document's summary. Refusals: document-unavailable, title-taken, invalid-title, document-archived."},
+		required: []string{"id", "title"},
+		props:    idProp + `,"title":{"type":"string","minLength":1,"maxLength":480}`,
+		line:     "give a document a new title",
+		mutates:  true,
+		run: typed(func(ctx context.Context, c call, args renameArgs) (any, error) {
+			d, err := s.locateActive(ctx, *args.ID)
 			if err != nil {
 				return nil, err
 			}
-			if d.ArchivedAt != "" {
-				return nil, archived(d)
-			}
 			d, err = s.catalog.Rename(ctx, d.ID, *args.Title)
 			return s.summary(d), err
-		},
+		}),
 	}
 }
 
@@ -286,24 +295,23 @@ func (s *Server) restoreDocumentTool() tool {
 }
 
 func (s *Server) lifecycleTool(name, title, description, line string, transition func(ctx context.Context, id string) (Document, error)) tool {
+	type lifecycleArgs = struct {
+		ID *string `json:"id"`
+	}
 	return tool{
-		spec:    &mcp.Tool{Name: name, Title: title, Description: description, InputSchema: schema([]string{"id"}, idProp)},
-		line:    line,
-		mutates: true,
-		run: func(ctx context.Context, c call) (any, error) {
-			var args struct {
-				ID *string `json:"id"`
-			}
-			if err := decodeArgs(c.args, &args, "id"); err != nil {
-				return nil, err
-			}
+		spec:     &mcp.Tool{Name: name, Title: title, Description: description},
+		required: []string{"id"},
+		props:    idProp,
+		line:     line,
+		mutates:  true,
+		run: typed(func(ctx context.Context, c call, args lifecycleArgs) (any, error) {
 			d, err := s.locate(ctx, *args.ID)
 			if err != nil {
 				return nil, err
 			}
 			d, err = transition(ctx, d.ID)
 			return s.summary(d), err
-		},
+		}),
 	}
 }
 
