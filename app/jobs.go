@@ -9,7 +9,6 @@ package app
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"strings"
 	"sync"
@@ -23,48 +22,6 @@ import (
 	"github.com/chopin-desktop/chopin/room"
 	"github.com/chopin-desktop/chopin/store"
 )
-
-// jobStore is the store as the jobs package's Store.
-type jobStore struct{ s *store.Store }
-
-var _ jobs.Store = jobStore{}
-
-func (p jobStore) EnsureJob(ctx context.Context, j jobs.Job) (jobs.Job, bool, error) {
-	out, created, err := p.s.EnsureJob(ctx, store.Job(j))
-	if errors.Is(err, store.ErrJobConflict) {
-		err = jobs.ErrConflict
-	}
-	return jobs.Job(out), created, err
-}
-
-func (p jobStore) TargetJobs(ctx context.Context, target string, limit int) ([]jobs.Job, error) {
-	return convertJobs(p.s.TargetJobs(ctx, target, limit))
-}
-
-func (p jobStore) OpenJobs(ctx context.Context) ([]jobs.Job, error) {
-	return convertJobs(p.s.OpenJobs(ctx))
-}
-
-func (p jobStore) UpdateJob(ctx context.Context, j jobs.Job, from ...string) (bool, error) {
-	return p.s.UpdateJob(ctx, store.Job(j), from...)
-}
-
-func (p jobStore) CompleteJob(ctx context.Context, id string, artifact json.RawMessage, d *jobs.Description, now int64) (bool, error) {
-	var sd *store.Description
-	if d != nil {
-		v := store.Description(*d)
-		sd = &v
-	}
-	return p.s.CompleteJob(ctx, id, artifact, sd, now)
-}
-
-func convertJobs(in []store.Job, err error) ([]jobs.Job, error) {
-	out := make([]jobs.Job, len(in))
-	for i, j := range in {
-		out[i] = jobs.Job(j)
-	}
-	return out, err
-}
 
 // jobDocuments reads a document's plan through its room, as the Planner's
 // read tools do.
@@ -202,7 +159,7 @@ type describer struct {
 func (a *App) newJobs() {
 	d := &describer{a: a, timers: map[string]*time.Timer{}}
 	d.summaries = jobs.NewSummaries(jobDocuments{a}, jobPlanners{a})
-	opts := jobs.Options{Store: jobStore{a.store}, Planners: jobPlanners{a}, Logger: a.log,
+	opts := jobs.Options{Store: jobs.StoreOf(a.store, store.ErrJobConflict), Planners: jobPlanners{a}, Logger: a.log,
 		Definitions: []jobs.Definition{d.summaries.Definition()}, Changed: a.jobsChanged}
 	if a.cfg.JobBackoff > 0 {
 		backoff := a.cfg.JobBackoff

@@ -13,6 +13,8 @@
 // attaches, so nothing runs for a document nobody is working on.
 //
 // It must not import store, room, agentconn or app: storage, documents and
-// the Planner are the small interfaces declared here, which app implements.
+// the Planner are the small interfaces declared here, which app implements
+// (the store through StoreOf, which converts its job types to this
+// package's).
 // It never stores a document's text or a model's prompt in a job.
 package jobs

@@ -1,7 +1,8 @@
 package jobs
 
 // A job as it is stored and shown: its states, reasons and the interfaces
-// the runner needs from storage and from the Planner.
+// the runner needs from storage and from the Planner, and StoreOf, which
+// makes a Store of a storage that keeps jobs in types of its own.
 
 import (
 	"context"
@@ -32,8 +33,10 @@ const (
 	ReasonError              = "error"               // anything else, in the log
 )
 
-// Job is one unit of background work.
-type Job struct {
+// Job is one unit of background work. It is an unnamed struct type (an
+// alias), so that a storage's own job type with exactly these fields, such
+// as store.Job, converts to and from it: see StoreOf.
+type Job = struct {
 	ID          string
 	Type        string // type@version, such as document-summary@1
 	Target      string // the document's ID
@@ -49,11 +52,9 @@ type Job struct {
 	UpdatedAt   int64
 }
 
-// Open reports whether the job may still run.
-func (j Job) Open() bool { return j.State == Pending || j.State == Paused || j.State == Running }
-
-// Description is a completed document-summary@1 projected into the catalog.
-type Description struct {
+// Description is a completed document-summary@1 projected into the
+// catalog. Like Job, it is an unnamed struct type, for StoreOf.
+type Description = struct {
 	Target         string
 	Text           string
 	SourceRevision int64
@@ -85,6 +86,68 @@ type Store interface {
 
 // ErrConflict is an idempotency key used again with different input.
 var ErrConflict = errors.New("jobs: the idempotency key was used with different input")
+
+// Rows is a storage that keeps jobs and descriptions in types of its own,
+// J and D, with exactly Job's and Description's fields: store.Job and
+// store.Description, since neither package may import the other. Its
+// methods are Store's.
+type Rows[J ~Job, D ~Description] interface {
+	EnsureJob(ctx context.Context, j J) (job J, created bool, err error)
+	TargetJobs(ctx context.Context, target string, limit int) ([]J, error)
+	OpenJobs(ctx context.Context) ([]J, error)
+	UpdateJob(ctx context.Context, j J, from ...string) (bool, error)
+	CompleteJob(ctx context.Context, id string, artifact json.RawMessage, d *D, now int64) (bool, error)
+}
+
+// StoreOf is rows as a Store: each job and description converted as it
+// passes (the compiler keeps the fields the same), and conflict, rows' own
+// error for a key used again with different input, reported as
+// ErrConflict.
+func StoreOf[J ~Job, D ~Description](rows Rows[J, D], conflict error) Store {
+	return rowStore[J, D]{rows: rows, conflict: conflict}
+}
+
+type rowStore[J ~Job, D ~Description] struct {
+	rows     Rows[J, D]
+	conflict error
+}
+
+func (s rowStore[J, D]) EnsureJob(ctx context.Context, j Job) (Job, bool, error) {
+	out, created, err := s.rows.EnsureJob(ctx, J(j))
+	if errors.Is(err, s.conflict) {
+		err = ErrConflict
+	}
+	return Job(out), created, err
+}
+
+func (s rowStore[J, D]) TargetJobs(ctx context.Context, target string, limit int) ([]Job, error) {
+	return jobsOf(s.rows.TargetJobs(ctx, target, limit))
+}
+
+func (s rowStore[J, D]) OpenJobs(ctx context.Context) ([]Job, error) {
+	return jobsOf(s.rows.OpenJobs(ctx))
+}
+
+func (s rowStore[J, D]) UpdateJob(ctx context.Context, j Job, from ...string) (bool, error) {
+	return s.rows.UpdateJob(ctx, J(j), from...)
+}
+
+func (s rowStore[J, D]) CompleteJob(ctx context.Context, id string, artifact json.RawMessage, d *Description, now int64) (bool, error) {
+	var row *D
+	if d != nil {
+		v := D(*d)
+		row = &v
+	}
+	return s.rows.CompleteJob(ctx, id, artifact, row, now)
+}
+
+func jobsOf[J ~Job](in []J, err error) ([]Job, error) {
+	out := make([]Job, len(in))
+	for i, j := range in {
+		out[i] = Job(j)
+	}
+	return out, err
+}
 
 // Turn is one isolated Planner turn: no tools, the answer as JSON.
 type Turn struct {

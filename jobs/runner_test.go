@@ -19,40 +19,6 @@ import (
 
 const wait = 10 * time.Second
 
-// jobStore is the store as jobs.Store (app has the same adapter).
-type jobStore struct{ s *store.Store }
-
-func (p jobStore) EnsureJob(ctx context.Context, j jobs.Job) (jobs.Job, bool, error) {
-	out, created, err := p.s.EnsureJob(ctx, store.Job(j))
-	if errors.Is(err, store.ErrJobConflict) {
-		err = jobs.ErrConflict
-	}
-	return jobs.Job(out), created, err
-}
-func (p jobStore) TargetJobs(ctx context.Context, target string, limit int) ([]jobs.Job, error) {
-	return conv(p.s.TargetJobs(ctx, target, limit))
-}
-func (p jobStore) OpenJobs(ctx context.Context) ([]jobs.Job, error) { return conv(p.s.OpenJobs(ctx)) }
-func (p jobStore) UpdateJob(ctx context.Context, j jobs.Job, from ...string) (bool, error) {
-	return p.s.UpdateJob(ctx, store.Job(j), from...)
-}
-func (p jobStore) CompleteJob(ctx context.Context, id string, a json.RawMessage, d *jobs.Description, now int64) (bool, error) {
-	var sd *store.Description
-	if d != nil {
-		v := store.Description(*d)
-		sd = &v
-	}
-	return p.s.CompleteJob(ctx, id, a, sd, now)
-}
-
-func conv(in []store.Job, err error) ([]jobs.Job, error) {
-	out := make([]jobs.Job, len(in))
-	for i, j := range in {
-		out[i] = jobs.Job(j)
-	}
-	return out, err
-}
-
 // planners is a Planner attached or not, per document.
 type planners struct {
 	mu       sync.Mutex
@@ -119,7 +85,7 @@ func (e *env) open() {
 
 func (e *env) start(defs ...jobs.Definition) {
 	e.t.Helper()
-	e.runner = jobs.New(jobs.Options{Store: jobStore{e.store}, Planners: e.planners, Definitions: defs,
+	e.runner = jobs.New(jobs.Options{Store: jobs.StoreOf(e.store, store.ErrJobConflict), Planners: e.planners, Definitions: defs,
 		Backoff: func(n int) time.Duration {
 			e.mu.Lock()
 			e.backoffs = append(e.backoffs, n)

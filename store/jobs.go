@@ -2,7 +2,8 @@ package store
 
 // Background jobs and their artifacts (migration jobs), and the projection
 // of a completed description into the catalog (spec/channels.md "Generated
-// descriptions"). The jobs package says what it needs; app converts.
+// descriptions"). The jobs package says what it needs, and its StoreOf
+// converts these types to its own.
 
 import (
 	"context"
@@ -13,7 +14,9 @@ import (
 	"strings"
 )
 
-// Job is one stored background job, as jobs.Job.
+// Job is one stored background job, with exactly jobs.Job's fields (the
+// two packages may not import each other; jobs.StoreOf converts, so the
+// compiler keeps them the same).
 type Job struct {
 	ID          string
 	Type        string
@@ -30,7 +33,8 @@ type Job struct {
 	UpdatedAt   int64
 }
 
-// Description is a completed description to project, as jobs.Description.
+// Description is a completed description to project, with exactly
+// jobs.Description's fields.
 type Description struct {
 	Target         string
 	Text           string
