@@ -30,11 +30,16 @@ const module = "github.com/chopin-desktop/chopin"
 // package with no entry here fails TestLayout: place it in DESIGN.md's
 // layout first, then here.
 var layout = map[string][]string{
-	"":                    {"app"},
-	"app":                 {"store", "room", "plannerhost", "agentconn", "agentconn/wire", "mcpserver", "planner", "acp", "jobs", "assets", "fault", "picture", "checkout", "redact"},
+	"":                    {"cli", "app"},
+	"cli":                 {"config", "instance", "version", "ident", "fault", "planner", "acp", "checkout", "assets"},
+	"config":              {"agentconn/wire", "ident"},
+	"instance":            {},
+	"version":             {},
+	"ident":               {"fault"},
+	"app":                 {"config", "instance", "version", "ident", "store", "room", "plannerhost", "agentconn", "agentconn/wire", "mcpserver", "jobs", "assets", "fault", "picture", "checkout", "redact"},
 	"jobs":                {},
 	"app/apptest":         {},
-	"store":               {"fault"},
+	"store":               {"fault", "ident"},
 	"room":                {"agentconn/wire", "fault", "picture"},
 	"plannerhost":         {"agentconn", "agentconn/wire", "room", "redact", "picture"},
 	"mcpserver":           {"room", "fault", "picture"},

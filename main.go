@@ -9,15 +9,16 @@ import (
 	"syscall"
 
 	"github.com/chopin-desktop/chopin/app"
+	"github.com/chopin-desktop/chopin/cli"
 )
 
 func main() {
-	app.AttachParentConsole() // Windows: print to the terminal chopin.exe was started from, if any
+	cli.AttachParentConsole() // Windows: print to the terminal chopin.exe was started from, if any
 	limitMemory()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	cli := &app.CLI{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv}
-	code := cli.Run(ctx, os.Args[1:])
+	c := &cli.CLI{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv, Local: app.Local{}}
+	code := c.Run(ctx, os.Args[1:])
 	stop()
 	os.Exit(code)
 }

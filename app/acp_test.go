@@ -24,6 +24,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/chopin-desktop/chopin/app/apptest"
+	"github.com/chopin-desktop/chopin/cli"
+	"github.com/chopin-desktop/chopin/config"
 	"github.com/chopin-desktop/chopin/room"
 )
 
@@ -38,7 +40,7 @@ const fakeACPEventsEnv = "CHOPIN_TEST_FAKE_ACP_EVENTS"
 
 // The stdio MCP entry of the planners these tests run is this test binary
 // (TestFakeACPMCPStdio), which runs the hidden acp-mcp command.
-func init() { acpMCPStdio = []string{os.Args[0], "-test.run=^TestFakeACPMCPStdio$"} }
+var testACP = cli.ACPOptions{MCPStdio: []string{os.Args[0], "-test.run=^TestFakeACPMCPStdio$"}}
 
 // TestFakeACPMCPStdio is not a test: it is the stdio MCP entry's process,
 // what the chopin binary's hidden acp-mcp command runs.
@@ -46,8 +48,8 @@ func TestFakeACPMCPStdio(t *testing.T) {
 	if os.Getenv(fakeACPAgentEnv) == "" {
 		t.Skip("the stdio MCP entry runs only as a child process")
 	}
-	c := &CLI{Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv}
-	os.Exit(c.Run(context.Background(), []string{acpMCPCommand}))
+	c := &cli.CLI{Local: Local{}, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv}
+	os.Exit(c.Run(context.Background(), []string{"acp-mcp"}))
 }
 
 // TestFakeACPAgent is not a test: it is the fake agent's process.
@@ -690,8 +692,8 @@ func TestACPPlannerPermissionStopCrash(t *testing.T) {
 // TestACPPlannerSilentAgent: an agent that never answers initialize is a
 // clear message on stderr, and the turn that waited fails with it.
 func TestACPPlannerSilentAgent(t *testing.T) {
-	defer func(d time.Duration) { acpInitializeTimeout = d }(acpInitializeTimeout)
-	acpInitializeTimeout = 300 * time.Millisecond
+	defer func(d time.Duration) { testACP.InitializeTimeout = d }(testACP.InitializeTimeout)
+	testACP.InitializeTimeout = 300 * time.Millisecond
 	ta := startApp(t)
 	ta.AddRepository("octo/plans")
 	ch := ta.CreateDocument("octo/plans", "Launch")
@@ -858,7 +860,7 @@ func TestConfigACPAgents(t *testing.T) {
 	file := "[[acp_agent]]\nname = \"mine\"\ncommand = [\"my-agent\", \"--acp\"]\n\n[[acp_agent]]\nname = \"Bad Name\"\ncommand = [\"x\"]\n\n[[acp_agent]]\nname = \"empty\"\n"
 	os.WriteFile(filepath.Join(dir, "chopin.toml"), []byte(file), 0o600)
 	env := map[string]string{"CHOPIN_CONFIG_DIR": dir}
-	_, err := LoadConfig(Flags{}, func(k string) string { return env[k] })
+	_, err := config.Load(config.Flags{}, func(k string) string { return env[k] })
 	got := fmt.Sprint(err)
 	for _, want := range []string{
 		`chopin.toml:6: name = "Bad Name": must be 1 to 40 lowercase letters`,
@@ -869,7 +871,7 @@ func TestConfigACPAgents(t *testing.T) {
 		}
 	}
 	os.WriteFile(filepath.Join(dir, "chopin.toml"), []byte(file[:strings.Index(file, "\n\n")+1]), 0o600)
-	cfg, err := LoadConfig(Flags{}, func(k string) string { return env[k] })
+	cfg, err := config.Load(config.Flags{}, func(k string) string { return env[k] })
 	if err != nil || len(cfg.Agents) != 1 || cfg.Agents[0].Name != "mine" || strings.Join(cfg.Agents[0].Command, " ") != "my-agent --acp" {
 		t.Errorf("agents %+v, %v", cfg.Agents, err)
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/chopin-desktop/chopin/agentconn"
+	"github.com/chopin-desktop/chopin/ident"
 	"github.com/chopin-desktop/chopin/plannerhost"
 	"github.com/chopin-desktop/chopin/room"
 	"github.com/chopin-desktop/chopin/store"
@@ -76,7 +77,7 @@ var errNoSuchDocument = &store.Error{Kind: store.ErrNotFound, Code: "channel-not
 // absolute (on this origin) or a path, by its current slug or any former
 // one.
 func (a *App) documentByRef(ctx context.Context, ref string) (store.Channel, error) {
-	if store.ValidChannelID(ref) {
+	if ident.ValidDocumentID(ref) {
 		return a.store.Channel(ctx, ref)
 	}
 	u, err := url.Parse(ref)

@@ -30,6 +30,8 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/chopin-desktop/chopin/agentconn"
+	"github.com/chopin-desktop/chopin/config"
+	"github.com/chopin-desktop/chopin/instance"
 	"github.com/chopin-desktop/chopin/mcpserver"
 	"github.com/chopin-desktop/chopin/plannerhost"
 	"github.com/chopin-desktop/chopin/room"
@@ -38,10 +40,10 @@ import (
 
 // App is one running Chopin: its store, its listener and its HTTP server.
 type App struct {
-	cfg       Config
+	cfg       config.Config
 	log       *slog.Logger
 	store     *store.Store
-	instance  *Instance
+	instance  *instance.Lock
 	listener  net.Listener
 	maxConns  int // the connections the listener holds at once
 	origin    string
@@ -65,8 +67,8 @@ type App struct {
 
 // New opens the data directory, binds the listener and builds the server,
 // but serves nothing until Run. A second process on the same data directory
-// gets an *AlreadyRunningError naming the running instance's origin.
-func New(cfg Config, logger *slog.Logger) (*App, error) {
+// gets an *instance.AlreadyRunningError naming the running instance's origin.
+func New(cfg config.Config, logger *slog.Logger) (*App, error) {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
@@ -76,9 +78,8 @@ func New(cfg Config, logger *slog.Logger) (*App, error) {
 	// A folder Chopin ran in before has its lock file; its database must
 	// be there (checked once the lock is held, so no other process is
 	// creating it).
-	_, lockErr := os.Stat(filepath.Join(cfg.DataDir, instanceLockFile))
-	usedBefore := lockErr == nil
-	inst, err := AcquireInstance(cfg.DataDir)
+	usedBefore := instance.RanBefore(cfg.DataDir)
+	inst, err := instance.Acquire(cfg.DataDir)
 	if err != nil {
 		return nil, err
 	}
@@ -220,9 +221,9 @@ func (a *App) URL() string { return a.origin }
 // Store gives tests and commands access to the database.
 func (a *App) Store() *store.Store { return a.store }
 
-// Config is the configuration the app runs with, for tests that start it
+// config.Config is the configuration the app runs with, for tests that start it
 // again on the same directories.
-func (a *App) Config() Config { return a.cfg }
+func (a *App) Config() config.Config { return a.cfg }
 
 // AgentToken is the local agent token the app accepts now.
 func (a *App) AgentToken() string {

@@ -14,6 +14,8 @@ import (
 
 	"github.com/gorilla/websocket"
 	"github.com/labstack/echo/v4"
+
+	"github.com/chopin-desktop/chopin/instance"
 )
 
 // The local account signs in to the browser through a one-time launch link
@@ -84,11 +86,11 @@ type agentToken struct {
 }
 
 func loadAgentToken(dir string) (*agentToken, error) {
-	v, err := LoadOrCreateAgentToken(dir)
+	v, err := instance.LoadOrCreateAgentToken(dir)
 	if err != nil {
 		return nil, err
 	}
-	fi, _ := os.Stat(AgentTokenPath(dir))
+	fi, _ := os.Stat(instance.AgentTokenPath(dir))
 	return &agentToken{dir: dir, value: v, file: fi}, nil
 }
 
@@ -102,7 +104,7 @@ func (t *agentToken) matches(bearer string) bool {
 // refresh reads the token again when its file is another one, or changed,
 // since it was read.
 func (t *agentToken) refresh() {
-	fi, err := os.Stat(AgentTokenPath(t.dir))
+	fi, err := os.Stat(instance.AgentTokenPath(t.dir))
 	if err != nil {
 		return
 	}
@@ -120,8 +122,8 @@ func (t *agentToken) refresh() {
 // reload re-reads the file and reports whether the token changed, and the
 // value it replaced: links attached with that one must close.
 func (t *agentToken) reload() (old string, changed bool, err error) {
-	fi, _ := os.Stat(AgentTokenPath(t.dir))
-	v, err := LoadOrCreateAgentToken(t.dir)
+	fi, _ := os.Stat(instance.AgentTokenPath(t.dir))
+	v, err := instance.LoadOrCreateAgentToken(t.dir)
 	if err != nil {
 		return "", false, err
 	}

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/chopin-desktop/chopin/app/apptest"
+	"github.com/chopin-desktop/chopin/cli"
 	"github.com/chopin-desktop/chopin/store"
 )
 
@@ -89,7 +90,7 @@ func TestBackupWhileEditing(t *testing.T) {
 	backup := filepath.Join(t.TempDir(), "chopin-backup.db")
 	env := apptest.Env(dir)
 	var stdout, stderr bytes.Buffer
-	cli := &CLI{Stdout: &stdout, Stderr: &stderr, Getenv: func(k string) string { return env[k] }}
+	cli := &cli.CLI{Local: Local{}, Stdout: &stdout, Stderr: &stderr, Getenv: func(k string) string { return env[k] }}
 	code := cli.Run(context.Background(), []string{"backup", backup})
 	mu.Lock()
 	during := acked
@@ -146,7 +147,7 @@ func TestBackupWhenNotRunning(t *testing.T) {
 	backup := filepath.Join(t.TempDir(), "b.db")
 	env := apptest.Env(dir)
 	var stdout, stderr bytes.Buffer
-	cli := &CLI{Stdout: &stdout, Stderr: &stderr, Getenv: func(k string) string { return env[k] }}
+	cli := &cli.CLI{Local: Local{}, Stdout: &stdout, Stderr: &stderr, Getenv: func(k string) string { return env[k] }}
 	if code := cli.Run(context.Background(), []string{"backup", backup}); code != 0 ||
 		!strings.Contains(stdout.String(), "(Chopin is not running)") {
 		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", code, &stdout, &stderr)

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/chopin-desktop/chopin/app/apptest"
+	"github.com/chopin-desktop/chopin/instance"
 )
 
 func TestCatalogCreateAndRead(t *testing.T) {
@@ -252,7 +253,7 @@ func TestAccessRules(t *testing.T) {
 	}
 
 	// Scripts use the agent token; a wrong one is 401.
-	token, err := ReadAgentToken(ta.app.cfg.ConfigDir)
+	token, err := instance.ReadAgentToken(ta.app.cfg.ConfigDir)
 	if err != nil {
 		t.Fatal(err)
 	}

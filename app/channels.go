@@ -10,6 +10,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/chopin-desktop/chopin/ident"
 	"github.com/chopin-desktop/chopin/store"
 )
 
@@ -64,7 +65,7 @@ func rfc3339(ms int64) string {
 // channel resolves the :channelId of a route.
 func (a *App) channel(c echo.Context) (store.Channel, error) {
 	id := c.Param("channelId")
-	if !store.ValidChannelID(id) {
+	if !ident.ValidDocumentID(id) {
 		return store.Channel{}, badRequest("invalid-channel-id", "The document ID "+strconv.Quote(id)+" is not a lowercase UUID.")
 	}
 	return a.store.Channel(c.Request().Context(), id)

@@ -7,15 +7,17 @@ package app
 import (
 	"bytes"
 	"context"
-	"os/user"
 	"strings"
 	"testing"
+
+	"github.com/chopin-desktop/chopin/app/apptest"
+	"github.com/chopin-desktop/chopin/cli"
 )
 
 func runRepoAdd(t *testing.T, env map[string]string, args ...string) (int, string, string) {
 	t.Helper()
 	var stdout, stderr bytes.Buffer
-	cli := &CLI{Stdout: &stdout, Stderr: &stderr, Getenv: func(k string) string { return env[k] }}
+	cli := &cli.CLI{Local: Local{}, Stdout: &stdout, Stderr: &stderr, Getenv: func(k string) string { return env[k] }}
 	code := cli.Run(context.Background(), append([]string{"repo", "add"}, args...))
 	return code, stdout.String(), stderr.String()
 }
@@ -65,8 +67,7 @@ func TestRepoAddRunning(t *testing.T) {
 }
 
 func TestRepoAddNotRunning(t *testing.T) {
-	fakeUser(t, &user.User{Username: "ada"})
-	env := map[string]string{"CHOPIN_CONFIG_DIR": t.TempDir(), "CHOPIN_DATA_DIR": t.TempDir()}
+	env := apptest.Env(t.TempDir())
 	dir := gitCheckout(t, "git@github.com:octo/engine.git")
 	if code, out, errs := runRepoAdd(t, env, dir); code != 0 || out != "Registered octo/engine, with its local checkout at "+dir+".\n" {
 		t.Fatalf("exit %d, %q, %q", code, out, errs)

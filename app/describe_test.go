@@ -24,6 +24,7 @@ import (
 	"github.com/chopin-desktop/chopin/agentconn/client"
 	"github.com/chopin-desktop/chopin/agentconn/wire"
 	"github.com/chopin-desktop/chopin/app/apptest"
+	"github.com/chopin-desktop/chopin/config"
 )
 
 // describingPlanner answers isolated turns: a chunk's turn with answer(its
@@ -106,7 +107,7 @@ func describeByFirstLine(material string) string {
 	return descriptionJSON("Plan for " + strings.TrimPrefix(first, "# "))
 }
 
-func describeConfig(t *testing.T, debounce time.Duration) Config {
+func describeConfig(t *testing.T, debounce time.Duration) config.Config {
 	cfg := testConfig(t, t.TempDir())
 	cfg.DescriptionDebounce = debounce
 	cfg.JobBackoff = time.Millisecond

@@ -18,11 +18,12 @@ import (
 	"github.com/chopin-desktop/chopin/picture"
 	"github.com/chopin-desktop/chopin/room"
 	"github.com/chopin-desktop/chopin/store"
+	"github.com/chopin-desktop/chopin/version"
 )
 
 func (a *App) newMCP() *mcpserver.Server {
 	m := mcpStore{a}
-	return mcpserver.New(m, m, m, m, mcpserver.Options{Origin: a.origin, Version: Version, Logger: a.log})
+	return mcpserver.New(m, m, m, m, mcpserver.Options{Origin: a.origin, Version: version.Version, Logger: a.log})
 }
 
 var (

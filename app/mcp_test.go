@@ -27,6 +27,9 @@ import (
 
 	"github.com/chopin-desktop/chopin/agentconn/client"
 	"github.com/chopin-desktop/chopin/app/apptest"
+	"github.com/chopin-desktop/chopin/cli"
+	"github.com/chopin-desktop/chopin/instance"
+	"github.com/chopin-desktop/chopin/version"
 )
 
 // bearerTransport adds the agent token to every request.
@@ -128,7 +131,7 @@ func TestMCPInitializeAndTools(t *testing.T) {
 	ta := startApp(t)
 	cs := ta.mcpSession("test-client")
 	init := cs.InitializeResult()
-	if init.ServerInfo.Name != "chopin" || init.ServerInfo.Version != Version || init.Capabilities.Tools == nil {
+	if init.ServerInfo.Name != "chopin" || init.ServerInfo.Version != version.Version || init.Capabilities.Tools == nil {
 		t.Fatalf("initialize: %+v", init)
 	}
 	for _, tool := range []string{"create_document", "update_document", "rename_document", "archive_document",
@@ -473,7 +476,7 @@ func TestMCPTransportAndAuth(t *testing.T) {
 
 	// A rotation takes effect at once: the old token is refused on the next
 	// request, the new one admitted.
-	newToken, err := RotateAgentToken(ta.app.cfg.ConfigDir)
+	newToken, err := instance.RotateAgentToken(ta.app.cfg.ConfigDir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -616,7 +619,7 @@ func mcpCommand(t *testing.T, env map[string]string) (*mcp.ClientSession, *appte
 	stdinR, stdinW := io.Pipe()
 	stdoutR, stdoutW := io.Pipe()
 	stderr := &apptest.Buffer{}
-	cli := &CLI{Stdin: stdinR, Stdout: stdoutW, Stderr: stderr, Getenv: func(k string) string { return env[k] }}
+	cli := &cli.CLI{Local: Local{}, Stdin: stdinR, Stdout: stdoutW, Stderr: stderr, Getenv: func(k string) string { return env[k] }}
 	done := make(chan int, 1)
 	go func() {
 		code := cli.Run(context.Background(), []string{"mcp"})

@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/chopin-desktop/chopin/app/apptest"
+	"github.com/chopin-desktop/chopin/cli"
+	"github.com/chopin-desktop/chopin/instance"
 )
 
 // planFixture is a plan file with what a file can hold that an editor
@@ -19,10 +21,10 @@ const planFixture = "# Launch plan 🚀\r\n\r\nWe ship in three steps — safely
 	"<Tabs>\r\n<Tab title=\"Linux\">\r\n\r\n```sh\r\nmake launch\r\n```\r\n\r\n</Tab>\r\n</Tabs>\r\n\r\n" +
 	"```mermaid\r\ngraph TD; A-->B\r\n```\r\n\r\n| a | b |\r\n|---|---|\r\n| ✓ | ✗ |"
 
-func cliIn(dir string) (*CLI, *bytes.Buffer, *bytes.Buffer) {
+func cliIn(dir string) (*cli.CLI, *bytes.Buffer, *bytes.Buffer) {
 	env := apptest.Env(dir)
 	var stdout, stderr bytes.Buffer
-	return &CLI{Stdout: &stdout, Stderr: &stderr, Getenv: func(k string) string { return env[k] }}, &stdout, &stderr
+	return &cli.CLI{Local: Local{}, Stdout: &stdout, Stderr: &stderr, Getenv: func(k string) string { return env[k] }}, &stdout, &stderr
 }
 
 // chopin import then chopin export gives the file back byte for byte,
@@ -127,7 +129,7 @@ func TestExportImportWhenNotRunning(t *testing.T) {
 	if code := cli.Run(context.Background(), []string{"export", "acme/rocket/offline"}); code != 0 || stdout.String() != planFixture {
 		t.Fatalf("export: exit %d, %q %s", code, stdout, stderr)
 	}
-	if _, err := FindInstance(filepath.Join(dir, "data")); err != ErrNotRunning {
+	if _, err := instance.Find(filepath.Join(dir, "data")); err != instance.ErrNotRunning {
 		t.Errorf("after the commands: %v, want Chopin not running", err)
 	}
 }

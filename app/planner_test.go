@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/chopin-desktop/chopin/app/apptest"
+	"github.com/chopin-desktop/chopin/cli"
 	"github.com/chopin-desktop/chopin/plannerhost"
 	"github.com/chopin-desktop/chopin/room"
 )
@@ -128,7 +129,7 @@ type plannerCLI struct {
 func runPlanner(t testing.TB, env map[string]string, args ...string) *plannerCLI {
 	t.Helper()
 	c := apptest.StartCommand(t, "chopin planner", func(ctx context.Context, stdout, stderr io.Writer) int {
-		c := &CLI{Stdout: stdout, Stderr: stderr, Getenv: func(k string) string { return env[k] }}
+		c := &cli.CLI{Local: Local{}, Stdout: stdout, Stderr: stderr, Getenv: func(k string) string { return env[k] }, ACP: testACP}
 		return c.Run(ctx, append([]string{"planner"}, args...))
 	})
 	return &plannerCLI{Command: c, stdout: c.Stdout, stderr: c.Stderr}

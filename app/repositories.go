@@ -7,15 +7,13 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"os"
-	"path/filepath"
 	"strings"
 	"time"
-	"unicode"
 
 	"github.com/labstack/echo/v4"
 
 	"github.com/chopin-desktop/chopin/checkout"
+	"github.com/chopin-desktop/chopin/fault"
 	"github.com/chopin-desktop/chopin/redact"
 	"github.com/chopin-desktop/chopin/store"
 )
@@ -56,7 +54,7 @@ func (a *App) toRepositoryJSON(ctx context.Context, r store.Repository) reposito
 	defer cancel()
 	info, err := checkout.Inspect(ctx, r.Path)
 	if err != nil {
-		out.Checkout = &checkoutJSON{Git: checkout.GitInstalled(), Problem: sentence(err.Error())}
+		out.Checkout = &checkoutJSON{Git: checkout.GitInstalled(), Problem: fault.Sentence(err.Error())}
 		return out
 	}
 	out.Checkout = &checkoutJSON{Git: info.Git, Branch: info.Branch, Head: info.Head, Origin: redact.Text(info.Origin),
@@ -146,39 +144,16 @@ func (a *App) handleRepositoryUpdate(c echo.Context) error {
 // at the top of a Git work tree (with ~ for the home folder). It returns
 // it absolute and clean, "" for none.
 func checkoutPath(ctx context.Context, p string) (string, error) {
-	p = strings.TrimSpace(p)
-	if p == "" {
+	if strings.TrimSpace(p) == "" {
 		return "", nil
-	}
-	if p == "~" || strings.HasPrefix(p, "~/") || strings.HasPrefix(p, `~\`) {
-		if home, err := os.UserHomeDir(); err == nil {
-			p = filepath.Join(home, p[1:])
-		}
-	}
-	abs, err := filepath.Abs(p)
-	if err != nil {
-		return "", badRequest("invalid-path", "The path "+p+" cannot be resolved.")
 	}
 	ctx, cancel := context.WithTimeout(ctx, inspectTimeout)
 	defer cancel()
-	if _, err := checkout.Inspect(ctx, abs); err != nil {
-		return "", badRequest("invalid-path", sentence(err.Error()))
+	abs, err := checkout.Dir(ctx, p)
+	if err != nil {
+		return "", badRequest("invalid-path", fault.Sentence(err.Error()))
 	}
 	return abs, nil
-}
-
-// sentence capitalizes a message and ends it with a full stop.
-func sentence(s string) string {
-	r := []rune(s)
-	if len(r) == 0 {
-		return s
-	}
-	r[0] = unicode.ToUpper(r[0])
-	s = string(r)
-	if !strings.HasSuffix(s, ".") {
-		s += "."
-	}
-	return s
 }
 
 // repository resolves the :owner/:repository of a route.

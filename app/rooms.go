@@ -10,6 +10,7 @@ import (
 	"github.com/gorilla/websocket"
 	"github.com/labstack/echo/v4"
 
+	"github.com/chopin-desktop/chopin/ident"
 	"github.com/chopin-desktop/chopin/room"
 	"github.com/chopin-desktop/chopin/store"
 )
@@ -265,7 +266,7 @@ func (a *App) handleRoomSocket(c echo.Context) error {
 		return badRequest("websocket-required", "This address takes a WebSocket upgrade.")
 	}
 	id := c.QueryParam("channel")
-	if !store.ValidChannelID(id) {
+	if !ident.ValidDocumentID(id) {
 		return badRequest("invalid-channel-id", "Name the document as /ws?channel=<document ID>.")
 	}
 	ch, err := a.store.Channel(r.Context(), id)

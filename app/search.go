@@ -10,6 +10,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/chopin-desktop/chopin/ident"
 	"github.com/chopin-desktop/chopin/store"
 )
 
@@ -38,7 +39,7 @@ func (a *App) handleSearch(c echo.Context) error {
 	}
 	ctx := c.Request().Context()
 	if full := q.Get("repository"); full != "" {
-		owner, name, err := store.ParseRepositoryName(full)
+		owner, name, err := ident.ParseRepository(full)
 		if err != nil {
 			return err
 		}

@@ -4,6 +4,8 @@ import (
 	"net/http"
 
 	"github.com/labstack/echo/v4"
+
+	"github.com/chopin-desktop/chopin/version"
 )
 
 // sessionJSON is what the UI learns about who it is and what this server
@@ -28,7 +30,7 @@ func (a *App) handleSession(c echo.Context) error {
 		AuthMode:  a.cfg.AuthMode,
 		Origin:    a.origin,
 		MCPURL:    a.origin + "/mcp",
-		Version:   Build().Version,
+		Version:   version.Build().Version,
 		Features:  map[string]bool{"agent": a.cfg.Agent, "research": false},
 		DataDir:   a.cfg.DataDir,
 		ConfigDir: a.cfg.ConfigDir,

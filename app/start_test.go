@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/chopin-desktop/chopin/app/apptest"
+	"github.com/chopin-desktop/chopin/config"
 )
 
 // What app's end-to-end tests need beyond package apptest: the App built
@@ -17,10 +18,10 @@ type testApp struct {
 
 // testConfig is the configuration of a test instance in dir, signed in
 // as Ada.
-func testConfig(t testing.TB, dir string) Config {
+func testConfig(t testing.TB, dir string) config.Config {
 	t.Helper()
 	env := apptest.Env(dir)
-	cfg, err := LoadConfig(Flags{}, func(k string) string { return env[k] })
+	cfg, err := config.Load(config.Flags{}, func(k string) string { return env[k] })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,7 +34,7 @@ func startApp(t testing.TB) *testApp {
 	return startAppWith(t, testConfig(t, t.TempDir()))
 }
 
-func startAppWith(t testing.TB, cfg Config) *testApp {
+func startAppWith(t testing.TB, cfg config.Config) *testApp {
 	t.Helper()
 	a, err := New(cfg, testLogger(t))
 	if err != nil {

@@ -4,7 +4,11 @@ package fault
 // the kinds Chopin's refusals need; a new kind also needs a status in the
 // app's error handler.
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+	"unicode"
+)
 
 // A Kind is what sort of failure an error is: what a caller can do about
 // it, whatever the particular code. It is an error itself, so
@@ -57,4 +61,19 @@ func (e *Error) Unwrap() error {
 		return nil
 	}
 	return e.Kind
+}
+
+// Sentence is a message as a person reads it: its first letter upper case
+// and a full stop at its end.
+func Sentence(s string) string {
+	r := []rune(s)
+	if len(r) == 0 {
+		return s
+	}
+	r[0] = unicode.ToUpper(r[0])
+	s = string(r)
+	if !strings.HasSuffix(s, ".") {
+		s += "."
+	}
+	return s
 }

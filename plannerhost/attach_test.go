@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/chopin-desktop/chopin/agentconn/client"
-	"github.com/chopin-desktop/chopin/app"
 	"github.com/chopin-desktop/chopin/app/apptest"
+	"github.com/chopin-desktop/chopin/instance"
 	"github.com/chopin-desktop/chopin/plannerhost"
 )
 
@@ -174,7 +174,7 @@ func TestAgentRevoked(t *testing.T) {
 	l = ta.attach(ch.ID, client.Handler{})
 
 	old := ta.Token()
-	if _, err := app.RotateAgentToken(ta.app.Config().ConfigDir); err != nil {
+	if _, err := instance.RotateAgentToken(ta.app.Config().ConfigDir); err != nil {
 		t.Fatal(err)
 	}
 	wantRefused(t, closed(t, l), "access-revoked", 4403,

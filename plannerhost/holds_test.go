@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/chopin-desktop/chopin/agentconn/wire"
-	"github.com/chopin-desktop/chopin/app"
 	"github.com/chopin-desktop/chopin/app/apptest"
+	"github.com/chopin-desktop/chopin/instance"
 	"github.com/chopin-desktop/chopin/plannerhost"
 )
 
@@ -173,7 +173,7 @@ func TestAgentHoldEndedByTokenRotation(t *testing.T) {
 	ch := ta.CreateDocument("octo/plans", "Plan")
 	session, _ := ta.parked(ch.ID)
 	old := ta.Token()
-	if _, err := app.RotateAgentToken(ta.app.Config().ConfigDir); err != nil {
+	if _, err := instance.RotateAgentToken(ta.app.Config().ConfigDir); err != nil {
 		t.Fatal(err)
 	}
 	ta.wantEnded(ch.ID, true) // the watcher notices within a second

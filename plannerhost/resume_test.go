@@ -10,8 +10,8 @@ import (
 	"github.com/gorilla/websocket"
 
 	"github.com/chopin-desktop/chopin/agentconn/wire"
-	"github.com/chopin-desktop/chopin/app"
 	"github.com/chopin-desktop/chopin/app/apptest"
+	"github.com/chopin-desktop/chopin/config"
 )
 
 // resumable-sessions and restart-notice against the real app, with a client
@@ -211,7 +211,7 @@ func checkDelivered(t *testing.T, ta *testApp, ra *rawAgent, channelID, session 
 // features that asks a question, restarts Chopin (the link closes with
 // 1012) and returns the new process with the question's session and
 // Decision.
-func questionAcrossRestart(t *testing.T, cfg app.Config, features string) (*testApp, apptest.Document, string, string) {
+func questionAcrossRestart(t *testing.T, cfg config.Config, features string) (*testApp, apptest.Document, string, string) {
 	t.Helper()
 	ta := startAppWith(t, cfg)
 	ta.AddRepository("octo/plans")

@@ -7,6 +7,8 @@ import (
 
 	"github.com/chopin-desktop/chopin/app"
 	"github.com/chopin-desktop/chopin/app/apptest"
+	"github.com/chopin-desktop/chopin/cli"
+	"github.com/chopin-desktop/chopin/config"
 )
 
 // What the bridge's end-to-end tests need beyond package apptest: the
@@ -21,10 +23,10 @@ type testApp struct {
 
 // testConfig is the configuration of a test instance in dir, signed in
 // as Ada.
-func testConfig(t testing.TB, dir string) app.Config {
+func testConfig(t testing.TB, dir string) config.Config {
 	t.Helper()
 	env := apptest.Env(dir)
-	cfg, err := app.LoadConfig(app.Flags{}, func(k string) string { return env[k] })
+	cfg, err := config.Load(config.Flags{}, func(k string) string { return env[k] })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,7 +39,7 @@ func startApp(t testing.TB) *testApp {
 	return startAppWith(t, testConfig(t, t.TempDir()))
 }
 
-func startAppWith(t testing.TB, cfg app.Config) *testApp {
+func startAppWith(t testing.TB, cfg config.Config) *testApp {
 	t.Helper()
 	a, err := app.New(cfg, nil)
 	if err != nil {
@@ -54,7 +56,7 @@ const plannerAPIKey = "sk-planner-test-key"
 func runPlanner(t *testing.T, env map[string]string, args ...string) *apptest.Command {
 	t.Helper()
 	return apptest.StartCommand(t, "chopin planner", func(ctx context.Context, stdout, stderr io.Writer) int {
-		c := &app.CLI{Stdout: stdout, Stderr: stderr, Getenv: func(k string) string { return env[k] }}
+		c := &cli.CLI{Local: app.Local{}, Stdout: stdout, Stderr: stderr, Getenv: func(k string) string { return env[k] }}
 		return c.Run(ctx, append([]string{"planner"}, args...))
 	})
 }

@@ -18,7 +18,7 @@ if [ -n "$(git status --porcelain)" ]; then
 	commit="$commit+modified"
 fi
 date=$(git show -s --format=%cI HEAD) # the commit's date: the same tree gives the same archives
-pkg=github.com/chopin-desktop/chopin/app
+pkg=github.com/chopin-desktop/chopin/version
 dist=dist
 rm -rf "$dist"
 mkdir -p "$dist"

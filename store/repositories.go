@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/google/uuid"
+
+	"github.com/chopin-desktop/chopin/ident"
 )
 
 // Repository is a registered owner/name with an optional local checkout. Its
@@ -24,56 +26,10 @@ type Repository struct {
 // FullName is owner/name.
 func (r Repository) FullName() string { return r.Owner + "/" + r.Name }
 
-// ParseRepositoryName splits "owner/name" and checks both parts against
-// GitHub's rules, so a name registered here is one GitHub could also hold.
-func ParseRepositoryName(full string) (owner, name string, err error) {
-	owner, name, ok := strings.Cut(full, "/")
-	if !ok {
-		return "", "", invalid("invalid-repository", "%q is not owner/name", full)
-	}
-	if !validOwner(owner) {
-		return "", "", invalid("invalid-repository",
-			"owner %q must be 1 to 39 letters, digits or single hyphens, not starting or ending with a hyphen", owner)
-	}
-	if !validRepoName(name) {
-		return "", "", invalid("invalid-repository",
-			"repository name %q must be 1 to 100 letters, digits, '.', '_' or '-', and not '.' or '..'", name)
-	}
-	return owner, name, nil
-}
-
-func validOwner(s string) bool {
-	if len(s) < 1 || len(s) > 39 || s[0] == '-' || s[len(s)-1] == '-' || strings.Contains(s, "--") {
-		return false
-	}
-	for _, c := range []byte(s) {
-		if !isASCIIAlnum(c) && c != '-' {
-			return false
-		}
-	}
-	return true
-}
-
-func validRepoName(s string) bool {
-	if len(s) < 1 || len(s) > 100 || s == "." || s == ".." {
-		return false
-	}
-	for _, c := range []byte(s) {
-		if !isASCIIAlnum(c) && c != '-' && c != '_' && c != '.' {
-			return false
-		}
-	}
-	return true
-}
-
-func isASCIIAlnum(c byte) bool {
-	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
-}
-
 // AddRepository registers owner/name with an optional checkout path. A name
 // that is already registered (in any letter case) is a conflict.
 func (s *Store) AddRepository(ctx context.Context, fullName, path string) (Repository, error) {
-	owner, name, err := ParseRepositoryName(fullName)
+	owner, name, err := ident.ParseRepository(fullName)
 	if err != nil {
 		return Repository{}, err
 	}
@@ -97,7 +53,7 @@ func (s *Store) AddRepository(ctx context.Context, fullName, path string) (Repos
 // EnsureRepository registers owner/name unless it is already there, and sets
 // its checkout path. The config file's repositories go through here at start.
 func (s *Store) EnsureRepository(ctx context.Context, fullName, path string) (Repository, error) {
-	owner, name, err := ParseRepositoryName(fullName)
+	owner, name, err := ident.ParseRepository(fullName)
 	if err != nil {
 		return Repository{}, err
 	}

@@ -54,12 +54,3 @@ var channelNamespace = uuid.MustParse("6f0c1f1e-8d8b-4a4c-9b3e-3c1d0f6a2b7e")
 func ChannelID(repositoryNodeID, key string) string {
 	return uuid.NewHash(sha256.New(), channelNamespace, []byte(repositoryNodeID+"\x00"+key), 5).String()
 }
-
-// ValidChannelID reports whether s is a lowercase UUID of version 4 or 5.
-func ValidChannelID(s string) bool {
-	u, err := uuid.Parse(s)
-	if err != nil || len(s) != 36 || strings.ToLower(s) != s {
-		return false
-	}
-	return u.Version() == 4 || u.Version() == 5
-}

@@ -1,0 +1,133 @@
+package cli
+
+// chopin backup FILE [--force]: a consistent copy of the database, through
+// the running Chopin when there is one (GET /api/backup), else read
+// directly from the data directory. The copy is written beside FILE under
+// another name, checked with integrity_check, and only then given its name,
+// so FILE is never a half-written copy.
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/chopin-desktop/chopin/config"
+	"github.com/chopin-desktop/chopin/instance"
+)
+
+const backupUsage = `Usage: chopin backup FILE [--force] [flags]
+
+Writes a copy of Chopin's database to FILE, consistent even while Chopin
+runs and people edit, and checks it with SQLite's integrity check. Through
+the running Chopin when there is one, else straight from the data directory.
+
+To restore a backup: quit Chopin, replace chopin.db in the data directory
+with the backup (and delete chopin.db-wal and chopin.db-shm beside it, if
+they are there), and start Chopin.
+
+  --force          replace FILE if it exists
+`
+
+func setupBackup(fs *flag.FlagSet) func(context.Context, *CLI, config.Flags) int {
+	force := fs.Bool("force", false, "")
+	return func(ctx context.Context, c *CLI, flags config.Flags) int {
+		if fs.NArg() != 1 {
+			fmt.Fprint(c.Stderr, "chopin backup: name the file to write, such as chopin backup ~/chopin-backup.db\nRun \"chopin backup --help\" for usage.\n")
+			return exitUsage
+		}
+		cfg, ok := c.loadConfig(flags)
+		if !ok {
+			return exitError
+		}
+		dest, err := filepath.Abs(fs.Arg(0))
+		if err == nil {
+			err = c.backup(ctx, cfg, dest, *force)
+		}
+		if err != nil {
+			fmt.Fprintf(c.Stderr, "chopin backup: %v\n", err)
+			return exitError
+		}
+		return exitOK
+	}
+}
+
+func (c *CLI) backup(ctx context.Context, cfg config.Config, dest string, force bool) error {
+	if c.Local == nil {
+		return errors.New("this chopin cannot read Chopin's database")
+	}
+	if info, err := os.Stat(dest); err == nil {
+		if info.IsDir() {
+			return fmt.Errorf("%s is a directory; name the file to write", dest)
+		}
+		if !force {
+			return fmt.Errorf("%s already exists; add --force to replace it", dest)
+		}
+	}
+	// The partial copy sits in FILE's own directory, so the rename that
+	// finishes it stays on one disk.
+	partial := fmt.Sprintf("%s.partial-%d", dest, os.Getpid())
+	os.Remove(partial)
+	defer os.Remove(partial)
+
+	how := "through the running Chopin"
+	api, err := runningClient(ctx, cfg)
+	switch {
+	case errors.Is(err, instance.ErrNotRunning):
+		how = "from " + cfg.DataDir + " (Chopin is not running)"
+		err = c.Local.Backup(ctx, cfg.DataDir, partial)
+	case err == nil:
+		err = api.download(ctx, "/api/backup", partial)
+	}
+	if err != nil {
+		return err
+	}
+	if err := c.Local.CheckBackup(ctx, partial); err != nil {
+		return err
+	}
+	if !force {
+		if _, err := os.Lstat(dest); err == nil {
+			return fmt.Errorf("%s appeared while the backup was written; add --force to replace it", dest)
+		}
+	}
+	if err := os.Rename(partial, dest); err != nil {
+		return err
+	}
+	info, err := os.Stat(dest)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(c.Stdout, "Backed up Chopin's database %s to %s (%d bytes); it passed SQLite's integrity check.\n"+
+		"To restore it: quit Chopin, put it in place of %s, and start Chopin.\n",
+		how, dest, info.Size(), filepath.Join(cfg.DataDir, "chopin.db"))
+	return nil
+}
+
+// download writes the body of GET path to a new file at dest.
+func (api *client) download(ctx context.Context, path, dest string) error {
+	resp, err := api.do(ctx, "GET", path, "", nil)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	f, err := os.OpenFile(dest, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if errors.Is(err, fs.ErrExist) {
+		return fmt.Errorf("%s already exists", dest)
+	}
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(f, resp.Body); err != nil {
+		f.Close()
+		return fmt.Errorf("copy the backup from Chopin at %s: %w", api.origin, err)
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}

@@ -1,0 +1,151 @@
+package cli
+
+// chopin export and chopin import: a document's plan as a Markdown file,
+// and a Markdown file as a new document. Both go through the HTTP API of
+// the running Chopin (plan.md, imports), so a file is checked, and a new
+// document made, exactly as the UI does it, and people with the document
+// open see the result at once. When Chopin is not running, the command
+// starts it inside itself for the moment it needs, on a free port and
+// without a browser: the same code path, the same single-instance lock,
+// and nothing started is left running.
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"path/filepath"
+
+	"github.com/chopin-desktop/chopin/config"
+	"github.com/chopin-desktop/chopin/ident"
+)
+
+const exportUsage = `Usage: chopin export DOCUMENT [-o FILE] [--decisions=inline] [flags]
+
+Writes a document's plan as Markdown, exactly as its source: to standard
+output, or to FILE. DOCUMENT is the document's address as the browser shows
+it (http://127.0.0.1:8787/documents/owner/name/slug), owner/name/slug, or
+its ID.
+
+  -o FILE              write to FILE instead of standard output
+  --decisions=inline   write each decision card as its question and answer
+                       (a Markdown quote) instead of its <Decision id="..." /> line
+`
+
+const importUsage = `Usage: chopin import FILE --repository owner/name [--title TITLE] [flags]
+
+Creates a document in the repository from a Markdown file, checked as any
+plan is: a file that cannot become a plan is refused with each problem and
+its line. The title is TITLE, else the file's first "# " heading, else the
+file's name. Prints the new document's address.
+
+  --repository owner/name   the registered repository the document belongs to
+  --title TITLE             the document's title
+`
+
+func setupExport(fs *flag.FlagSet) func(context.Context, *CLI, config.Flags) int {
+	out := fs.String("o", "", "")
+	decisions := fs.String("decisions", "keep", "")
+	return func(ctx context.Context, c *CLI, flags config.Flags) int {
+		if fs.NArg() != 1 {
+			fmt.Fprint(c.Stderr, "chopin export: name one document: its address, owner/name/slug, or its ID.\nRun \"chopin export --help\" for usage.\n")
+			return exitUsage
+		}
+		if *decisions != "keep" && *decisions != "inline" {
+			fmt.Fprintf(c.Stderr, "chopin export: --decisions must be inline or keep, not %q\n", *decisions)
+			return exitUsage
+		}
+		cfg, ok := c.loadConfig(flags)
+		if !ok {
+			return exitError
+		}
+		err := c.withAPI(ctx, cfg, func(api *client) error {
+			id, err := api.documentID(ctx, fs.Arg(0))
+			if err != nil {
+				return err
+			}
+			path := "/api/channels/" + id + "/plan.md?decisions=" + *decisions
+			if *out == "" {
+				resp, err := api.do(ctx, "GET", path, "", nil)
+				if err != nil {
+					return err
+				}
+				defer resp.Body.Close()
+				_, err = io.Copy(c.Stdout, resp.Body)
+				return err
+			}
+			dest, err := filepath.Abs(*out)
+			if err != nil {
+				return err
+			}
+			partial := fmt.Sprintf("%s.partial-%d", dest, os.Getpid())
+			os.Remove(partial)
+			defer os.Remove(partial)
+			if err := api.download(ctx, path, partial); err != nil {
+				return err
+			}
+			return os.Rename(partial, dest)
+		})
+		if err != nil {
+			fmt.Fprintf(c.Stderr, "chopin export: %v\n", err)
+			return exitError
+		}
+		return exitOK
+	}
+}
+
+func setupImport(fs *flag.FlagSet) func(context.Context, *CLI, config.Flags) int {
+	repository := fs.String("repository", "", "")
+	title := fs.String("title", "", "")
+	return func(ctx context.Context, c *CLI, flags config.Flags) int {
+		if fs.NArg() != 1 {
+			fmt.Fprint(c.Stderr, "chopin import: name one Markdown file.\nRun \"chopin import --help\" for usage.\n")
+			return exitUsage
+		}
+		if _, _, err := ident.ParseRepository(*repository); err != nil {
+			fmt.Fprintf(c.Stderr, "chopin import: --repository must name a registered repository as owner/name: %v\n", err)
+			return exitUsage
+		}
+		cfg, ok := c.loadConfig(flags)
+		if !ok {
+			return exitError
+		}
+		file := fs.Arg(0)
+		f, err := os.Open(file)
+		if err != nil {
+			fmt.Fprintf(c.Stderr, "chopin import: %v\n", err)
+			return exitError
+		}
+		defer f.Close()
+		err = c.withAPI(ctx, cfg, func(api *client) error {
+			q := url.Values{"fileName": {filepath.Base(file)}}
+			if *title != "" {
+				q.Set("title", *title)
+			}
+			resp, err := api.do(ctx, "POST", "/api/repositories/"+*repository+"/imports?"+q.Encode(), "text/markdown; charset=utf-8", f)
+			if err != nil {
+				return err
+			}
+			defer resp.Body.Close()
+			var doc document
+			if err := decodeJSON(resp.Body, &doc); err != nil {
+				return err
+			}
+			fmt.Fprintf(c.Stdout, "Imported %s as %q: %s%s\n", file, doc.Title, api.origin, doc.URL)
+			return nil
+		})
+		var refused *apiError
+		if errors.As(err, &refused) {
+			fmt.Fprintf(c.Stderr, "chopin import: %s: %s\n", file, refused.Message)
+			return exitError
+		}
+		if err != nil {
+			fmt.Fprintf(c.Stderr, "chopin import: %v\n", err)
+			return exitError
+		}
+		return exitOK
+	}
+}
