@@ -28,10 +28,7 @@ func nodeACPAgent(t testing.TB) []string {
 
 func TestACPPlannerNodeAgent(t *testing.T) {
 	agent := nodeACPAgent(t)
-	ta := startApp(t)
-	ta.AddRepository("octo/plans")
-	ch := ta.CreateDocument("octo/plans", "Launch")
-	browser := ta.DialRoom(ch.ID)
+	ta, ch, browser := startWithLaunch(t)
 	cli := runPlanner(t, ta.plannerEnv(nil), append([]string{"--acp", "exec", ta.app.URL() + ch.URL, "--"}, agent...)...)
 	t.Cleanup(func() {
 		if t.Failed() {
@@ -90,8 +87,7 @@ func TestACPPlannerNodeAgent(t *testing.T) {
 	// The description the document got at attach came from an isolated
 	// session of the agent's (the agent answers it only there).
 	eventually(t, "the description", func() bool { return descriptionOf(ta.channelNow(t, ch.ID)) == "Plan for Launch" })
-	cli.cancel()
-	if code := cli.wait(t); code != 0 {
+	if code := cli.stop(t); code != 0 {
 		t.Errorf("exit %d", code)
 	}
 }

@@ -396,6 +396,13 @@ func (ta *testApp) runACPPlanner(t *testing.T, mode, docURL string) *plannerCLI 
 	return cli
 }
 
+// sessionsAfterAttach waits for the Planner to attach, then asks the fake
+// agent which session and process answer (message id).
+func (ta *testApp) sessionsAfterAttach(browser *apptest.Room, channelID, id string) string {
+	ta.waitAttached(browser, channelID)
+	return fmt.Sprint(reply(browser, id, "@chopin sessions")["text"])
+}
+
 // waitAttached waits until the document's Planner is attached: the tab's
 // socket says so, or it was already when the tab joined.
 func (ta *testApp) waitAttached(browser *apptest.Room, channelID string) {
@@ -426,10 +433,7 @@ func reply(browser *apptest.Room, id, text string) map[string]any {
 // the agent reads and edits the plan through the MCP server, its own tool
 // call is a row, its MCP call is not shown twice, and its reply streams.
 func TestACPPlannerAnswersInChat(t *testing.T) {
-	ta := startApp(t)
-	ta.AddRepository("octo/plans")
-	ch := ta.CreateDocument("octo/plans", "Launch")
-	browser := ta.DialRoom(ch.ID)
+	ta, ch, browser := startWithLaunch(t)
 	cli := ta.runACPPlanner(t, "script", ta.app.URL()+ch.URL)
 	ta.waitAttached(browser, ch.ID)
 
@@ -506,8 +510,7 @@ func TestACPPlannerAnswersInChat(t *testing.T) {
 	if r := reply(browser, "m2", "@chopin sessions"); !strings.HasPrefix(fmt.Sprint(r["text"]), "acp-session-1, session 1, pid ") {
 		t.Errorf("second turn %v", r)
 	}
-	cli.cancel()
-	if code := cli.wait(t); code != 0 {
+	if code := cli.stop(t); code != 0 {
 		t.Errorf("exit %d; stderr:\n%s", code, cli.stderr)
 	}
 }
@@ -617,8 +620,7 @@ func TestACPPlannerWritesDescriptions(t *testing.T) {
 	if t.Failed() {
 		t.Logf("agent events:\n%s", strings.Join(lines, "\n"))
 	}
-	cli.cancel()
-	cli.wait(t)
+	cli.stop(t)
 }
 
 // TestACPPlannerPermissionStopCrash: a permission request is a Decision
@@ -626,10 +628,7 @@ func TestACPPlannerWritesDescriptions(t *testing.T) {
 // other than the end fails the turn with a sentence; an agent that crashes
 // mid-turn fails it, and the next @chopin starts a new agent.
 func TestACPPlannerPermissionStopCrash(t *testing.T) {
-	ta := startApp(t)
-	ta.AddRepository("octo/plans")
-	ch := ta.CreateDocument("octo/plans", "Launch")
-	browser := ta.DialRoom(ch.ID)
+	ta, ch, browser := startWithLaunch(t)
 	cli := ta.runACPPlanner(t, "script", ta.app.URL()+ch.URL)
 	ta.waitAttached(browser, ch.ID)
 
@@ -685,8 +684,7 @@ func TestACPPlannerPermissionStopCrash(t *testing.T) {
 	if r := reply(browser, "m5", "@chopin sessions"); !strings.HasPrefix(fmt.Sprint(r["text"]), "acp-session-1, session 1, pid ") {
 		t.Errorf("after the crash %v", r)
 	}
-	cli.cancel()
-	cli.wait(t)
+	cli.stop(t)
 }
 
 // TestACPPlannerSilentAgent: an agent that never answers initialize is a
@@ -694,18 +692,14 @@ func TestACPPlannerPermissionStopCrash(t *testing.T) {
 func TestACPPlannerSilentAgent(t *testing.T) {
 	defer func(d time.Duration) { testACP.InitializeTimeout = d }(testACP.InitializeTimeout)
 	testACP.InitializeTimeout = 300 * time.Millisecond
-	ta := startApp(t)
-	ta.AddRepository("octo/plans")
-	ch := ta.CreateDocument("octo/plans", "Launch")
-	browser := ta.DialRoom(ch.ID)
+	ta, ch, browser := startWithLaunch(t)
 	cli := ta.runACPPlanner(t, "silent", ta.app.URL()+ch.URL)
 	ta.waitAttached(browser, ch.ID)
 	r := reply(browser, "m1", "@chopin hello")
 	if r["status"] != "failed" || !strings.Contains(failure(r), "did not answer initialize within 300ms") {
 		t.Errorf("turn %v", r)
 	}
-	cli.cancel()
-	cli.wait(t)
+	cli.stop(t)
 	if !strings.Contains(cli.stderr.String(), "did not answer initialize within 300ms") {
 		t.Errorf("stderr:\n%s", cli.stderr)
 	}
@@ -729,8 +723,7 @@ func TestACPPlannerSessions(t *testing.T) {
 	docURL := ch.ID // its URL names the port, which changes with the restart
 	browser := ta.DialRoom(ch.ID)
 	cli := ta.runACPPlanner(t, "script-load", docURL)
-	ta.waitAttached(browser, ch.ID)
-	first := fmt.Sprint(reply(browser, "m1", "@chopin sessions")["text"])
+	first := ta.sessionsAfterAttach(browser, ch.ID, "m1")
 	if !strings.HasPrefix(first, "acp-session-1, session 1, pid ") {
 		t.Fatalf("first turn %q", first)
 	}
@@ -752,26 +745,21 @@ func TestACPPlannerSessions(t *testing.T) {
 	}
 
 	// The bridge restarts: session/load of the session it kept.
-	cli.cancel()
-	cli.wait(t)
+	cli.stop(t)
 	cli = ta.runACPPlanner(t, "script-load", docURL)
-	ta.waitAttached(browser, ch.ID)
-	loaded := fmt.Sprint(reply(browser, "m3", "@chopin sessions")["text"])
+	loaded := ta.sessionsAfterAttach(browser, ch.ID, "m3")
 	if !strings.HasPrefix(loaded, "acp-session-1, session 0, pid ") || loaded == first {
 		t.Errorf("after the bridge restarted %q", loaded)
 	}
 
 	// Without loadSession: a new session.
-	cli.cancel()
-	cli.wait(t)
+	cli.stop(t)
 	cli = ta.runACPPlanner(t, "script", docURL)
-	ta.waitAttached(browser, ch.ID)
-	fresh := fmt.Sprint(reply(browser, "m4", "@chopin sessions")["text"])
+	fresh := ta.sessionsAfterAttach(browser, ch.ID, "m4")
 	if !strings.HasPrefix(fresh, "acp-session-1, session 1, pid ") || fresh == first {
 		t.Errorf("an agent without loadSession %q", fresh)
 	}
-	cli.cancel()
-	cli.wait(t)
+	cli.stop(t)
 }
 
 // TestACPPlannerCheckoutReads: the agent's working directory is the
@@ -805,8 +793,7 @@ func TestACPPlannerCheckoutReads(t *testing.T) {
 	if r := reply(browser, "m9", "@chopin add a risks section"); r["text"] != "I added a Risks section." {
 		t.Errorf("over stdio: %v", r)
 	}
-	cli.cancel()
-	cli.wait(t)
+	cli.stop(t)
 }
 
 // TestACPPlannerCommandErrors: what a person reads when --acp names no agent
@@ -848,8 +835,7 @@ func TestACPPlannerCommandErrors(t *testing.T) {
 	if r := reply(browser, "m1", "@chopin hello"); r["status"] != "failed" || !strings.HasPrefix(failure(r), missing) {
 		t.Errorf("turn %v", r)
 	}
-	cli.cancel()
-	cli.wait(t)
+	cli.stop(t)
 	if !strings.Contains(cli.stderr.String(), "chopin planner: Launch: "+missing) {
 		t.Errorf("stderr:\n%s", cli.stderr)
 	}

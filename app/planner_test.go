@@ -142,6 +142,13 @@ func (p *plannerCLI) wait(t testing.TB) int {
 	return p.Wait(t, "chopin planner")
 }
 
+// stop interrupts chopin planner, as Ctrl+C does, and waits for its exit.
+func (p *plannerCLI) stop(t testing.TB) int {
+	t.Helper()
+	p.cancel()
+	return p.wait(t)
+}
+
 func (ta *testApp) plannerEnv(model *fakeModelServer) map[string]string {
 	env := map[string]string{
 		"CHOPIN_DATA_DIR":   ta.app.cfg.DataDir,
@@ -158,10 +165,7 @@ func (ta *testApp) plannerEnv(model *fakeModelServer) map[string]string {
 // socket reaches chopin planner, whose model reads and edits the plan, and
 // the reply streams into Chat.
 func TestPlannerCommandAnswersInChat(t *testing.T) {
-	ta := startApp(t)
-	ta.AddRepository("octo/plans")
-	ch := ta.CreateDocument("octo/plans", "Launch")
-	browser := ta.DialRoom(ch.ID)
+	ta, ch, browser := startWithLaunch(t)
 	model := newFakeModelServer(t)
 	docURL := ta.app.URL() + ch.URL
 
@@ -223,8 +227,7 @@ func TestPlannerCommandAnswersInChat(t *testing.T) {
 	}
 
 	// Ctrl+C detaches: the document's Planner is in its grace period.
-	cli.cancel()
-	if code := cli.wait(t); code != 0 {
+	if code := cli.stop(t); code != 0 {
 		t.Errorf("exit %d; stderr:\n%s", code, cli.stderr)
 	}
 	out := cli.stdout.String()

@@ -34,6 +34,16 @@ func startApp(t testing.TB) *testApp {
 	return startAppWith(t, testConfig(t, t.TempDir()))
 }
 
+// startWithLaunch starts an app with the repository octo/plans, its
+// document "Launch" and a tab on it: where the Planner's tests begin.
+func startWithLaunch(t testing.TB) (*testApp, apptest.Document, *apptest.Room) {
+	t.Helper()
+	ta := startApp(t)
+	ta.AddRepository("octo/plans")
+	ch := ta.CreateDocument("octo/plans", "Launch")
+	return ta, ch, ta.DialRoom(ch.ID)
+}
+
 func startAppWith(t testing.TB, cfg config.Config) *testApp {
 	t.Helper()
 	a, err := New(cfg, testLogger(t))
