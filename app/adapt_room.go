@@ -1,5 +1,8 @@
 package app
 
+// The store as the rooms' Persister and the Planner host's Storage. A
+// committed plan change also schedules the document's description.
+
 import (
 	"context"
 	"encoding/json"
@@ -165,4 +168,27 @@ func (p plannerStore) ModelChoice(ctx context.Context, channelID string) (planne
 
 func (p plannerStore) MarkModelFellBack(ctx context.Context, channelID, model, thinkingLevel string) (bool, error) {
 	return p.s.MarkModelFellBack(ctx, channelID, model, thinkingLevel)
+}
+
+// describedStore is the room's Persister with the description schedule:
+// a plan change, once committed, schedules the document's description.
+type describedStore struct {
+	roomStore
+	a *App
+}
+
+func (p describedStore) CommitPlan(ctx context.Context, channelID string, updates []room.Update) error {
+	err := p.roomStore.CommitPlan(ctx, channelID, updates)
+	if err == nil && len(updates) > 0 {
+		p.a.describer.edited(channelID)
+	}
+	return err
+}
+
+func (p describedStore) SaveDecisions(ctx context.Context, channelID string, cards []room.Decision, placement []room.Update) error {
+	err := p.roomStore.SaveDecisions(ctx, channelID, cards, placement)
+	if err == nil && len(placement) > 0 {
+		p.a.describer.edited(channelID)
+	}
+	return err
 }
