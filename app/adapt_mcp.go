@@ -1,7 +1,7 @@
 package app
 
 // The store and the rooms as the MCP server's catalog, plans, Chat and
-// images.
+// images: the caller acts as a person would, under its client's name.
 
 import (
 	"context"
@@ -12,6 +12,13 @@ import (
 	"github.com/chopin-desktop/chopin/picture"
 	"github.com/chopin-desktop/chopin/room"
 	"github.com/chopin-desktop/chopin/store"
+)
+
+var (
+	_ mcpserver.Catalog = mcpStore{}
+	_ mcpserver.Plans   = mcpStore{}
+	_ mcpserver.Chat    = mcpStore{}
+	_ mcpserver.Images  = mcpStore{}
 )
 
 // mcpStore is what mcpserver needs, over the store and the rooms.

@@ -3,8 +3,6 @@ package app
 // /mcp, the local agent MCP tools (docs/mcp.md): the request is admitted
 // here (Host on every route, then the agent token, read fresh so a rotation
 // applies at once, and a foreign Origin refused), and mcpserver serves it.
-// mcpStore is mcpserver's catalog, plans, Chat and images over the store and
-// the rooms: the caller acts as a person would, under its client's name.
 
 import (
 	"net/http"
@@ -19,13 +17,6 @@ func (a *App) newMCP() *mcpserver.Server {
 	m := mcpStore{a}
 	return mcpserver.New(m, m, m, m, mcpserver.Options{Origin: a.origin, Version: version.Version, Logger: a.log})
 }
-
-var (
-	_ mcpserver.Catalog = mcpStore{}
-	_ mcpserver.Plans   = mcpStore{}
-	_ mcpserver.Chat    = mcpStore{}
-	_ mcpserver.Images  = mcpStore{}
-)
 
 // handleMCP admits a request to /mcp: 401 without this computer's agent
 // token, 403 for an Origin that is present and not this instance's.
