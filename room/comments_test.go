@@ -162,12 +162,18 @@ func checkAnchor(t *testing.T, run, step int, model []taggedChar, p Passage, qFr
 	}
 }
 
-// memComments is an in-memory CommentStore.
+// memComments is an in-memory CommentStore, with the in-memory plan store
+// its placements commit to: together, a document's database, which
+// outlives the hubs opened over it.
 type memComments struct {
 	mu      sync.Mutex
 	threads map[string]Thread
 	order   []string
 	p       *memPersister
+}
+
+func newMemComments() *memComments {
+	return &memComments{threads: map[string]Thread{}, p: newMemPersister()}
 }
 
 func (m *memComments) Threads(_ context.Context, id string) ([]Thread, error) {
@@ -204,9 +210,8 @@ func (m *memComments) SaveThreads(ctx context.Context, id string, ts []Thread, p
 // checkpoint (a crash) stored its anchors at the last checkpoint; the next
 // one moves them through the journal to where they were.
 func TestCommentAnchorsAfterCrash(t *testing.T) {
-	p := newMemPersister()
-	mc := &memComments{threads: map[string]Thread{}, p: p}
-	_, r, release := openCommentDoc(t, p, mc)
+	mc := newMemComments()
+	_, r, release := openCommentDoc(t, mc)
 	defer release()
 	th := postgresThread(t, r)
 	// Enough edits before the passage for a checkpoint and a journal after it.
@@ -222,18 +227,18 @@ func TestCommentAnchorsAfterCrash(t *testing.T) {
 		t.Fatalf("the anchor was stored at every edit (version %d): nothing to recover", stored)
 	}
 	// The next process, without closing this one.
-	_, r2, release2 := openCommentDoc(t, p, mc)
+	_, r2, release2 := openCommentDoc(t, mc)
 	defer release2()
 	if got := r2.Threads()[0].Passage; !reflect.DeepEqual(got, want) {
 		t.Errorf("after the crash %+v\nwant %+v", got, want)
 	}
 }
 
-// openCommentDoc opens the document "doc" in a new hub over p and mc, as
-// a process that starts does.
-func openCommentDoc(t testing.TB, p *memPersister, mc *memComments) (*Hub, *Room, func()) {
+// openCommentDoc opens the document "doc" in a new hub over mc, as a
+// process that starts does.
+func openCommentDoc(t testing.TB, mc *memComments) (*Hub, *Room, func()) {
 	t.Helper()
-	h := NewHub(Options{Persister: p, Comments: mc})
+	h := NewHub(Options{Persister: mc.p, Comments: mc})
 	r, release, err := h.Acquire(context.Background(), Channel{ID: "doc", Title: "Plan"})
 	if err != nil {
 		t.Fatal(err)
@@ -269,9 +274,8 @@ func typeBefore(t testing.TB, r *Room, n int) {
 
 func newCommentRoom(t testing.TB, source string) (*Room, *memComments) {
 	t.Helper()
-	p := newMemPersister()
-	mc := &memComments{threads: map[string]Thread{}, p: p}
-	_, r, release := openCommentDoc(t, p, mc)
+	mc := newMemComments()
+	_, r, release := openCommentDoc(t, mc)
 	t.Cleanup(release)
 	if _, err := r.ReplaceText(context.Background(), 0, source); err != nil {
 		t.Fatal(err)
@@ -392,9 +396,8 @@ func BenchmarkCommentAnchorMapping(b *testing.B) {
 // checkpoint (its write failed, say) is moved through the journal's kept
 // history, which a room reads back from the database only when needed.
 func TestCommentAnchorsAcrossKeptHistory(t *testing.T) {
-	p := newMemPersister()
-	mc := &memComments{threads: map[string]Thread{}, p: p}
-	h, r, release := openCommentDoc(t, p, mc)
+	mc := newMemComments()
+	h, r, release := openCommentDoc(t, mc)
 	th := postgresThread(t, r)
 	// Fewer edits than the journal keeps, then the room closes (its final
 	// checkpoint): every edit is history before the checkpoint.
@@ -412,7 +415,7 @@ func TestCommentAnchorsAcrossKeptHistory(t *testing.T) {
 	stored.Passage = th.Passage
 	mc.threads[th.ID] = stored
 	mc.mu.Unlock()
-	_, r2, release2 := openCommentDoc(t, p, mc)
+	_, r2, release2 := openCommentDoc(t, mc)
 	defer release2()
 	if got := r2.Threads()[0].Passage; !reflect.DeepEqual(got, want) {
 		t.Errorf("after reopening %+v\nwant %+v", got, want)
