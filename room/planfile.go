@@ -2,8 +2,9 @@ package room
 
 // A plan as a Markdown file, out and in: the checks a file must pass to
 // become a document's plan (each problem named with its line), the line
-// endings a file had, and the decision cards written out inline as their
-// question and answer.
+// endings a file had, and the decision cards (question and answer) and
+// accepted comments (passage and notes) written out inline as Markdown
+// quotes.
 
 import (
 	"fmt"
@@ -114,6 +115,29 @@ func InlineDecisions(source string, ds []Decision) string {
 			return "", false
 		}
 		return decisionText(d), true
+	})
+}
+
+// InlineComments replaces each accepted thread's <Comment> line in source
+// with its record as a Markdown quote (the passage, who accepted it, the
+// notes), so an exported file reads on its own and imports again. Lines of
+// threads not in ts are left as they are.
+func InlineComments(source string, ts []Thread) string {
+	byID := map[string]Thread{}
+	for _, t := range ts {
+		byID[t.ID] = t
+	}
+	return inlineMarks(source, commentMark(), func(id string) (string, bool) {
+		t, ok := byID[id]
+		if !ok {
+			return "", false
+		}
+		var b strings.Builder
+		b.WriteString("> **Accepted comment** (@" + t.DecidedBy + ") on: " + oneLine(t.Passage.Quote))
+		for _, n := range t.Notes {
+			b.WriteString("\n>\n> @" + n.Author + ": " + strings.ReplaceAll(n.Text, "\n", "\n> "))
+		}
+		return b.String(), true
 	})
 }
 

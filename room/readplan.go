@@ -32,7 +32,7 @@ type PlanView struct {
 	Reader Reader
 
 	// Threads are the open and accepted comment threads, which the page
-	// that starts the plan lists after the outline (comments.go).
+	// that starts the plan lists after the outline (commentsSection).
 	Threads []Thread
 }
 
@@ -442,6 +442,17 @@ func oneLine(s string) string {
 	return s
 }
 
+// truncUTF8 is s cut to at most n bytes, between characters.
+func truncUTF8(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
+
 // decodeStrict decodes one JSON value into v, refusing unknown fields and
 // anything after the value.
 func decodeStrict(input []byte, v any) error {
@@ -496,4 +507,79 @@ func NewCurrentPlan(view PlanView) CurrentPlan {
 	c.PlanContent = nil
 	c.SourceOmitted = fmt.Sprintf("The plan is too long to include here (over %d bytes as JSON); read it with read_plan.", MaxCurrentPlanBytes)
 	return c
+}
+
+// maxCommentsBytes bounds the comments section of a read_plan page.
+const maxCommentsBytes = 4000
+
+// commentsSection is read_plan's list of open and accepted threads:
+//
+//	comments: 1 open, 1 accepted (id status lines anchor; quote; notes)
+//	c1a2 open lines 3-3 anchored
+//	  quote: Use Postgres for everything.
+//	  @ada: Why not SQLite?
+//	c9f0 accepted lines 7-7 changed, revised by the Planner
+//	  quote: Ship in May.
+//	  @bob: Say June.
+//
+// Quotes and notes are shown on one line and cut at 200 bytes; threads past
+// budget are counted, not shown.
+func commentsSection(threads []Thread, budget int) string {
+	open, accepted := 0, 0
+	for _, t := range threads {
+		switch t.Status {
+		case ThreadOpen:
+			open++
+		case ThreadAccepted:
+			accepted++
+		}
+	}
+	if open+accepted == 0 {
+		return ""
+	}
+	head := fmt.Sprintf("comments: %d open, %d accepted (id status lines anchor; quote; notes)\n", open, accepted)
+	var b strings.Builder
+	b.WriteString(head)
+	left := 0
+	const more = "  … %d more threads not shown\n"
+	for i, t := range threads {
+		if t.Status != ThreadOpen && t.Status != ThreadAccepted {
+			continue
+		}
+		var e strings.Builder
+		lines := "orphaned"
+		if t.Passage.State != AnchorOrphaned {
+			lines = fmt.Sprintf("lines %d-%d %s", t.Passage.StartLine, t.Passage.EndLine, t.Passage.State)
+		}
+		fmt.Fprintf(&e, "%s %s %s", t.ID, t.Status, lines)
+		if t.Status == ThreadAccepted && t.Result != nil {
+			switch t.Result.State {
+			case ResultRevised:
+				e.WriteString(", revised by the Planner")
+			case ResultRevising:
+				e.WriteString(", being revised in this turn")
+			case ResultNone:
+				e.WriteString(", the Planner changed nothing")
+			case ResultNoPlan:
+				e.WriteString(", not revised: no Planner was attached")
+			}
+		}
+		e.WriteString("\n  quote: " + truncUTF8(oneLine(t.Passage.Quote), 200) + "\n")
+		for _, n := range t.Notes {
+			e.WriteString("  @" + oneLine(n.Author) + ": " + truncUTF8(oneLine(n.Text), 200) + "\n")
+		}
+		if b.Len()+e.Len()+len(more)+8 > budget {
+			for _, rest := range threads[i:] {
+				if rest.Status == ThreadOpen || rest.Status == ThreadAccepted {
+					left++
+				}
+			}
+			break
+		}
+		b.WriteString(e.String())
+	}
+	if left > 0 {
+		fmt.Fprintf(&b, more, left)
+	}
+	return b.String()
 }
