@@ -33,6 +33,8 @@ type options struct {
 	burst     int    // parts of the throughput burst
 	quick     bool   // small sizes, for the test
 	verbose   bool
+	writeDoc  string   // a Markdown file whose marked table the run replaces
+	args      []string // the command line's flags, as the doc names the run
 }
 
 // rowNames are the rows in the order of the table, as -only names them.
@@ -57,6 +59,7 @@ func main() {
 	}
 	o.register(fs)
 	fs.Parse(os.Args[1:])
+	o.args = os.Args[1:]
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	if err := run(ctx, o, os.Stdout, os.Stderr); err != nil {
@@ -78,6 +81,7 @@ func (o *options) register(fs *flag.FlagSet) {
 	fs.IntVar(&o.burst, "burst", 20_000, "agent parts sent at once for the throughput row")
 	fs.BoolVar(&o.quick, "quick", false, "small sizes and few repeats: checks the harness works, measures nothing worth keeping")
 	fs.BoolVar(&o.verbose, "v", false, "say what it is doing on stderr")
+	fs.StringVar(&o.writeDoc, "write-doc", "", "also write the table into this Markdown file (docs/performance.md), between its lines\n"+docBegin+"\nand "+docEnd+"; every row, full size: not with -only or -quick")
 }
 
 // quickSizes are -quick's sizes.
@@ -87,6 +91,7 @@ func (o *options) applyQuick() {
 
 // row is one line of the table.
 type row struct {
+	name     string // the -only name that measures it
 	measure  string
 	chopin   string
 	baseline string
@@ -101,6 +106,7 @@ type bench struct {
 	log     io.Writer
 	tmp     string // removed at the end
 	chopin  string // the binary measured
+	source  string // the module directory it was built from; "" with -bin
 	hello   string // the hello-world server
 	harness string // this program, for the relay
 }
@@ -116,6 +122,19 @@ func run(ctx context.Context, o options, out, log io.Writer) error {
 			if !slices.Contains(rowNames, name) {
 				return fmt.Errorf("no row %q (the rows: %s)", name, strings.Join(rowNames, ", "))
 			}
+		}
+	}
+	if o.writeDoc != "" {
+		// Checked before minutes of measuring, not after.
+		if o.only != "" || o.quick {
+			return errors.New("-write-doc writes the whole table at its full sizes: leave out -only and -quick")
+		}
+		doc, err := os.ReadFile(o.writeDoc)
+		if err != nil {
+			return err
+		}
+		if _, err := replaceDocTable(doc, ""); err != nil {
+			return fmt.Errorf("%s: %w", o.writeDoc, err)
 		}
 	}
 	if runtime.GOOS != "linux" {
@@ -179,12 +198,21 @@ func run(ctx context.Context, o options, out, log io.Writer) error {
 			return err
 		}
 	}
-	fmt.Fprintf(out, "Machine: %d cores, load average %s before, %s after; %s, run took %s.\n\n",
-		runtime.NumCPU(), loadBefore, loadAvg(), runtime.Version(), time.Since(started).Round(time.Second))
-	fmt.Fprintln(out, "| Measure | Chopin | Baseline | Ratio | Goal | Met? |")
-	fmt.Fprintln(out, "| --- | --- | --- | --- | --- | --- |")
-	for _, r := range rows {
-		fmt.Fprintf(out, "| %s | %s | %s | %s | %s | %s |\n", r.measure, r.chopin, r.baseline, r.ratio, r.goal, r.met)
+	table := runTable{
+		date:       time.Now().UTC(),
+		command:    commandLine(o.args),
+		cpus:       runtime.NumCPU(),
+		cpuModel:   cpuModel(),
+		goVersion:  runtime.Version(),
+		binary:     b.binaryText(),
+		loadBefore: loadBefore,
+		loadAfter:  loadAvg(),
+		took:       time.Since(started).Round(time.Second),
+		rows:       rows,
+	}.markdown()
+	fmt.Fprint(out, table)
+	if o.writeDoc != "" {
+		return writeDocTable(o.writeDoc, table)
 	}
 	return nil
 }

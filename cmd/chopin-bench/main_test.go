@@ -41,7 +41,7 @@ func TestQuickRun(t *testing.T) {
 	table := out.String()
 	t.Log("\n" + table)
 	for _, want := range []string{
-		"Machine: ", "load average", "| Measure | Chopin | Baseline | Ratio | Goal | Met? |",
+		"Measured ", "load average", "| Row | Goal | Chopin | Baseline | Ratio | Met? | Alone |", "`-only bigplan`",
 		"listing search matching 10 of 200", "listing search, 500 documents",
 		"edit ack p50 over `/ws`", "edit ack p99 over `/ws`", "CPU per edit", "250 KB plan vs 10 KB plan",
 		"start to first `/healthz`", "(`chopin --version`)", "open rooms of 10 KB", "agent parts at 1,000/s", "most per second", "shrinking a",
@@ -59,5 +59,97 @@ func TestOnlyNamesRows(t *testing.T) {
 	err := run(context.Background(), options{only: "search,nonsense"}, io.Discard, io.Discard)
 	if err == nil || !strings.Contains(err.Error(), `no row "nonsense"`) {
 		t.Fatalf("got %v", err)
+	}
+}
+
+// The doc's harness table is replaced between its markers and nowhere
+// else: every byte before the begin marker's line end and from the end
+// marker on is the file's own.
+func TestReplaceDocTable(t *testing.T) {
+	before := "# Performance\n\nProse, with a `|` table:\n\n| a | b |\n| --- | --- |\n\n" + docBegin
+	after := docEnd + "\n\nMore prose, no newline at the end"
+	doc := before + "\nthe old table\n| x |\n" + after
+	out, err := replaceDocTable([]byte(doc), "the new table\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := before + "\nthe new table\n" + after; string(out) != want {
+		t.Fatalf("got\n%q\nwant\n%q", out, want)
+	}
+	again, err := replaceDocTable(out, "the new table\n")
+	if err != nil || !bytes.Equal(again, out) {
+		t.Fatalf("a second write of the same table changed the doc: %q, %v", again, err)
+	}
+}
+
+func TestReplaceDocTableRefuses(t *testing.T) {
+	for _, c := range []struct{ name, doc, want string }{
+		{"no markers", "# Performance\n", "no chopin-bench table markers (neither is there)"},
+		{"no end", docBegin + "\n", "(the end marker is missing)"},
+		{"no begin", "\n" + docEnd + "\n", "(the begin marker is missing)"},
+		{"end first", docEnd + "\n" + docBegin + "\n", "end marker comes before its begin marker"},
+		{"twice", docBegin + "\n" + docEnd + "\n" + docBegin + "\n" + docEnd + "\n", "more than once (2 begin, 2 end)"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			out, err := replaceDocTable([]byte(c.doc), "table\n")
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("got %q, %v; want an error saying %q", out, err, c.want)
+			}
+		})
+	}
+}
+
+// -write-doc checks the doc before it measures anything, and leaves a doc
+// it refuses as it was.
+func TestWriteDocRefusedBeforeMeasuring(t *testing.T) {
+	dir := t.TempDir()
+	path := dir + "/performance.md"
+	doc := "# Performance\n\nNo markers here.\n"
+	if err := os.WriteFile(path, []byte(doc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		o    options
+		want string
+	}{
+		{options{writeDoc: path}, "no chopin-bench table markers"},
+		{options{writeDoc: path, only: "ack"}, "leave out -only and -quick"},
+		{options{writeDoc: path, quick: true}, "leave out -only and -quick"},
+		{options{writeDoc: dir + "/absent.md"}, "no such file"},
+	} {
+		err := run(context.Background(), c.o, io.Discard, io.Discard)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%+v: got %v, want an error saying %q", c.o, err, c.want)
+		}
+	}
+	if got, _ := os.ReadFile(path); string(got) != doc {
+		t.Errorf("the refused doc changed: %q", got)
+	}
+}
+
+func TestWriteDocTable(t *testing.T) {
+	path := t.TempDir() + "/performance.md"
+	doc := "top\n" + docBegin + "\nold\n" + docEnd + "\nbottom\n"
+	if err := os.WriteFile(path, []byte(doc), 0o640); err != nil {
+		t.Fatal(err)
+	}
+	table := runTable{command: commandLine([]string{"-bin", "/tmp/chopin perf", "-write-doc", "docs/performance.md"}), cpus: 2,
+		goVersion: "go1.x", binary: "a binary", loadBefore: "1 2 3", loadAfter: "4 5 6",
+		rows: []row{{"ack", "edit ack", "1 ms", "2 ms", "0.50×", "under 1.1×", "yes"}}}.markdown()
+	if err := writeDocTable(path, table); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := os.ReadFile(path)
+	if want := "top\n" + docBegin + "\n" + table + docEnd + "\nbottom\n"; string(got) != want {
+		t.Fatalf("got\n%s\nwant\n%s", got, want)
+	}
+	for _, want := range []string{"`go run ./cmd/chopin-bench -bin '/tmp/chopin perf' -write-doc docs/performance.md`",
+		"on 2 cores", "load average 1 2 3 before, 4 5 6 after", "| edit ack | under 1.1× | 1 ms | 2 ms | 0.50× | yes | `-only ack` |"} {
+		if !strings.Contains(table, want) {
+			t.Errorf("the table has no %q:\n%s", want, table)
+		}
+	}
+	if st, _ := os.Stat(path); st.Mode().Perm() != 0o640 {
+		t.Errorf("mode %v, want 0640", st.Mode().Perm())
 	}
 }

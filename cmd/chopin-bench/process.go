@@ -59,9 +59,10 @@ func (b *bench) build(ctx context.Context) error {
 		if err != nil || gomod == "" || gomod == os.DevNull {
 			return fmt.Errorf("run it inside the chopin module (go env GOMOD: %q, %v), or name a binary with -bin", gomod, err)
 		}
+		b.source = filepath.Dir(gomod)
 		b.chopin = filepath.Join(b.tmp, "chopin")
 		fmt.Fprintf(b.log, "building %s\n", b.chopin)
-		if err := goBuild(ctx, filepath.Dir(gomod), b.chopin, "."); err != nil {
+		if err := goBuild(ctx, b.source, b.chopin, "."); err != nil {
 			return err
 		}
 	}

@@ -103,12 +103,12 @@ func (b *bench) searchRows(ctx context.Context, small, large bool) ([]row, error
 			}
 		}
 		a, d := percentile(api, 50), percentile(direct, 50)
-		r := row{chopin: msText(a), baseline: msText(d) + " (the SQL alone)", ratio: ratioText(float64(a), float64(d))}
+		r := row{name: "search", chopin: msText(a), baseline: msText(d) + " (the SQL alone)", ratio: ratioText(float64(a), float64(d))}
 		if c.repo == "octo/small" {
 			r.measure = fmt.Sprintf("listing search matching 10 of %s, median", thousands(c.docs))
 			r.goal, r.met = "under 2 ms", met(a < 2*time.Millisecond)
 		} else {
-			r.measure = fmt.Sprintf("listing search, %s documents, median", thousands(c.docs))
+			r.name, r.measure = "search100k", fmt.Sprintf("listing search, %s documents, median", thousands(c.docs))
 			r.goal, r.met = "under 5 ms", met(a < 5*time.Millisecond)
 		}
 		rows = append(rows, r)
@@ -305,11 +305,11 @@ func (b *bench) ackRows(ctx context.Context, ack, cpu, big bool) ([]row, error) 
 		c50, c99 := percentile(small.chopin, 50), percentile(small.chopin, 99)
 		r50, r99 := percentile(small.relay, 50), percentile(small.relay, 99)
 		rows = append(rows,
-			row{"edit ack p50 over `/ws`, 10 KB plan", msText(c50), msText(r50) + " (relay)", ratioText(float64(c50), float64(r50)), "under 1.1× the relay", met(float64(c50) < 1.1*float64(r50))},
-			row{"edit ack p99 over `/ws`, 10 KB plan", msText(c99), msText(r99) + " (relay)", ratioText(float64(c99), float64(r99)), "under 1.2× the relay", met(float64(c99) < 1.2*float64(r99))})
+			row{"ack", "edit ack p50 over `/ws`, 10 KB plan", msText(c50), msText(r50) + " (relay)", ratioText(float64(c50), float64(r50)), "under 1.1× the relay", met(float64(c50) < 1.1*float64(r50))},
+			row{"ack", "edit ack p99 over `/ws`, 10 KB plan", msText(c99), msText(r99) + " (relay)", ratioText(float64(c99), float64(r99)), "under 1.2× the relay", met(float64(c99) < 1.2*float64(r99))})
 	}
 	if cpu {
-		rows = append(rows, row{"CPU per edit, 10 KB plan", msText(small.chopinCPU), msText(small.relayCPU) + " (relay)",
+		rows = append(rows, row{"cpu", "CPU per edit, 10 KB plan", msText(small.chopinCPU), msText(small.relayCPU) + " (relay)",
 			ratioText(float64(small.chopinCPU), float64(small.relayCPU)), "under 1.5× the relay", met(float64(small.chopinCPU) < 1.5*float64(small.relayCPU))})
 	}
 	if big {
@@ -318,7 +318,7 @@ func (b *bench) ackRows(ctx context.Context, ack, cpu, big bool) ([]row, error) 
 			return nil, err
 		}
 		l50, s50 := percentile(large.chopin, 50), percentile(small.chopin, 50)
-		rows = append(rows, row{"edit ack p50, 250 KB plan vs 10 KB plan", msText(l50), msText(s50) + " (10 KB plan)",
+		rows = append(rows, row{"bigplan", "edit ack p50, 250 KB plan vs 10 KB plan", msText(l50), msText(s50) + " (10 KB plan)",
 			ratioText(float64(l50), float64(s50)), "under 1.2×", met(float64(l50) < 1.2*float64(s50))})
 	}
 	return rows, nil
@@ -367,9 +367,9 @@ func (b *bench) startRows(ctx context.Context) ([]row, error) {
 	}
 	c, h, f := percentile(chopin, 50), percentile(hello, 50), percentile(bare, 50)
 	return []row{
-		{"start to first `/healthz`, median", msText(c), msText(h) + " (hello world)",
+		{"start", "start to first `/healthz`, median", msText(c), msText(h) + " (hello world)",
 			ratioText(float64(c), float64(h)), "under 2×", met(float64(c) < 2*float64(h))},
-		{"the binary alone, start to exit (`chopin --version`), median", msText(f), msText(h) + " (hello world's `/healthz`)",
+		{"start", "the binary alone, start to exit (`chopin --version`), median", msText(f), msText(h) + " (hello world's `/healthz`)",
 			ratioText(float64(f), float64(h)), "-", ""},
 	}, nil
 }
@@ -450,7 +450,7 @@ func (b *bench) roomRows(ctx context.Context) ([]row, error) {
 	if err != nil {
 		return nil, err
 	}
-	return []row{{fmt.Sprintf("%s open rooms of 10 KB, process RSS", thousands(b.o.rooms)), mbText(c), mbText(r) + " (relay holding as many sockets)",
+	return []row{{"rooms", fmt.Sprintf("%s open rooms of 10 KB, process RSS", thousands(b.o.rooms)), mbText(c), mbText(r) + " (relay holding as many sockets)",
 		ratioText(float64(c), float64(r)), "under 60 MB", met(c < 60<<20)}}, nil
 }
 
@@ -652,7 +652,7 @@ func (b *bench) partRows(ctx context.Context, paced, burst bool) ([]row, error) 
 			return nil, err
 		}
 		c, r := percentile(latencies(sc.sent, got), 50), percentile(latencies(rsent, rgot), 50)
-		rows = append(rows, row{"agent parts at 1,000/s, p50 to a browser socket", msText(c), msText(r) + " (relay)",
+		rows = append(rows, row{"parts", "agent parts at 1,000/s, p50 to a browser socket", msText(c), msText(r) + " (relay)",
 			ratioText(float64(c), float64(r)), "under 0.5 ms", met(c < 500*time.Microsecond)})
 	}
 	if burst {
@@ -675,7 +675,7 @@ func (b *bench) partRows(ctx context.Context, paced, burst bool) ([]row, error) 
 			return float64(len(sent)) / last.Sub(sent[0]).Seconds()
 		}
 		c, r := rate(sc.sent, got), rate(rsent, rgot)
-		rows = append(rows, row{fmt.Sprintf("agent parts, most per second (%s at once) to a browser socket", thousands(b.o.burst)),
+		rows = append(rows, row{"throughput", fmt.Sprintf("agent parts, most per second (%s at once) to a browser socket", thousands(b.o.burst)),
 			fmt.Sprintf("%s parts/s", thousands(int(c))), fmt.Sprintf("%s parts/s (relay)", thousands(int(r))),
 			ratioText(c, r), "at least 60,000 parts/s", met(c >= 60_000)})
 	}
@@ -726,7 +726,7 @@ func (b *bench) imageRows(context.Context) ([]row, error) {
 		cpu = append(cpu, cpu1-cpu0)
 	}
 	d := percentile(took, 50)
-	return []row{{fmt.Sprintf("shrinking a %.0f MB PNG (tool image over the 10 MiB limit), median", float64(len(data))/1e6),
+	return []row{{"image", fmt.Sprintf("shrinking a %.0f MB PNG (tool image over the 10 MiB limit), median", float64(len(data))/1e6),
 		fmt.Sprintf("%.2f s (CPU %.2f s)", d.Seconds(), percentile(cpu, 50).Seconds()), "-", "-", "under 3 s", met(d < 3*time.Second)}}, nil
 }
 

@@ -1,0 +1,183 @@
+package main
+
+import (
+	"bytes"
+	"debug/buildinfo"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"time"
+)
+
+// The table as Markdown, with what a reader needs to trust it (the date,
+// the machine, its load, the command line, the binary), and -write-doc:
+// the same text put between two marker lines of docs/performance.md, so
+// that the doc's harness rows are what the harness printed, never typed.
+
+// The marker lines of the doc's harness table. Everything outside them is
+// left byte for byte as it was.
+const (
+	docBegin = "<!-- chopin-bench table: begin (written by chopin-bench -write-doc; do not edit by hand) -->"
+	docEnd   = "<!-- chopin-bench table: end -->"
+)
+
+// runTable is one run's table and what it ran on.
+type runTable struct {
+	date                  time.Time
+	command               string
+	cpus                  int
+	cpuModel              string
+	goVersion             string
+	binary                string
+	loadBefore, loadAfter string
+	took                  time.Duration
+	rows                  []row
+}
+
+func (t runTable) markdown() string {
+	var s strings.Builder
+	fmt.Fprintf(&s, "Measured %s (UTC) by `%s`\n", t.date.Format("2006-01-02"), t.command)
+	fmt.Fprintf(&s, "on %d cores", t.cpus)
+	if t.cpuModel != "" {
+		fmt.Fprintf(&s, " (%s)", t.cpuModel)
+	}
+	fmt.Fprintf(&s, ", %s/%s, harness built with %s; load average %s before, %s after; the run took %s.\n",
+		runtime.GOOS, runtime.GOARCH, t.goVersion, t.loadBefore, t.loadAfter, t.took)
+	fmt.Fprintf(&s, "Chopin measured: %s.\n\n", t.binary)
+	s.WriteString("| Row | Goal | Chopin | Baseline | Ratio | Met? | Alone |\n")
+	s.WriteString("| --- | --- | --- | --- | --- | --- | --- |\n")
+	for _, r := range t.rows {
+		fmt.Fprintf(&s, "| %s | %s | %s | %s | %s | %s | `-only %s` |\n", r.measure, r.goal, r.chopin, r.baseline, r.ratio, r.met, r.name)
+	}
+	return s.String()
+}
+
+// commandLine is the run as a reader would type it again.
+func commandLine(args []string) string {
+	parts := []string{"go run ./cmd/chopin-bench"}
+	for _, a := range args {
+		if a == "" || strings.ContainsFunc(a, func(r rune) bool {
+			return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./=,:+", r))
+		}) {
+			a = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+		}
+		parts = append(parts, a)
+	}
+	return strings.Join(parts, " ")
+}
+
+// cpuModel is the first "model name" of /proc/cpuinfo, or "".
+func cpuModel() string {
+	raw, err := os.ReadFile("/proc/cpuinfo")
+	if err != nil {
+		return ""
+	}
+	for line := range strings.Lines(string(raw)) {
+		if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
+			return strings.TrimSpace(v)
+		}
+	}
+	return ""
+}
+
+// binaryText says which chopin the run measured: the module the harness
+// built, at which commit, or the binary -bin named, with the Go version
+// and commit its build recorded.
+func (b *bench) binaryText() string {
+	var s string
+	if b.o.bin == "" {
+		s = "the module in " + b.source
+		if out, err := exec.Command("git", "-C", b.source, "rev-parse", "--short", "HEAD").Output(); err == nil {
+			s += " at " + strings.TrimSpace(string(out))
+			if st, err := exec.Command("git", "-C", b.source, "status", "--porcelain").Output(); err == nil && len(bytes.TrimSpace(st)) > 0 {
+				s += " with uncommitted changes"
+			}
+		}
+		s += ", built by the harness"
+	} else {
+		s = "`" + b.o.bin + "`, given with `-bin`"
+	}
+	info, err := buildinfo.ReadFile(b.chopin)
+	if err != nil {
+		return s
+	}
+	s += "; its build records " + info.GoVersion
+	for _, kv := range info.Settings {
+		if kv.Key == "vcs.revision" {
+			return s + " and commit " + kv.Value
+		}
+	}
+	return s + " and no commit"
+}
+
+// replaceDocTable puts section between doc's marker lines, in place of
+// what was there, and leaves every other byte as it was.
+func replaceDocTable(doc []byte, section string) ([]byte, error) {
+	nb, ne := bytes.Count(doc, []byte(docBegin)), bytes.Count(doc, []byte(docEnd))
+	switch {
+	case nb == 0 || ne == 0:
+		return nil, fmt.Errorf("no chopin-bench table markers (%s): put the line %s where the table begins and the line %s where it ends",
+			missing(nb == 0, ne == 0), docBegin, docEnd)
+	case nb > 1 || ne > 1:
+		return nil, fmt.Errorf("the chopin-bench table markers are there more than once (%d begin, %d end): which table is the harness's?", nb, ne)
+	}
+	i, j := bytes.Index(doc, []byte(docBegin)), bytes.Index(doc, []byte(docEnd))
+	if j < i {
+		return nil, errors.New("the chopin-bench table's end marker comes before its begin marker")
+	}
+	start := i + len(docBegin)
+	out := make([]byte, 0, len(doc)+len(section))
+	out = append(out, doc[:start]...)
+	out = append(out, '\n')
+	out = append(out, section...)
+	return append(out, doc[j:]...), nil
+}
+
+func missing(begin, end bool) string {
+	switch {
+	case begin && end:
+		return "neither is there"
+	case begin:
+		return "the begin marker is missing"
+	}
+	return "the end marker is missing"
+}
+
+// writeDocTable replaces the table between path's markers with section.
+// The new file is written beside the old and renamed over it, so a failed
+// write leaves the doc as it was.
+func writeDocTable(path, section string) error {
+	doc, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	out, err := replaceDocTable(doc, section)
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	st, err := os.Stat(path)
+	if err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), ".chopin-bench-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(f.Name())
+	if _, err := f.Write(out); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Chmod(st.Mode().Perm()); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	return os.Rename(f.Name(), path)
+}
