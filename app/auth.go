@@ -179,6 +179,9 @@ func (a *App) checkHost(next echo.HandlerFunc) echo.HandlerFunc {
 	want := strings.TrimPrefix(strings.TrimPrefix(a.origin, "http://"), "https://")
 	return func(c echo.Context) error {
 		if !strings.EqualFold(c.Request().Host, want) {
+			if isMCP(c.Request()) {
+				return mcpRefuse(c, errForbiddenHost)
+			}
 			return errForbiddenHost
 		}
 		return next(c)

@@ -19,17 +19,30 @@ func (a *App) newMCP() *mcpserver.Server {
 }
 
 // handleMCP admits a request to /mcp: 401 without this computer's agent
-// token, 403 for an Origin that is present and not this instance's.
+// token, 403 for an Origin that is present and not this instance's, each a
+// JSON-RPC error (mcpRefuse), as is everything /mcp refuses.
 func (a *App) handleMCP(c echo.Context) error {
 	r := c.Request()
 	a.reloadAgentToken()
 	if b := bearer(r); b == "" || !a.agentToken.matches(b) {
 		c.Response().Header().Set("WWW-Authenticate", `Bearer realm="chopin"`)
-		return httpError(http.StatusUnauthorized, "unauthorized", "Send this computer's agent token as Authorization: Bearer <token>; `chopin token` prints it.")
+		return mcpRefuse(c, errMCPUnauthorized)
 	}
 	if o := r.Header.Get("Origin"); o != "" && o != a.origin {
-		return errForbiddenOrigin
+		return mcpRefuse(c, errForbiddenOrigin)
 	}
 	a.mcp().ServeHTTP(c.Response(), r)
 	return nil
 }
+
+var errMCPUnauthorized = httpError(http.StatusUnauthorized, "unauthorized", "Send this computer's agent token as Authorization: Bearer <token>; `chopin token` prints it.")
+
+// mcpRefuse answers a request to /mcp that app refuses as a JSON-RPC
+// error, with the HTTP API's status and code (as data.code).
+func mcpRefuse(c echo.Context, he *HTTPError) error {
+	mcpserver.Refuse(c.Response(), c.Request(), he.Status, he.Code, he.Message)
+	return nil
+}
+
+// isMCP reports a request to /mcp.
+func isMCP(r *http.Request) bool { return r.URL.Path == "/mcp" }

@@ -37,7 +37,8 @@ func (a *App) newEcho() *echo.Echo {
 	e.Pre(headAsGet)
 	e.Use(securityHeaders)
 	e.Use(a.checkHost)
-	e.Use(middleware.BodyLimit("4M"))
+	// /mcp takes 4 MiB and refuses more itself, as JSON-RPC.
+	e.Use(middleware.BodyLimitWithConfig(middleware.BodyLimitConfig{Limit: "4M", Skipper: func(c echo.Context) bool { return isMCP(c.Request()) }}))
 
 	e.GET("/healthz", a.handleHealth)
 	e.GET("/favicon.svg", handleIcon)

@@ -6,7 +6,9 @@ package cli
 // /mcp with this computer's agent token, and writes each answer to stdout
 // on a line of its own. When no Chopin runs it starts one in this process,
 // without a browser, serving until stdin ends. Nothing but MCP goes to
-// stdout; logs go to stderr (docs/mcp.md, "chopin mcp").
+// stdout: a refusal at the HTTP level (413, 401, Chopin gone) becomes a
+// JSON-RPC error for the request's id, and logs go to stderr (docs/mcp.md,
+// "chopin mcp").
 
 import (
 	"bufio"
@@ -119,33 +121,82 @@ type mcpForwarder struct {
 }
 
 func (f *mcpForwarder) run(ctx context.Context, stdin io.Reader) error {
-	in := bufio.NewScanner(stdin)
-	in.Buffer(make([]byte, 0, 64<<10), maxStdioMessage)
-	for in.Scan() {
-		line := bytes.TrimSpace(in.Bytes())
-		if len(line) == 0 {
-			continue
+	in := bufio.NewReaderSize(stdin, 64<<10)
+	for {
+		line, tooLong, err := readMessage(in, maxStdioMessage)
+		switch line = bytes.TrimSpace(line); {
+		case tooLong:
+			f.tooLong(line)
+		case len(line) > 0:
+			f.forward(ctx, bytes.Clone(line))
 		}
-		f.forward(ctx, bytes.Clone(line))
-	}
-	f.endSession()
-	if err := in.Err(); err != nil {
-		if errors.Is(err, bufio.ErrTooLong) {
-			return fmt.Errorf("a message on stdin is over %d bytes", maxStdioMessage)
+		if err == io.EOF {
+			f.endSession()
+			return nil
 		}
-		return err
+		if err != nil {
+			f.endSession()
+			return err
+		}
 	}
-	return nil
+}
+
+// readMessage reads one line of at most max bytes. A longer one is read to
+// its end and dropped: tooLong, with its first bytes as line.
+func readMessage(in *bufio.Reader, max int) (line []byte, tooLong bool, err error) {
+	for {
+		chunk, err := in.ReadSlice('\n')
+		if !tooLong {
+			if len(line)+len(chunk) > max {
+				tooLong = true
+				line = append(line, chunk[:min(len(chunk), 64<<10)]...)
+			} else {
+				line = append(line, chunk...)
+			}
+		}
+		if err != bufio.ErrBufferFull {
+			return line, tooLong, err
+		}
+	}
+}
+
+// tooLong answers a message too long to send with an error for its id,
+// when its first bytes give one.
+func (f *mcpForwarder) tooLong(start []byte) {
+	f.log.Error("a message on stdin is too long; it was not sent to Chopin", "max_bytes", maxStdioMessage)
+	f.fail(leadingID(start), jsonrpcInvalidRequest,
+		fmt.Sprintf("The message is over %d bytes, more than chopin mcp reads (Chopin's /mcp takes at most 4 MiB); it was not sent.", maxStdioMessage))
 }
 
 // rpcMessage is what the forwarder reads of a message.
 type rpcMessage struct {
-	ID     json.RawMessage `json:"id"`
-	Method string          `json:"method"`
-	Result *struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id"`
+	Method  string          `json:"method"`
+	Result  *struct {
 		ProtocolVersion string `json:"protocolVersion"`
 	} `json:"result"`
+	Error *struct {
+		Code    int64  `json:"code"`
+		Message string `json:"message"`
+	} `json:"error"`
 }
+
+// requestID is the id of a request, or nil for a notification, a response
+// or a message that is not JSON-RPC.
+func (m rpcMessage) requestID() json.RawMessage {
+	if m.Method == "" || len(m.ID) == 0 || string(m.ID) == "null" {
+		return nil
+	}
+	return m.ID
+}
+
+// JSON-RPC error codes the forwarder answers with.
+const (
+	jsonrpcInvalidRequest = -32600
+	// jsonrpcRefused: Chopin refused or did not answer the request.
+	jsonrpcRefused = -32000
+)
 
 // forward sends one message and writes what comes back.
 func (f *mcpForwarder) forward(ctx context.Context, msg []byte) {
@@ -166,14 +217,14 @@ func (f *mcpForwarder) forward(ctx context.Context, msg []byte) {
 	if err == nil && status == http.StatusNotFound && f.session != "" && m.Method != "initialize" && f.initialize != nil {
 		// Chopin restarted and forgot the session: open a new one as the
 		// client did, then send the message again.
-		f.log.Info("the MCP session ended with a restart of Chopin; opening a new one")
+		f.log.Info("the MCP session ended; opening a new one")
 		if f.reopen(ctx) {
 			status, header, body, err = f.post(ctx, msg)
 		}
 	}
 	if err != nil {
 		f.log.Error("forward to Chopin", "err", err)
-		f.fail(m.ID, "Chopin is not answering at "+f.endpoint+": is it still running? Start it with `chopin` and try again.")
+		f.fail(m.requestID(), jsonrpcRefused, "Chopin is not answering at "+f.endpoint+": is it still running? Start it with `chopin` and try again.")
 		return
 	}
 	if s := header.Get("Mcp-Session-Id"); s != "" {
@@ -183,18 +234,58 @@ func (f *mcpForwarder) forward(ctx context.Context, msg []byte) {
 	case status == http.StatusAccepted:
 	case isEventStream(header):
 		f.writeEvents(body)
-	case json.Valid(body) && len(bytes.TrimSpace(body)) > 0:
-		var answer rpcMessage
-		if json.Unmarshal(body, &answer) == nil && answer.Result != nil && answer.Result.ProtocolVersion != "" && m.Method == "initialize" {
-			f.protocol = answer.Result.ProtocolVersion
-		}
-		f.write(body)
-	case status == http.StatusUnauthorized:
-		f.fail(m.ID, "Chopin did not accept the agent token in "+f.configDir+"; is it using another config directory (CHOPIN_CONFIG_DIR)?")
 	default:
-		f.log.Warn("Chopin answered without JSON", "status", status)
-		f.fail(m.ID, fmt.Sprintf("Chopin answered %d: %s", status, strings.TrimSpace(string(body))))
+		f.answer(m, status, body)
 	}
+}
+
+// answer writes what /mcp answered to m. A JSON-RPC response with an id
+// goes to stdout as it is; anything else is a refusal at the HTTP level
+// (413, 401, a Chopin too old to answer in JSON-RPC, ...), which becomes
+// a JSON-RPC error for m's id, or, for a notification, a line on stderr.
+func (f *mcpForwarder) answer(m rpcMessage, status int, body []byte) {
+	var a rpcMessage
+	isRPC := json.Unmarshal(body, &a) == nil && a.JSONRPC == "2.0"
+	if isRPC && a.Result != nil && a.Result.ProtocolVersion != "" && m.Method == "initialize" {
+		f.protocol = a.Result.ProtocolVersion
+	}
+	if isRPC && (a.Method != "" || len(a.ID) > 0 && string(a.ID) != "null" && (a.Result != nil || a.Error != nil)) {
+		f.write(body)
+		return
+	}
+	code, message := int64(jsonrpcRefused), refusalText(status, body)
+	if isRPC && a.Error != nil {
+		code, message = a.Error.Code, a.Error.Message
+	}
+	if status == http.StatusUnauthorized {
+		message = "Chopin did not accept the agent token in " + f.configDir + "; is it using another config directory (CHOPIN_CONFIG_DIR)?"
+	}
+	f.log.Warn("Chopin refused a message", "status", status, "method", m.Method, "message", message)
+	switch id := m.requestID(); {
+	case id != nil:
+		f.fail(id, code, message)
+	case m.JSONRPC == "" && isRPC && a.Error != nil:
+		// The client's line was not JSON-RPC at all: JSON-RPC answers
+		// that with an error whose id is null.
+		f.write(body)
+	}
+}
+
+// refusalText is the message of an answer that is not JSON-RPC: the HTTP
+// API's {code, message}, else the text itself.
+func refusalText(status int, body []byte) string {
+	var e struct{ Message string }
+	if json.Unmarshal(body, &e) == nil && e.Message != "" {
+		return e.Message
+	}
+	text := strings.ToValidUTF8(strings.TrimSpace(string(body)), "?")
+	if len(text) > 500 {
+		text = strings.ToValidUTF8(text[:500], "") + "..."
+	}
+	if text == "" {
+		return fmt.Sprintf("Chopin answered %d %s.", status, http.StatusText(status))
+	}
+	return fmt.Sprintf("Chopin answered %d: %s", status, text)
 }
 
 // post sends msg to /mcp with the agent token, read fresh each time so a
@@ -260,7 +351,7 @@ func isEventStream(h http.Header) bool {
 	return mt == "text/event-stream"
 }
 
-// writeEvents writes each message of an event stream.
+// writeEvents writes each JSON-RPC message of an event stream.
 func (f *mcpForwarder) writeEvents(body []byte) {
 	var data []byte
 	for _, line := range bytes.Split(body, []byte("\n")) {
@@ -278,22 +369,51 @@ func (f *mcpForwarder) writeEvents(body []byte) {
 	}
 }
 
-// write writes one message on a line of its own.
+// write writes one JSON-RPC message on a line of its own; anything else
+// goes to stderr, never to stdout.
 func (f *mcpForwarder) write(msg []byte) {
+	var m rpcMessage
 	var b bytes.Buffer
-	if json.Compact(&b, msg) != nil {
+	if json.Unmarshal(msg, &m) != nil || m.JSONRPC != "2.0" || json.Compact(&b, msg) != nil {
+		f.log.Warn("Chopin sent something that is not a JSON-RPC message; it was not passed on", "bytes", len(msg))
 		return
 	}
 	b.WriteByte('\n')
 	f.out.Write(b.Bytes())
 }
 
-// fail answers a request that did not reach Chopin with a JSON-RPC error;
-// a notification gets nothing.
-func (f *mcpForwarder) fail(id json.RawMessage, message string) {
+// fail answers a request with a JSON-RPC error; a notification (id nil)
+// gets nothing.
+func (f *mcpForwarder) fail(id json.RawMessage, code int64, message string) {
 	if len(id) == 0 || string(id) == "null" {
 		return
 	}
-	out, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "error": map[string]any{"code": -32000, "message": message}})
+	out, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "error": map[string]any{"code": code, "message": message}})
 	f.write(out)
+}
+
+// leadingID is the id of the JSON-RPC request that msg holds or begins
+// (a message cut short keeps an id that came before the cut), or nil.
+func leadingID(msg []byte) json.RawMessage {
+	d := json.NewDecoder(bytes.NewReader(msg))
+	if t, err := d.Token(); err != nil || t != json.Delim('{') {
+		return nil
+	}
+	for d.More() {
+		key, err := d.Token()
+		if err != nil {
+			return nil
+		}
+		var v json.RawMessage
+		if err := d.Decode(&v); err != nil {
+			return nil
+		}
+		if key == "id" {
+			if t := bytes.TrimSpace(v); len(t) > 0 && (t[0] == '"' || t[0] == '-' || t[0] >= '0' && t[0] <= '9') {
+				return v
+			}
+			return nil
+		}
+	}
+	return nil
 }

@@ -2,16 +2,22 @@ package mcpserver
 
 // The server: the SDK's MCP server with Chopin's tools, behind the SDK's
 // Streamable HTTP handler in JSON-response mode, and the checks the
-// transport leaves to us: a body that is not JSON (-32700) or not a JSON-RPC
-// 2.0 message (-32600) is answered as a JSON-RPC error, and a method the
-// transport does not serve is 405 with Allow (docs/mcp.md, "Transport").
+// transport leaves to us (docs/mcp.md, "Transport" and "Errors"): a body
+// over 4 MiB (413), not JSON (-32700) or not a JSON-RPC 2.0 message
+// (-32600), a message without a session other than initialize (-32600),
+// and whatever the SDK refuses in plain text are all answered as JSON-RPC
+// errors; a method the transport does not serve is 405 with Allow; and at
+// most SessionCap sessions live at once (sessions.go).
 
 import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"net/http"
 	"strconv"
 	"strings"
@@ -86,16 +92,32 @@ type Server struct {
 	// updates serialises update_document calls, so that a retry racing its
 	// own first attempt is answered as a replay, not as a stale revision.
 	updates sync.Mutex
+	// opening serialises initialize requests, so that making room for a
+	// session and making it are one step and SessionCap holds.
+	opening  sync.Mutex
+	sessions sessionUse
 }
 
-// maxBody bounds a request body: the largest argument, an upload_image's
-// base64 data, is under 1.4 MiB, and a plan under 256 KiB, escaped.
-const maxBody = 4 << 20
+// MaxBody is the largest body /mcp takes, 4 MiB (4,194,304 bytes): the
+// largest argument, an upload_image's base64 data, is under 1.4 MiB, and a
+// plan under 256 KiB, escaped.
+const MaxBody = 4 << 20
 
 // sessionIdle is how long an MCP session lasts without a request: long
 // enough that an agent left open overnight keeps its session, short enough
 // that sessions nobody ends do not pile up.
 const sessionIdle = 24 * time.Hour
+
+// JSON-RPC error codes of the transport, besides JSON-RPC's own (-32700
+// and -32600 for what cannot be read, -32601, -32602, -32603).
+const (
+	// RPCRefused is a request refused before its message was read:
+	// sign-in, Origin, Host, the method or media type of the HTTP request,
+	// and too many sessions busy at once.
+	RPCRefused = -32000
+	// RPCSessionNotFound is a session that has ended: initialize again.
+	RPCSessionNotFound = -32001
+)
 
 // New makes the server.
 func New(catalog Catalog, plans Plans, chat Chat, images Images, opt Options) *Server {
@@ -105,6 +127,7 @@ func New(catalog Catalog, plans Plans, chat Chat, images Images, opt Options) *S
 	s := &Server{catalog: catalog, plans: plans, chat: chat, images: images, opt: opt}
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "chopin", Title: "Chopin", Version: opt.Version},
 		&mcp.ServerOptions{Instructions: instructions(), Logger: opt.Logger})
+	s.mcp.AddReceivingMiddleware(codedErrors)
 	for _, t := range s.tools() {
 		s.mcp.AddTool(t.spec, t.handler)
 	}
@@ -115,10 +138,24 @@ func New(catalog Catalog, plans Plans, chat Chat, images Images, opt Options) *S
 			// app checks Host against the instance's own origin on every
 			// route, which is stricter than the SDK's loopback check.
 			DisableLocalhostProtection: true,
-			MaxRequestBodyBytes:        maxBody,
+			MaxRequestBodyBytes:        MaxBody,
 			Logger:                     opt.Logger,
 		})
+	s.sessions.server = s.mcp
 	return s
+}
+
+// codedErrors gives every error the SDK's server answers with a JSON-RPC
+// code: an error without one would go out as code 0.
+func codedErrors(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		res, err := next(ctx, method, req)
+		var coded *jsonrpc.Error
+		if err != nil && !errors.As(err, &coded) {
+			err = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}
+		}
+		return res, err
+	}
 }
 
 // Allowed is the methods /mcp serves; any other is 405 with this as Allow.
@@ -127,49 +164,91 @@ func New(catalog Catalog, plans Plans, chat Chat, images Images, opt Options) *S
 // specification allows, and no idle stream holds a connection open.
 const Allowed = "POST, DELETE"
 
-// ServeHTTP serves /mcp once app has admitted the request.
+// ServeHTTP serves /mcp once app has admitted the request. Whatever it
+// refuses, it answers with a JSON-RPC error object, with the request's id
+// when it could be read.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch r.Method {
 	case http.MethodDelete: // the client ends its session
-		s.http.ServeHTTP(w, r)
+		rw := &rpcWriter{ResponseWriter: w}
+		s.http.ServeHTTP(rw, r)
+		rw.finish()
 		return
 	case http.MethodPost:
 	default:
 		w.Header().Set("Allow", Allowed)
-		http.Error(w, "Method not allowed: /mcp takes POST (and DELETE to end a session); it offers no event stream.", http.StatusMethodNotAllowed)
+		writeRPCError(w, http.StatusMethodNotAllowed, nil, RPCRefused,
+			"Method not allowed: /mcp takes POST (and DELETE to end a session); it offers no event stream.", nil)
 		return
 	}
-	body, err := io.ReadAll(io.LimitReader(r.Body, maxBody+1))
+	body, err := io.ReadAll(io.LimitReader(r.Body, MaxBody+1))
 	if err != nil {
-		rpcError(w, http.StatusBadRequest, jsonrpc.CodeParseError, "The request body could not be read.")
+		writeRPCError(w, http.StatusBadRequest, nil, jsonrpc.CodeParseError, "The request body could not be read.", nil)
 		return
 	}
-	if len(body) > maxBody {
-		rpcError(w, http.StatusRequestEntityTooLarge, jsonrpc.CodeInvalidRequest, "The request is over 4 MiB, the most /mcp takes.")
+	if len(body) > MaxBody {
+		writeRPCError(w, http.StatusRequestEntityTooLarge, leadingID(body), jsonrpc.CodeInvalidRequest,
+			"The request is over 4 MiB (4,194,304 bytes), the most /mcp takes.", nil)
 		return
 	}
 	if code, why := checkMessage(body); code != 0 {
-		rpcError(w, http.StatusBadRequest, code, why)
+		writeRPCError(w, http.StatusBadRequest, nil, code, why, nil)
 		return
 	}
-	if method, id, ok := unknownMethod(body); ok {
+	var msg struct {
+		Method *string         `json:"method"`
+		ID     json.RawMessage `json:"id"`
+	}
+	json.Unmarshal(body, &msg) // checkMessage read it
+	session := r.Header.Get("Mcp-Session-Id")
+	opening := session == "" && msg.Method != nil && *msg.Method == "initialize"
+	if session == "" && !opening {
+		writeRPCError(w, http.StatusBadRequest, msg.ID, jsonrpc.CodeInvalidRequest,
+			"This message has no Mcp-Session-Id header: send initialize first, then the Mcp-Session-Id its answer gives on every later request.", nil)
+		return
+	}
+	if method, id, unknown := unknownMethod(body); unknown {
 		if id == nil { // a notification has no answer
 			w.WriteHeader(http.StatusAccepted)
 			return
 		}
-		w.Header().Set("Content-Type", "application/json")
-		json.NewEncoder(w).Encode(map[string]any{"jsonrpc": "2.0", "id": id,
-			"error": map[string]any{"code": jsonrpc.CodeMethodNotFound, "message": "Method not found: " + strconv.Quote(method) + "."}})
+		writeRPCError(w, http.StatusOK, id, jsonrpc.CodeMethodNotFound, "Method not found: "+strconv.Quote(method)+".", nil)
 		return
 	}
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	r.ContentLength = int64(len(body))
-	s.http.ServeHTTP(w, r)
+	rw := &rpcWriter{ResponseWriter: w, id: msg.ID}
+	if opening {
+		s.open(rw, r)
+	} else {
+		done := s.sessions.begin(session)
+		s.http.ServeHTTP(rw, r)
+		done()
+	}
+	rw.finish()
 }
 
-// checkMessage finds what the SDK would answer as a plain-text 400: a body
-// that is not JSON, and one that is not a JSON-RPC 2.0 message (or a batch,
-// which this protocol version does not have).
+// open serves an initialize, which makes a session: first, past
+// SessionCap, the session idle longest ends.
+func (s *Server) open(w *rpcWriter, r *http.Request) {
+	s.opening.Lock()
+	defer s.opening.Unlock()
+	if !s.sessions.makeRoom(s.opt.Logger) {
+		writeRPCError(w, http.StatusServiceUnavailable, w.id, RPCRefused, fmt.Sprintf(
+			"All %d MCP sessions are answering a request at this moment: try again in a moment, or end a session you no longer use (DELETE /mcp).", SessionCap), nil)
+		return
+	}
+	s.http.ServeHTTP(w, r)
+	if id := w.Header().Get("Mcp-Session-Id"); id != "" && w.status < 300 {
+		s.sessions.opened(id)
+	}
+}
+
+// checkMessage finds what the SDK would answer as a plain-text 400, or
+// read otherwise than it was meant: a body that is not JSON, one that is
+// not a JSON-RPC 2.0 message (or a batch, which this protocol version does
+// not have), and an id that is not a string or an integer JSON and
+// JavaScript both read exactly.
 func checkMessage(body []byte) (code int64, why string) {
 	if !json.Valid(body) {
 		return jsonrpc.CodeParseError, "The body is not JSON. Send one JSON-RPC 2.0 message."
@@ -194,14 +273,25 @@ func checkMessage(body []byte) (code int64, why string) {
 			return jsonrpc.CodeInvalidRequest, `The body is not a JSON-RPC 2.0 message: "method" must be a string.`
 		}
 	}
-	if raw, ok := msg["id"]; ok {
-		switch t := strings.TrimSpace(string(raw)); {
-		case t == "null", strings.HasPrefix(t, `"`), len(t) > 0 && (t[0] == '-' || t[0] >= '0' && t[0] <= '9'):
-		default:
-			return jsonrpc.CodeInvalidRequest, `The body is not a JSON-RPC 2.0 message: "id" must be a string or a number.`
-		}
+	raw, hasID := msg["id"]
+	if !hasMethod && !hasID {
+		return jsonrpc.CodeInvalidRequest, `The body is a JSON-RPC response without an "id": it answers nothing.`
+	}
+	if hasID && !validID(raw) {
+		return jsonrpc.CodeInvalidRequest, `The body is not a JSON-RPC 2.0 message: "id" must be a string or an integer from -(2^53-1) to 2^53-1.`
 	}
 	return 0, ""
+}
+
+// validID reports an id the SDK reads as it was written: a string, or a
+// whole number small enough that a float64 holds it exactly.
+func validID(raw json.RawMessage) bool {
+	t := strings.TrimSpace(string(raw))
+	if strings.HasPrefix(t, `"`) {
+		return true
+	}
+	f, err := strconv.ParseFloat(t, 64)
+	return err == nil && f == math.Trunc(f) && math.Abs(f) <= 1<<53-1
 }
 
 // methods are the JSON-RPC methods the SDK's server handles; the SDK's
@@ -227,14 +317,4 @@ func unknownMethod(body []byte) (method string, id json.RawMessage, unknown bool
 		return "", nil, false
 	}
 	return *msg.Method, msg.ID, true
-}
-
-// rpcError answers with a JSON-RPC error response that has no id: the
-// request's could not be read.
-func rpcError(w http.ResponseWriter, status int, code int64, message string) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	json.NewEncoder(w).Encode(map[string]any{
-		"jsonrpc": "2.0", "id": nil, "error": map[string]any{"code": code, "message": message},
-	})
 }

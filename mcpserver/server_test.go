@@ -24,6 +24,17 @@ func TestCheckMessage(t *testing.T) {
 		`{"jsonrpc":"2.0","id":1,"method":""}`:        -32600,
 		`{"jsonrpc":"2.0","id":true,"method":"ping"}`: -32600,
 		`{"jsonrpc":"2.0","id":[1],"method":"ping"}`:  -32600,
+		// Ids the SDK would read as another id, or not at all.
+		`{"jsonrpc":"2.0","id":1e400,"method":"ping"}`:            -32600,
+		`{"jsonrpc":"2.0","id":1.5,"method":"ping"}`:              -32600,
+		`{"jsonrpc":"2.0","id":9007199254740992,"method":"ping"}`: -32600,
+		`{"jsonrpc":"2.0","id":null,"method":"ping"}`:             -32600,
+		`{"jsonrpc":"2.0","id":9007199254740991,"method":"ping"}`: 0,
+		`{"jsonrpc":"2.0","id":1e2,"method":"ping"}`:              0,
+		// A response answers an id.
+		`{"jsonrpc":"2.0","result":{}}`:                                -32600,
+		`{"jsonrpc":"2.0","error":{"code":1,"message":"x"}}`:           -32600,
+		`{"jsonrpc":"2.0","id":null,"error":{"code":1,"message":"x"}}`: -32600,
 	} {
 		if got, _ := checkMessage([]byte(body)); got != want {
 			t.Errorf("%s: %d, want %d", body, got, want)
@@ -53,6 +64,22 @@ func TestIsUUID(t *testing.T) {
 	} {
 		if isUUID(s) != want {
 			t.Errorf("isUUID(%q) = %v", s, !want)
+		}
+	}
+}
+
+func TestLeadingID(t *testing.T) {
+	for body, want := range map[string]string{
+		`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"x":"abc`: "7",
+		`{"id":"a b","jsonrpc":"2.0"}`:                                     `"a b"`,
+		`{"jsonrpc":"2.0","params":{"x":"abc`:                              "",
+		`{"jsonrpc":"2.0","id":1.5}`:                                       "",
+		`{"jsonrpc":"2.0","id":{}}`:                                        "",
+		`[1]`:                                                              "",
+		``:                                                                 "",
+	} {
+		if got := string(leadingID([]byte(body))); got != want {
+			t.Errorf("%s: %q, want %q", body, got, want)
 		}
 	}
 }
