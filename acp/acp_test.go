@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -35,6 +36,12 @@ func TestReadConfined(t *testing.T) {
 	os.Symlink(filepath.Join(root, "a.md"), filepath.Join(root, "inner-link"))
 	big := filepath.Join(root, "big")
 	os.WriteFile(big, make([]byte, maxReadBytes+1), 0o600)
+	// A link to a nested repository's .git, a .git in other letters, and a
+	// link to the folder the working directory is in.
+	os.Symlink(filepath.Join(root, "sub", ".git"), filepath.Join(root, "sub-git"))
+	os.MkdirAll(filepath.Join(root, ".GIT"), 0o700)
+	os.WriteFile(filepath.Join(root, ".GIT", "config"), []byte("x"), 0o600)
+	os.Symlink(filepath.Dir(root), filepath.Join(root, "parent"))
 
 	for _, tc := range []struct {
 		path, want, err string
@@ -50,6 +57,10 @@ func TestReadConfined(t *testing.T) {
 		{filepath.Join(root, "missing"), "", "no such file"},
 		{root, "", "not a file"},
 		{big, "", "larger"},
+		{filepath.Join(root, "sub-git", "config"), "", ".git"},
+		{filepath.Join(root, ".GIT", "config"), "", ".git"},
+		{filepath.Join(root, "parent"), "", "outside"},
+		{filepath.Join(root, "parent", filepath.Base(filepath.Dir(out)), "secret"), "", "outside"},
 	} {
 		got, err := readConfined(root, tc.path)
 		if tc.err == "" && (err != nil || got != tc.want) {
@@ -57,6 +68,23 @@ func TestReadConfined(t *testing.T) {
 		}
 		if tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)) {
 			t.Errorf("%s: want an error with %q, got %q, %v", tc.path, tc.err, got, err)
+		}
+	}
+	// A named pipe is refused at once, not opened (which would wait for a
+	// writer).
+	if err := exec.Command("mkfifo", filepath.Join(root, "pipe")).Run(); err == nil {
+		done := make(chan error, 1)
+		go func() {
+			_, err := readConfined(root, filepath.Join(root, "pipe"))
+			done <- err
+		}()
+		select {
+		case err := <-done:
+			if err == nil || !strings.Contains(err.Error(), "not a file") {
+				t.Errorf("a named pipe: %v", err)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatal("reading a named pipe waited for a writer")
 		}
 	}
 	two, one := 2, 1

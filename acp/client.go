@@ -11,15 +11,15 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
+	"io/fs"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	sdk "github.com/coder/acp-go-sdk"
 
 	"github.com/chopin-desktop/chopin/agentconn/client"
 	"github.com/chopin-desktop/chopin/agentconn/wire"
+	"github.com/chopin-desktop/chopin/checkout"
 	"github.com/chopin-desktop/chopin/redact"
 )
 
@@ -185,8 +185,9 @@ func (c *agentClient) ReadTextFile(ctx context.Context, p sdk.ReadTextFileReques
 	return sdk.ReadTextFileResponse{Content: redact.Text(lines(text, p.Line, p.Limit))}, nil
 }
 
-// readConfined reads path when it resolves, after symbolic links, inside
-// root and outside any .git directory.
+// readConfined reads path when it is a regular file that resolves, after
+// every symbolic link, inside root and outside any .git folder: the
+// checkout package's rule (checkout.OpenFile), in the bridge's words.
 func readConfined(root, path string) (string, error) {
 	if root == "" {
 		return "", errors.New("no session is open")
@@ -194,30 +195,20 @@ func readConfined(root, path string) (string, error) {
 	if !filepath.IsAbs(path) {
 		return "", errors.New("the path must be absolute")
 	}
-	realRoot, err := filepath.EvalSymlinks(root)
-	if err != nil {
-		return "", err
-	}
-	real, err := filepath.EvalSymlinks(filepath.Clean(path))
-	if err != nil {
+	f, _, err := checkout.OpenFile(root, path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
 		return "", errors.New("no such file")
-	}
-	rel, err := filepath.Rel(realRoot, real)
-	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
+	case errors.Is(err, checkout.ErrOutside):
 		return "", errors.New("the path is outside the working directory")
-	}
-	if slices.Contains(strings.Split(filepath.ToSlash(rel), "/"), ".git") {
+	case errors.Is(err, checkout.ErrGit):
 		return "", errors.New("files under .git are not readable")
-	}
-	f, err := os.Open(real)
-	if err != nil {
+	case errors.Is(err, checkout.ErrFolder), errors.Is(err, checkout.ErrNotFile):
+		return "", errors.New("the path is not a file")
+	case err != nil:
 		return "", errors.New("the file cannot be read")
 	}
 	defer f.Close()
-	info, err := f.Stat()
-	if err != nil || !info.Mode().IsRegular() {
-		return "", errors.New("the path is not a file")
-	}
 	b, err := io.ReadAll(io.LimitReader(f, maxReadBytes+1))
 	if err != nil {
 		return "", errors.New("the file cannot be read")

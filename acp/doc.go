@@ -16,7 +16,8 @@
 // It is a client, like package planner: it must not import app, store,
 // room, plannerhost, agentconn's server package or the other wave 2
 // packages; the import-graph test holds it to agentconn/client,
-// agentconn/wire and redact. It grants no write or terminal access to the
+// agentconn/wire, checkout (whose confinement its file reads use) and
+// redact. It grants no write or terminal access to the
 // agent, and never grants a permission request itself: a person does (in an
 // isolated session, which has no Decisions, it is answered cancelled).
 package acp

@@ -2,7 +2,10 @@ package checkout
 
 // A checkout and the one rule every tool goes through: a path the model
 // gives is resolved inside the checkout, or refused with a sentence that
-// says why and what to give instead.
+// says why and what to give instead. Resolve and OpenFile are that rule for
+// any folder, for a caller with paths of its own (the ACP bridge's file
+// reads): followed through every symbolic link, never out of the folder or
+// into .git, and a file opened only when it is a regular one.
 
 import (
 	"errors"
@@ -13,6 +16,7 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -133,29 +137,111 @@ func (c *Checkout) resolve(p string) (rel, abs string, err error) {
 	if rel == "" {
 		return "", c.root, nil
 	}
-	abs, err = filepath.EvalSymlinks(filepath.Join(c.root, filepath.FromSlash(rel)))
-	if errors.Is(err, fs.ErrNotExist) {
+	abs, err = resolveIn(c.root, filepath.Join(c.root, filepath.FromSlash(rel)))
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
 		return "", "", refuse("There is no %s in the checkout; list_files shows what there is.", rel)
-	}
-	if err != nil {
-		return "", "", refuse("%s cannot be read: %s.", rel, shortErr(err))
-	}
-	if !c.inside(abs) {
+	case errors.Is(err, ErrOutside):
 		return "", "", refuse("%s is a symbolic link that leads outside the checkout, which these tools never follow.", rel)
-	}
-	if r, _ := filepath.Rel(c.root, abs); r != "" {
-		if first, _, _ := strings.Cut(filepath.ToSlash(r), "/"); strings.EqualFold(first, ".git") {
-			return "", "", refuse("%s leads into .git, which these tools never read.", rel)
-		}
+	case errors.Is(err, ErrGit):
+		return "", "", refuse("%s leads into .git, which these tools never read.", rel)
+	case err != nil:
+		return "", "", refuse("%s cannot be read: %s.", rel, shortErr(err))
 	}
 	return rel, abs, nil
 }
 
-// inside reports whether abs (symbolic links resolved) is the root or
-// below it.
-func (c *Checkout) inside(abs string) bool {
-	r, err := filepath.Rel(c.root, abs)
-	return err == nil && r != ".." && !strings.HasPrefix(r, ".."+string(filepath.Separator)) && !filepath.IsAbs(r)
+// Why Resolve and OpenFile refuse a path; each caller words it for its own
+// reader.
+var (
+	ErrOutside = errors.New("the path leads outside the folder")
+	ErrGit     = errors.New("the path leads into .git")
+	ErrFolder  = errors.New("the path is a folder")
+	ErrNotFile = errors.New("the path is not a regular file") // a named pipe, a device, a socket
+)
+
+// Resolve returns path, an absolute path, with every symbolic link on its
+// way followed, when it leads to root or below it, and into no .git folder
+// at any depth, in any letter case (a nested repository's is refused as
+// the checkout's own is). Otherwise its error is ErrOutside, ErrGit, or
+// the file system's (fs.ErrNotExist among them) when the path cannot be
+// followed.
+func Resolve(root, path string) (string, error) {
+	if !filepath.IsAbs(path) {
+		return "", fmt.Errorf("%q is not an absolute path", path)
+	}
+	realRoot, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		return "", err
+	}
+	return resolveIn(realRoot, path)
+}
+
+// resolveIn is Resolve with root's own links already resolved.
+func resolveIn(root, path string) (string, error) {
+	abs, err := filepath.EvalSymlinks(filepath.Clean(path))
+	if err != nil {
+		return "", err
+	}
+	r, err := filepath.Rel(root, abs)
+	if err != nil || r == ".." || strings.HasPrefix(r, ".."+string(filepath.Separator)) || filepath.IsAbs(r) {
+		return "", ErrOutside
+	}
+	for _, part := range strings.Split(filepath.ToSlash(r), "/") {
+		if strings.EqualFold(part, ".git") {
+			return "", ErrGit
+		}
+	}
+	return abs, nil
+}
+
+// OpenFile opens for reading the regular file that path names inside
+// root, as Resolve finds it, and returns it with its information.
+// Otherwise its error is one of Resolve's, ErrFolder, ErrNotFile or the
+// file system's.
+func OpenFile(root, path string) (*os.File, fs.FileInfo, error) {
+	abs, err := Resolve(root, path)
+	if err != nil {
+		return nil, nil, err
+	}
+	return openRegular(abs)
+}
+
+// openRegular opens abs when it is a regular file, and never waits on one
+// that is not: a named pipe would wait for a writer, and a device may
+// never answer. It is refused before it is opened; the open does not
+// block, and what it opened is checked again, in case the file was
+// replaced meanwhile.
+func openRegular(abs string) (*os.File, fs.FileInfo, error) {
+	st, err := os.Stat(abs)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := regular(st); err != nil {
+		return nil, nil, err
+	}
+	f, err := os.OpenFile(abs, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, nil, err
+	}
+	if st, err = f.Stat(); err == nil {
+		err = regular(st)
+	}
+	if err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	return f, st, nil
+}
+
+func regular(st fs.FileInfo) error {
+	switch {
+	case st.IsDir():
+		return ErrFolder
+	case !st.Mode().IsRegular():
+		return ErrNotFile
+	}
+	return nil
 }
 
 // shortErr is an OS error without the absolute path it may carry.

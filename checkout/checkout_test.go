@@ -7,6 +7,7 @@ package checkout_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -15,6 +16,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chopin-desktop/chopin/checkout"
 )
@@ -459,6 +461,66 @@ func TestParseRemote(t *testing.T) {
 		}
 		if got != want {
 			t.Errorf("ParseRemote(%q) = %q, want %q", remote, got, want)
+		}
+	}
+}
+
+// TestNestedGit: a nested repository's .git, reached through a symbolic
+// link and in any letter case, is refused as the checkout's own is, by the
+// tools and by Resolve and OpenFile; OpenFile opens regular files only,
+// without waiting on a named pipe.
+func TestNestedGit(t *testing.T) {
+	root := t.TempDir()
+	write(t, root, "a.md", "text\n")
+	write(t, root, "vendor/lib/.git/config", "[core]\n")
+	write(t, root, "vendor/lib/.Git/HEAD", "ref: refs/heads/main\n")
+	if err := os.Symlink(filepath.Join(root, "vendor", "lib", ".git"), filepath.Join(root, "libgit")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(root, "vendor", "lib"), filepath.Join(root, "lib")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Dir(root), filepath.Join(root, "up")); err != nil {
+		t.Fatal(err)
+	}
+	c := open(t, root)
+	for _, p := range []string{"libgit/config", "libgit", "lib/.git/config", "vendor/lib/.Git/HEAD"} {
+		if out, err := call(t, c, "read_file", map[string]any{"path": p}); err == nil || !strings.Contains(err.Error(), ".git") {
+			t.Errorf("read_file %q: got %q, %v; want a refusal naming .git", p, out, err)
+		}
+	}
+	for p, want := range map[string]error{
+		"libgit/config":        checkout.ErrGit,
+		"lib/.git/config":      checkout.ErrGit,
+		"vendor/lib/.Git/HEAD": checkout.ErrGit,
+		"up":                   checkout.ErrOutside,
+		"vendor":               checkout.ErrFolder,
+		"a.md":                 nil,
+	} {
+		f, _, err := checkout.OpenFile(root, filepath.Join(root, filepath.FromSlash(p)))
+		if err == nil {
+			f.Close()
+		}
+		if !errors.Is(err, want) {
+			t.Errorf("OpenFile %q: %v, want %v", p, err, want)
+		}
+	}
+	if _, err := checkout.Resolve(root, "a.md"); err == nil {
+		t.Error("Resolve took a relative path")
+	}
+	if err := exec.Command("mkfifo", filepath.Join(root, "pipe")).Run(); err == nil {
+		done := make(chan error, 1)
+		go func() {
+			_, _, err := checkout.OpenFile(root, filepath.Join(root, "pipe"))
+			done <- err
+		}()
+		select {
+		case err := <-done:
+			if !errors.Is(err, checkout.ErrNotFile) {
+				t.Errorf("a named pipe: %v, want ErrNotFile", err)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatal("OpenFile waited on a named pipe")
 		}
 	}
 }

@@ -12,7 +12,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"unicode/utf8"
 )
@@ -51,19 +50,13 @@ func (c *Checkout) ReadFile(ctx context.Context, in ReadInput) (string, error) {
 	if rel == "" {
 		return "", refuse("read_file reads a file; list_files lists the checkout's folders.")
 	}
-	// Stat before opening: opening a named pipe would wait for a writer.
-	st, err := os.Stat(abs)
-	if err != nil {
-		return "", refuse("%s cannot be read: %s.", rel, shortErr(err))
-	}
-	if st.IsDir() {
+	f, st, err := openRegular(abs)
+	switch {
+	case errors.Is(err, ErrFolder):
 		return "", refuse("%s is a folder; list its files with list_files {\"path\":%q}.", rel, rel)
-	}
-	if !st.Mode().IsRegular() {
+	case errors.Is(err, ErrNotFile):
 		return "", refuse("%s is not a regular file.", rel)
-	}
-	f, err := os.Open(abs)
-	if err != nil {
+	case err != nil:
 		return "", refuse("%s cannot be read: %s.", rel, shortErr(err))
 	}
 	defer f.Close()
