@@ -15,7 +15,7 @@ import (
 
 func (a *App) newMCP() *mcpserver.Server {
 	m := mcpStore{a}
-	return mcpserver.New(m, m, m, m, mcpserver.Options{Origin: a.origin, Version: version.Version, Logger: a.log})
+	return mcpserver.New(m, m, m, m, mcpserver.Options{Origin: a.origin, Version: version.Build().Version, Logger: a.log})
 }
 
 // handleMCP admits a request to /mcp: 401 without this computer's agent

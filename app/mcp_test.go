@@ -22,6 +22,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -131,7 +132,8 @@ func TestMCPInitializeAndTools(t *testing.T) {
 	ta := startApp(t)
 	cs := ta.mcpSession("test-client")
 	init := cs.InitializeResult()
-	if init.ServerInfo.Name != "chopin" || init.ServerInfo.Version != version.Version || init.Capabilities.Tools == nil {
+	// The version is chopin --version's, also on a build no release set.
+	if init.ServerInfo.Name != "chopin" || init.ServerInfo.Version == "" || init.ServerInfo.Version != version.Build().Version || init.Capabilities.Tools == nil {
 		t.Fatalf("initialize: %+v", init)
 	}
 	for _, tool := range []string{"create_document", "update_document", "rename_document", "archive_document",
@@ -711,4 +713,96 @@ func TestMCPCommandSurvivesRestart(t *testing.T) {
 	if code := wait(); code != 0 {
 		t.Fatalf("exit %d\n%s", code, stderr)
 	}
+}
+
+// A model sees a tool's result as its client passes it on: Claude Code and
+// Codex hand it structuredContent alone when there is one, Gemini CLI and
+// others the text block. So each must hold what the model needs:
+// read_document's page (the plan's text) with the call that continues, and
+// every other tool's answer in both. Every result, refusals included, fits
+// the outputSchema its tool declares, since the clients built on the
+// TypeScript SDK check it.
+func TestMCPResultsHoldWhatTheModelNeeds(t *testing.T) {
+	ta := startApp(t)
+	ta.AddRepository("acme/rocket")
+	cs := ta.mcpSession("reader")
+	schemas := map[string]*jsonschema.Resolved{}
+	tools, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tl := range tools.Tools {
+		raw, _ := json.Marshal(tl.OutputSchema)
+		var s jsonschema.Schema
+		if tl.OutputSchema == nil || json.Unmarshal(raw, &s) != nil || s.Type != "object" {
+			t.Fatalf("%s declares no object outputSchema: %s", tl.Name, raw)
+		}
+		rs, err := s.Resolve(nil)
+		if err != nil {
+			t.Fatalf("%s's outputSchema: %v", tl.Name, err)
+		}
+		schemas[tl.Name] = rs
+	}
+	call := func(name string, args map[string]any) toolOut {
+		t.Helper()
+		o := callTool(t, cs, name, args)
+		if err := schemas[name].Validate(o.Data); err != nil {
+			t.Fatalf("%s's result %v does not fit its outputSchema: %v", name, o.Data, err)
+		}
+		if name != "read_document" || o.IsError {
+			var same map[string]any
+			if json.Unmarshal([]byte(o.Text), &same) != nil && !o.IsError || !o.IsError && fmt.Sprint(same) != fmt.Sprint(o.Data) {
+				t.Fatalf("%s: text %s is not the structuredContent %v", name, o.Text, o.Data)
+			}
+		}
+		return o
+	}
+
+	source := "# Launch\n\nShip the rocket.\n\n## Crew\n\nThree.\n"
+	made := call("create_document", map[string]any{"idempotencyKey": "k", "repository": "acme/rocket", "title": "Launch",
+		"plan": source, "brief": "Plan the launch.\nKeep it short."})
+	id := made.str("id")
+	call("list_repositories", map[string]any{})
+	if list := call("list_documents", map[string]any{"repository": "acme/rocket"}); !strings.Contains(list.Text, `"title":"Launch"`) {
+		t.Fatalf("list_documents: %s", list.Text)
+	}
+
+	read := call("read_document", map[string]any{"id": id})
+	if page := read.str("text"); !strings.HasPrefix(page, "document: Launch\n") || !strings.HasSuffix(page, "text:\n"+source) {
+		t.Fatalf("read_document's structuredContent has not the page: %v\ntext block:\n%s", read.Data, read.Text)
+	}
+	// The text block says the same, the brief included.
+	if read.Text != "brief: \"Plan the launch.\\nKeep it short.\"\n"+read.str("text") || read.str("brief") != "Plan the launch.\nKeep it short." {
+		t.Fatalf("read_document's text block:\n%s", read.Text)
+	}
+	if next, ok := read.Data["next"]; !ok || next != nil || read.num("revision") != 0 || read.str("url") != ta.URL()+"/documents/acme/rocket/launch" {
+		t.Fatalf("read_document at the end: %v", read.Data)
+	}
+
+	// A page that stops early names the call that continues, in both.
+	page := call("read_document", map[string]any{"id": id, "limit": 3})
+	m := regexp.MustCompile(`(?m)^next: read_document (\{.*\})$`).FindStringSubmatch(page.Text)
+	var next map[string]any
+	if m == nil || json.Unmarshal([]byte(m[1]), &next) != nil || fmt.Sprint(next) != fmt.Sprint(page.Data["next"]) {
+		t.Fatalf("next: %v, the text's %v\n%s", page.Data["next"], m, page.Text)
+	}
+	rest := call("read_document", next)
+	if rest.Text != rest.str("text") || !strings.HasPrefix(rest.Text, "document: ") || !strings.HasSuffix(rest.Text, "text:\n\n## Crew\n\n") {
+		t.Fatalf("the second page:\n%s", rest.Text)
+	}
+
+	// Refusals fit the schemas too.
+	stale := call("update_document", map[string]any{"id": id, "revision": 5, "plan": "# Launch\n", "idempotencyKey": "u"})
+	wantRefusal(t, stale, "revision-conflict")
+	call("read_document", map[string]any{"id": "/documents/acme/rocket/none"})
+	upd := call("update_document", map[string]any{"id": id, "revision": 0, "plan": source + "\nMore.\n", "idempotencyKey": "u2"})
+	wantOK(t, upd, "update_document")
+	call("rename_document", map[string]any{"id": id, "title": "Liftoff"})
+	call("archive_document", map[string]any{"id": id})
+	if r := call("read_document", map[string]any{"id": id, "offset": 4}); !strings.HasPrefix(r.Text, "archived: "+r.str("archivedAt")+" ") || !strings.HasSuffix(r.Text, "\n"+r.str("text")) {
+		t.Fatalf("an archived document's page:\n%s", r.Text)
+	}
+	call("restore_document", map[string]any{"id": id})
+	wantRefusal(t, call("invoke_planner", map[string]any{"id": id, "instruction": "Go"}), "planner-not-attached")
+	wantRefusal(t, call("upload_image", map[string]any{"id": id, "data": "AAAA", "mimeType": "image/svg+xml"}), "unsupported-type")
 }

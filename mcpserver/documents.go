@@ -11,6 +11,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/url"
@@ -106,16 +107,35 @@ func isUUID(s string) bool {
 	return true
 }
 
-// documentRead is read_document's structuredContent.
+// documentRead is read_document's structuredContent: the document, and the
+// page itself, since a client that passes structuredContent on (Claude
+// Code, Codex) gives its model nothing else.
 type documentRead struct {
-	ID          string  `json:"id"`
-	Title       string  `json:"title"`
-	Revision    int64   `json:"revision"`
-	Size        int     `json:"size"` // bytes
-	ArchivedAt  string  `json:"archivedAt,omitempty"`
-	Description *string `json:"description,omitempty"`
-	Brief       string  `json:"brief,omitempty"`
+	ID          string    `json:"id"`
+	Title       string    `json:"title"`
+	URL         string    `json:"url"`
+	Revision    int64     `json:"revision"`
+	Size        int       `json:"size"` // bytes
+	ArchivedAt  string    `json:"archivedAt,omitempty"`
+	Description *string   `json:"description,omitempty"`
+	Brief       string    `json:"brief,omitempty"`
+	Text        string    `json:"text"` // the page, as the text block shows it after pagePreamble
+	Next        *readNext `json:"next"` // the call that continues; nil at the end
 }
+
+// readNext is the read_document call that continues a page, as its next:
+// line names it.
+type readNext struct {
+	ID string `json:"id"`
+	room.ReadPlanArgs
+}
+
+// readOutput is read_document's outputSchema properties.
+const readOutput = `"id":{"type":"string"},"title":{"type":"string"},"url":{"type":"string"},` +
+	`"revision":{"type":"integer"},"size":{"type":"integer"},"archivedAt":{"type":"string"},` +
+	`"description":{"type":"string"},"brief":{"type":"string"},` +
+	`"text":{"type":"string","description":"The page: its header, the outline, then text: and the plan's own lines."},` +
+	`"next":{"type":["object","null"],"description":"The read_document arguments that continue, or null at the end."}`
 
 func (s *Server) readDocumentTool() tool {
 	return tool{
@@ -125,11 +145,15 @@ func (s *Server) readDocumentTool() tool {
 				"the outline of the top-level blocks the page shows (index, type, lines, digest), then text: and the plan's own lines, verbatim. " +
 				"One result holds at most 16,000 bytes; call each next: in turn to read every character exactly once. " +
 				"offset is a 1-based line, limit the most lines, column a 1-based character in line offset (to continue a very long line). " +
-				"structuredContent is {id, title, revision, size, archivedAt?, description?, brief?}; pass revision to update_document. " +
+				"Before the header, the first page has the document's description: and brief: when it has them, and each page of an archived document archived:. " +
+				"structuredContent is {id, title, url, revision, size, archivedAt?, description?, brief?, text, next}: text is the page from its header on, " +
+				"next the read_document arguments that continue (null at the end); pass revision to update_document. " +
 				"Refusals: document-unavailable, invalid-argument (an offset or column past the end)."},
-		required: []string{"id"},
-		props:    idProp + `,"offset":{"type":"integer","minimum":1},"limit":{"type":"integer","minimum":1},"column":{"type":"integer","minimum":1}`,
-		run:      typed(s.readDocument),
+		required:    []string{"id"},
+		props:       idProp + `,"offset":{"type":"integer","minimum":1},"limit":{"type":"integer","minimum":1},"column":{"type":"integer","minimum":1}`,
+		outRequired: []string{"id", "title", "url", "revision", "size", "text", "next"},
+		outProps:    readOutput,
+		run:         typed(s.readDocument),
 	}
 }
 
@@ -173,9 +197,49 @@ func (s *Server) readDocument(ctx context.Context, c call, args readArgs) (any, 
 	if err != nil {
 		return nil, err
 	}
-	return pageResult{text: page.Text(), structured: documentRead{ID: d.ID, Title: d.Title, Revision: view.Revision,
-		Size: len(view.Source), ArchivedAt: d.ArchivedAt, Description: d.Description, Brief: brief}}, nil
+	read := documentRead{ID: d.ID, Title: d.Title, URL: s.summary(d).URL, Revision: view.Revision, Size: len(view.Source),
+		ArchivedAt: d.ArchivedAt, Description: d.Description, Brief: brief}
+	read.Text = page.Text()
+	if page.Next != nil {
+		read.Next = &readNext{ID: d.ID, ReadPlanArgs: *page.Next}
+	}
+	return pageResult{text: pagePreamble(read, paging) + read.Text, structured: read}, nil
 }
+
+// pagePreamble is what the text block says of the document before the
+// page, for the clients that show their model the text block alone (the
+// others read these as structuredContent's fields): archived: on every page
+// of an archived document, and description: and brief: on the page that
+// starts the plan, each quoted as a JSON string.
+func pagePreamble(d documentRead, paging room.ReadPlanArgs) string {
+	var b strings.Builder
+	if d.ArchivedAt != "" {
+		b.WriteString("archived: " + d.ArchivedAt + " (read-only until restore_document)\n")
+	}
+	if paging.Offset > 1 || paging.Column > 1 {
+		return b.String()
+	}
+	if d.Description != nil && *d.Description != "" {
+		b.WriteString("description: " + quote(*d.Description) + "\n")
+	}
+	if d.Brief != "" {
+		b.WriteString("brief: " + quote(d.Brief) + "\n")
+	}
+	return b.String()
+}
+
+// quote is s as a JSON string, with <, > and & as they are.
+func quote(s string) string {
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.Encode(s)
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
+// writeOutput is create_document's and update_document's outputSchema
+// properties: the summary, the revision made and whether it was a replay.
+const writeOutput = summaryProps + `,"revision":{"type":"integer"},"replayed":{"type":"boolean"}`
 
 // Bounds of create_document and update_document.
 const (
@@ -229,8 +293,10 @@ func (s *Server) createDocumentTool() tool {
 			`"repository":{"type":"string","description":"owner/name, as list_repositories names it."},` +
 			`"title":{"type":"string","minLength":1,"maxLength":480},"plan":{"type":"string","description":"The whole plan, Markdown."},` +
 			`"brief":{"type":"string","maxLength":16384}`,
-		line:    "create a document with its plan (idempotent by idempotencyKey)",
-		mutates: true,
+		outRequired: append(summaryRequired[:4:4], "revision", "replayed"),
+		outProps:    writeOutput,
+		line:        "create a document with its plan (idempotent by idempotencyKey)",
+		mutates:     true,
 		run: typed(func(ctx context.Context, c call, args createArgs) (any, error) {
 			if err := checkKey(*args.Key); err != nil {
 				return nil, err
@@ -267,9 +333,11 @@ func (s *Server) updateDocumentTool() tool {
 		required: []string{"id", "revision", "plan", "idempotencyKey"},
 		props: idProp + `,"revision":{"type":"integer","minimum":0},"plan":{"type":"string","description":"The whole new plan, Markdown."},` +
 			`"idempotencyKey":{"type":"string","minLength":1,"maxLength":128}`,
-		line:    "replace a document's whole plan at the revision you read (idempotent by idempotencyKey)",
-		mutates: true,
-		run:     typed(s.updateDocument),
+		outRequired: append(summaryRequired[:4:4], "revision", "replayed"),
+		outProps:    writeOutput,
+		line:        "replace a document's whole plan at the revision you read (idempotent by idempotencyKey)",
+		mutates:     true,
+		run:         typed(s.updateDocument),
 	}
 }
 
@@ -362,8 +430,10 @@ func (s *Server) invokePlannerTool() tool {
 		required: []string{"id", "instruction"},
 		props: idProp + `,"instruction":{"type":"string","minLength":1,"maxLength":65536,"description":"What the Planner should do, kept verbatim."},` +
 			`"as":{"type":"string","enum":["system"]}`,
-		line:    "post an instruction to a document's Chat and start a Planner turn",
-		mutates: true,
+		outRequired: []string{"id", "messageId"},
+		outProps:    `"id":{"type":"string"},"messageId":{"type":"string"}`,
+		line:        "post an instruction to a document's Chat and start a Planner turn",
+		mutates:     true,
 		run: typed(func(ctx context.Context, c call, args invokeArgs) (any, error) {
 			switch {
 			case strings.TrimSpace(*args.Instruction) == "":
@@ -415,8 +485,10 @@ func (s *Server) uploadImageTool() tool {
 		required: []string{"id", "data", "mimeType"},
 		props: idProp + `,"data":{"type":"string","description":"The image's bytes in standard base64."},` +
 			`"mimeType":{"type":"string","description":"image/png, image/jpeg, image/webp or image/gif."}`,
-		line:    "store an image in a document and get its Markdown",
-		mutates: true,
+		outRequired: []string{"path", "markdown"},
+		outProps:    `"path":{"type":"string"},"markdown":{"type":"string"}`,
+		line:        "store an image in a document and get its Markdown",
+		mutates:     true,
 		run: typed(func(ctx context.Context, c call, args uploadArgs) (any, error) {
 			d, err := s.locateActive(ctx, *args.ID)
 			if err != nil {

@@ -1,10 +1,13 @@
 package mcpserver
 
 // How a tool answers: a success carries structuredContent and the same JSON
-// as a text block; a domain refusal is a successful result with isError,
-// structuredContent {code, message, ...} and a text block a model can read;
-// malformed arguments are JSON-RPC -32602 (docs/mcp.md, "Results and
-// refusals").
+// as a text block (read_document: the page as text, and in
+// structuredContent beside the document's fields); a domain refusal is a
+// successful result with isError, structuredContent {code, message, ...}
+// and a text block a model can read; malformed arguments are JSON-RPC
+// -32602 (docs/mcp.md, "Results and refusals"). Clients differ in what they
+// show their model: Claude Code and Codex pass structuredContent alone when
+// there is one, Gemini CLI the text, so each holds all the model needs.
 
 import (
 	"context"
@@ -136,8 +139,8 @@ func (s *Server) result(ctx context.Context, tool string, out any, err error) (*
 	return &mcp.CallToolResult{StructuredContent: json.RawMessage(text), Content: []mcp.Content{&mcp.TextContent{Text: string(text)}}}, nil
 }
 
-// pageResult is read_document's: the page as text, the document as
-// structuredContent.
+// pageResult is read_document's: the page as text, and the document with
+// that page as structuredContent.
 type pageResult struct {
 	text       string
 	structured any

@@ -65,10 +65,14 @@ type tool struct {
 	// must give, and every argument's JSON Schema.
 	required []string
 	props    string
-	line     string // the one-line description initialize's instructions list
-	mutates  bool
-	run      func(ctx context.Context, c call) (any, error) // made by typed
-	handler  mcp.ToolHandler
+	// outRequired and outProps make spec's output schema the same way: a
+	// success's keys and every key's JSON Schema (outputSchema).
+	outRequired []string
+	outProps    string
+	line        string // the one-line description initialize's instructions list
+	mutates     bool
+	run         func(ctx context.Context, c call) (any, error) // made by typed
+	handler     mcp.ToolHandler
 }
 
 // typed makes a tool's run from a function of its arguments, as the SDK's
@@ -97,6 +101,7 @@ func (s *Server) tools() []tool {
 	for i := range ts {
 		t := &ts[i]
 		t.spec.InputSchema = schema(t.required, t.props)
+		t.spec.OutputSchema = outputSchema(t.outRequired, t.outProps)
 		t.spec.Annotations = &mcp.ToolAnnotations{ReadOnlyHint: !t.mutates, IdempotentHint: t.mutates && t.spec.Name != "invoke_planner"}
 		if t.mutates {
 			f := false
@@ -190,6 +195,29 @@ func schema(required []string, props string) json.RawMessage {
 	return json.RawMessage(`{"type":"object","properties":{` + props + `},"required":` + string(req) + `,"additionalProperties":false}`)
 }
 
+// outputSchema is an output schema: an object that is a success, with the
+// keys required, or a refusal, {code, message, currentRevision?}. A client
+// built on the TypeScript SDK checks every structuredContent against it,
+// refusals included, so it admits both; it leaves other keys open, so that
+// a later Chopin may add one.
+func outputSchema(required []string, props string) json.RawMessage {
+	req, _ := json.Marshal(required)
+	return json.RawMessage(`{"type":"object","properties":{` + props + `,` + refusalProps + `},` +
+		`"anyOf":[{"required":` + string(req) + `},{"required":["code","message"]}]}`)
+}
+
+// refusalProps are a refusal's keys (results.go).
+const refusalProps = `"code":{"type":"string","description":"A refusal's code."},` +
+	`"message":{"type":"string","description":"A refusal's message: what happened and what to do."},` +
+	`"currentRevision":{"type":"integer","description":"revision-conflict's: the plan's revision now."}`
+
+// summaryProps are a document summary's keys (Document); summaryRequired
+// those it always has.
+const summaryProps = `"id":{"type":"string"},"title":{"type":"string"},"url":{"type":"string"},"repository":{"type":"string"},` +
+	`"archivedAt":{"type":"string"},"description":{"type":"string"}`
+
+var summaryRequired = []string{"id", "title", "url", "repository"}
+
 const idProp = `"id":{"type":"string","minLength":1,"maxLength":2048,"description":"The document: its id (a UUID), its path /documents/owner/repository/slug (a former slug works too), or its URL."}`
 
 func (s *Server) listRepositoriesTool() tool {
@@ -197,6 +225,8 @@ func (s *Server) listRepositoriesTool() tool {
 		spec: &mcp.Tool{Name: "list_repositories", Title: "List repositories",
 			Description: "List the repositories registered in Chopin, each with the path of its local checkout when one is registered. " +
 				"Takes no arguments. Returns {repositories: [{name: \"owner/name\", path?}]}."},
+		outRequired: []string{"repositories"},
+		outProps:    `"repositories":{"type":"array","items":{"type":"object","properties":{"name":{"type":"string"},"path":{"type":"string"}},"required":["name"]}}`,
 		run: typed(func(ctx context.Context, c call, args struct{}) (any, error) {
 			repos, err := s.catalog.Repositories(ctx)
 			if repos == nil {
@@ -223,6 +253,9 @@ func (s *Server) listDocumentsTool() tool {
 		required: []string{"repository"},
 		props: `"repository":{"type":"string","description":"owner/name, as list_repositories names it."},` +
 			`"includeArchived":{"type":"boolean"},"query":{"type":"string","maxLength":200},"cursor":{"type":"string","maxLength":1024}`,
+		outRequired: []string{"documents", "nextCursor"},
+		outProps: `"documents":{"type":"array","items":{"type":"object","properties":{` + summaryProps + `},"required":["id","title","url","repository"]}},` +
+			`"nextCursor":{"type":["string","null"]}`,
 		run: typed(func(ctx context.Context, c call, args listArgs) (any, error) {
 			if len(args.Query) > 800 || len(args.Cursor) > 1024 {
 				return nil, invalidParams("Invalid arguments: query holds at most 200 characters and cursor 1024.")
@@ -263,10 +296,12 @@ func (s *Server) renameDocumentTool() tool {
 		spec: &mcp.Tool{Name: "rename_document", Title: "Rename a document",
 			Description: "Give a document a new title (1 to 120 characters). Its readable URL follows the new title; the old one keeps working. " +
 				"Renaming to the title it has changes nothing. Returns the document's summary. Refusals: document-unavailable, title-taken, invalid-title, document-archived."},
-		required: []string{"id", "title"},
-		props:    idProp + `,"title":{"type":"string","minLength":1,"maxLength":480}`,
-		line:     "give a document a new title",
-		mutates:  true,
+		required:    []string{"id", "title"},
+		props:       idProp + `,"title":{"type":"string","minLength":1,"maxLength":480}`,
+		outRequired: summaryRequired,
+		outProps:    summaryProps,
+		line:        "give a document a new title",
+		mutates:     true,
 		run: typed(func(ctx context.Context, c call, args renameArgs) (any, error) {
 			d, err := s.locateActive(ctx, *args.ID)
 			if err != nil {
@@ -299,11 +334,13 @@ func (s *Server) lifecycleTool(name, title, description, line string, transition
 		ID *string `json:"id"`
 	}
 	return tool{
-		spec:     &mcp.Tool{Name: name, Title: title, Description: description},
-		required: []string{"id"},
-		props:    idProp,
-		line:     line,
-		mutates:  true,
+		spec:        &mcp.Tool{Name: name, Title: title, Description: description},
+		required:    []string{"id"},
+		props:       idProp,
+		outRequired: summaryRequired,
+		outProps:    summaryProps,
+		line:        line,
+		mutates:     true,
 		run: typed(func(ctx context.Context, c call, args lifecycleArgs) (any, error) {
 			d, err := s.locate(ctx, *args.ID)
 			if err != nil {
