@@ -200,8 +200,13 @@ func (fr *faultRoom) reloaded() state {
 	if err != nil {
 		fr.t.Fatal(err)
 	}
-	defer release()
-	return roomState(fr.t, r)
+	s := roomState(fr.t, r)
+	// Its room writes a final checkpoint as it closes, in the background:
+	// wait for it (Close does), or it could land after, and over, the next
+	// checkpoint of the room under test.
+	release()
+	h.Close()
+	return s
 }
 
 // inStep fails the test unless memory and disk agree.
