@@ -60,6 +60,7 @@ type App struct {
 	launches   launchTokens
 	sessions   sync.Map     // cookie value -> struct{}: sessions seen valid
 	signOuts   atomic.Int64 // sign-outs everywhere so far (see closeSignedOutSockets)
+	backup     sync.Mutex   // held while a backup is made and sent: one at a time
 
 	closeOnce sync.Once
 	closeErr  error

@@ -263,6 +263,36 @@ func (a *App) requireAPIAccess(next echo.HandlerFunc) echo.HandlerFunc {
 	}
 }
 
+// ownPage guards the GETs that write, export or may cost seconds
+// (routes.go names them): a browser may ask only from Chopin's own page.
+// Another page on this computer is the same site (any port of 127.0.0.1),
+// so the SameSite=Strict cookie comes along with its requests, and a GET
+// is not held to the Origin rule: refused here are a request whose
+// Sec-Fetch-Site is present and not same-origin (another page, or an
+// address typed in), and one whose Origin is present and foreign. A
+// script with the agent token sends neither.
+func (a *App) ownPage(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		r := c.Request()
+		if o := r.Header.Get("Origin"); o != "" && o != a.origin {
+			return errForeignPage
+		}
+		if s := r.Header.Get("Sec-Fetch-Site"); s != "" && s != "same-origin" && !a.isScript(r) {
+			return errForeignPage
+		}
+		return next(c)
+	}
+}
+
+var errForeignPage = httpError(http.StatusForbidden, "forbidden-origin",
+	"This can only be asked for from Chopin's own page (the browser says the request came from elsewhere): use the button in Chopin, or a script with the agent token.")
+
+// isScript reports a request that presents the agent token.
+func (a *App) isScript(r *http.Request) bool {
+	b := bearer(r)
+	return b != "" && a.agentToken.matches(b)
+}
+
 // checkOrigin enforces the exact-Origin rule on state-changing requests and
 // on WebSocket upgrades.
 func (a *App) checkOrigin(r *http.Request, originOptional bool) error {
@@ -322,17 +352,26 @@ func (a *App) handleLaunch(c echo.Context) error {
 }
 
 // sameOriginPath is next when it is a path on Chopin's own origin, else
-// "/". A browser reads a backslash as a slash and drops tabs and line
-// breaks, so "/\\evil.example/" would leave the origin: next is refused
-// with any of them, written or percent-encoded, and must resolve against
-// the origin to the origin.
+// "/". A browser reads a backslash as a slash, drops tabs and line breaks,
+// and reads "//host" (however many slashes) as another host; a page or a
+// router may decode the path again. So next must start with one "/", hold
+// no backslash or control character, and keep its path from starting with
+// "//" once its dot segments are resolved, as written and after every
+// percent-decoding; it is then sent on normalised (dot segments resolved).
 func (a *App) sameOriginPath(next string) string {
-	bad := func(s string) bool {
-		return strings.ContainsAny(s, "\\") || strings.IndexFunc(s, func(r rune) bool { return r < 0x20 || r == 0x7f }) >= 0
-	}
-	decoded, err := url.PathUnescape(next)
-	if !strings.HasPrefix(next, "/") || err != nil || bad(next) || bad(decoded) {
-		return "/"
+	layer := next
+	for i := 0; ; i++ {
+		if i == maxPathDecodes || !plainPath(layer) {
+			return "/"
+		}
+		decoded, err := url.PathUnescape(layer)
+		if err != nil {
+			return "/"
+		}
+		if decoded == layer {
+			break
+		}
+		layer = decoded
 	}
 	u, err := url.Parse(next)
 	if err != nil || u.Scheme != "" || u.Host != "" || u.User != nil || u.Opaque != "" {
@@ -342,10 +381,59 @@ func (a *App) sameOriginPath(next string) string {
 	if err != nil {
 		return "/"
 	}
-	if r := base.ResolveReference(u); r.Scheme != base.Scheme || r.Host != base.Host {
+	r := base.ResolveReference(u)
+	if r.Scheme != base.Scheme || r.Host != base.Host {
 		return "/"
 	}
-	return u.String()
+	out := r.RequestURI()
+	if r.Fragment != "" {
+		out += "#" + r.EscapedFragment()
+	}
+	if !plainPath(out) {
+		return "/"
+	}
+	return out
+}
+
+// maxPathDecodes bounds the percent-decodings sameOriginPath looks
+// through; a next still changing after that many goes to "/".
+const maxPathDecodes = 8
+
+// plainPath reports s as a path that stays on the origin it is read
+// against: one leading "/", no backslash, no control character, and no
+// "//" at the start once "." and ".." segments are resolved.
+func plainPath(s string) bool {
+	if !strings.HasPrefix(s, "/") || strings.ContainsRune(s, '\\') ||
+		strings.IndexFunc(s, func(r rune) bool { return r < 0x20 || r == 0x7f }) >= 0 {
+		return false
+	}
+	p, _, _ := strings.Cut(s, "?")
+	p, _, _ = strings.Cut(p, "#")
+	return !strings.HasPrefix(resolveDots(p), "//")
+}
+
+// resolveDots is path p (which starts with "/") with its "." and ".."
+// segments resolved (RFC 3986, section 5.2.4).
+func resolveDots(p string) string {
+	segs := strings.Split(p, "/")[1:]
+	var out []string
+	for i, s := range segs {
+		last := i == len(segs)-1
+		switch s {
+		case ".":
+		case "..":
+			if len(out) > 0 {
+				out = out[:len(out)-1]
+			}
+		default:
+			out = append(out, s)
+			continue
+		}
+		if last {
+			out = append(out, "")
+		}
+	}
+	return "/" + strings.Join(out, "/")
 }
 
 // handleLaunchLinkCreate gives a fresh launch link to a process that holds

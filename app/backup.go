@@ -2,7 +2,10 @@ package app
 
 // GET /api/backup: a consistent copy of the database, made while Chopin
 // runs (store.Backup: VACUUM INTO, then integrity_check), sent as a
-// download. `chopin backup` and the UI's "Back up" link both use it.
+// download. `chopin backup` and the UI's "Back up" link both use it. Only
+// Chopin's own page or a script may ask (ownPage, in routes.go), and one
+// backup is made at a time: each holds a whole copy of the database on
+// disk until it is sent, so a second is refused while one is under way.
 
 import (
 	"fmt"
@@ -14,7 +17,19 @@ import (
 	"github.com/labstack/echo/v4"
 )
 
+var errBackupInProgress = httpError(http.StatusConflict, "backup-in-progress",
+	"A backup is already being made. Wait for it to finish, then try again.")
+
+// backupStall is how long a backup's download may go without its reader
+// taking anything before it is ended, so a stalled reader does not hold
+// the one backup (and its copy on disk) for ever.
+const backupStall = time.Minute
+
 func (a *App) handleBackup(c echo.Context) error {
+	if !a.backup.TryLock() {
+		return errBackupInProgress
+	}
+	defer a.backup.Unlock()
 	removeStaleBackups(a.cfg.DataDir)
 	// The copy is made beside the database: same disk, same permissions.
 	tmp, err := os.MkdirTemp(a.cfg.DataDir, "backup-")
@@ -40,8 +55,21 @@ func (a *App) handleBackup(c echo.Context) error {
 	h.Set("Content-Type", "application/vnd.sqlite3")
 	h.Set("Content-Disposition", fmt.Sprintf("attachment; filename=%q", name))
 	h.Set("Cache-Control", "no-store")
-	http.ServeContent(c.Response(), c.Request(), "", info.ModTime(), f)
+	rc := http.NewResponseController(c.Response())
+	defer rc.SetWriteDeadline(time.Time{})
+	http.ServeContent(progressWriter{c.Response(), rc}, c.Request(), "", info.ModTime(), f)
 	return nil
+}
+
+// progressWriter gives each write backupStall to be taken.
+type progressWriter struct {
+	http.ResponseWriter
+	rc *http.ResponseController
+}
+
+func (w progressWriter) Write(p []byte) (int, error) {
+	w.rc.SetWriteDeadline(time.Now().Add(backupStall))
+	return w.ResponseWriter.Write(p)
 }
 
 // removeStaleBackups removes the temporary copies of backups that a Chopin

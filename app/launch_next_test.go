@@ -25,7 +25,28 @@ func TestLaunchNextStaysOnTheOrigin(t *testing.T) {
 		"/%250A/evil.example/":                 "/",
 		"https://evil.example/":                "/",
 		"evil.example":                         "/",
-		"/.//evil.example/":                    "/.//evil.example/",
+		// However many slashes, dots or encodings: a path that a browser
+		// (or the page it lands on) could read as another host goes to /.
+		"///evil.example/landing":             "/",
+		"%2F%2F%2Fevil.example%2Flanding":     "/",
+		"////evil.example/":                   "/",
+		"/%2F%2Fevil.example/":                "/",
+		"%2F%252F%252Fevil.example%2F":        "/",
+		"/%25252F%25252Fevil.example/":        "/",
+		"/.//evil.example/":                   "/",
+		"/./%2F/evil.example/":                "/",
+		"/a/..//evil.example/":                "/",
+		"/a/%2e%2e//evil.example/":            "/",
+		"/%2e/%2Fevil.example/":               "/",
+		"%2F%5C%5Cevil.example":               "/",
+		"/%255C%255Cevil.example":             "/",
+		"/%0D%0A/evil.example/":               "/",
+		"%2F%09%2Fevil.example":               "/",
+		"%2F%2F%09evil.example":               "/",
+		"/%E3%80%80/evil.example":             "/%E3%80%80/evil.example",
+		"/documents/octo/plans/a%2Fb":         "/documents/octo/plans/a/b",
+		"/documents/octo/plans/launch%23crew": "/documents/octo/plans/launch#crew",
+		"/documents/./octo/plans":             "/documents/octo/plans",
 	} {
 		link := ta.app.NewLaunchURL() + "&next=" + next
 		res, err := noFollow.Get(link)

@@ -59,7 +59,9 @@ func (a *App) newEcho() *echo.Echo {
 	api := e.Group("/api", a.requireAPIAccess)
 	api.GET("/session", a.handleSession)
 	api.GET("/agent-token", a.handleAgentToken)
-	api.GET("/backup", a.handleBackup)
+	// ownPage: a GET that writes, exports or may cost seconds is asked
+	// for only from Chopin's own page (or by a script).
+	api.GET("/backup", a.handleBackup, a.ownPage)
 	api.POST("/session/sign-out-everywhere", a.handleSignOutEverywhere)
 
 	api.GET("/search", a.handleSearch)
@@ -86,9 +88,9 @@ func (a *App) newEcho() *echo.Echo {
 	api.POST("/channels/:channelId/planner/stop", a.handlePlannerStop)
 	api.POST("/channels/:channelId/planner/resume", a.handlePlannerResume)
 
-	api.GET("/channels/:channelId/plan", a.handlePlanGet)
+	api.GET("/channels/:channelId/plan", a.handlePlanGet, a.ownPage)
 	api.PUT("/channels/:channelId/plan", a.handlePlanPut)
-	api.GET("/channels/:channelId/plan.md", a.handlePlanMarkdown)
+	api.GET("/channels/:channelId/plan.md", a.handlePlanMarkdown, a.ownPage)
 	api.POST("/channels/:channelId/plan/save", a.handlePlanSave)
 	api.GET("/channels/:channelId/messages", a.handleMessageList)
 	api.GET("/channels/:channelId/messages/:messageId", a.handleMessageGet)

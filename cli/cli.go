@@ -345,19 +345,64 @@ func (c *CLI) start(ctx context.Context, flags config.Flags, browser bool) int {
 
 // pagePath is the page chopin open lands on, as the launch link's next: a
 // path, or the path of a whole address ("" for the repositories). The
-// running Chopin keeps next on its own origin whatever it is.
+// running Chopin keeps next on its own origin whatever it is; this refuses
+// at once what it would refuse, so that no link is made that reads as
+// another host: a path starting "//" (however many slashes, dots or
+// percent-encodings), or holding a backslash or a control character.
 func pagePath(arg string) (string, error) {
 	if arg == "" {
 		return "", nil
 	}
+	bad := fmt.Errorf("%q is not a page of Chopin: give its path, such as /documents/octo/plans/launch, or its address", arg)
 	u, err := url.Parse(arg)
 	if err != nil || (u.Scheme == "" && !strings.HasPrefix(arg, "/")) || (u.Scheme != "" && u.Scheme != "http" && u.Scheme != "https") {
-		return "", fmt.Errorf("%q is not a page of Chopin: give its path, such as /documents/octo/plans/launch, or its address", arg)
+		return "", bad
 	}
-	if u.Scheme == "" {
-		return arg, nil
+	page := arg
+	if u.Scheme != "" {
+		page = u.RequestURI()
+		if u.Fragment != "" {
+			page += "#" + u.EscapedFragment()
+		}
 	}
-	return u.RequestURI(), nil
+	for i, layer := 0, page; ; i++ {
+		if i == 8 || !plainPath(layer) {
+			return "", bad
+		}
+		decoded, err := url.PathUnescape(layer)
+		if err != nil {
+			return "", bad
+		}
+		if decoded == layer {
+			return page, nil
+		}
+		layer = decoded
+	}
+}
+
+// plainPath reports s as a path that stays on the origin it is read
+// against: one leading "/", no backslash, no control character, and no
+// "//" at the start once "." and ".." segments are resolved.
+func plainPath(s string) bool {
+	if !strings.HasPrefix(s, "/") || strings.ContainsRune(s, '\\') ||
+		strings.IndexFunc(s, func(r rune) bool { return r < 0x20 || r == 0x7f }) >= 0 {
+		return false
+	}
+	p, _, _ := strings.Cut(s, "?")
+	p, _, _ = strings.Cut(p, "#")
+	var segs []string
+	for _, seg := range strings.Split(p, "/")[1:] {
+		switch seg {
+		case ".":
+		case "..":
+			if len(segs) > 0 {
+				segs = segs[:len(segs)-1]
+			}
+		default:
+			segs = append(segs, seg)
+		}
+	}
+	return len(segs) < 2 || segs[0] != ""
 }
 
 // openRunning gets a fresh sign-in link from the Chopin running with cfg's
