@@ -104,6 +104,7 @@ func TestBackupWhileEditing(t *testing.T) {
 		t.Fatalf("chopin backup: exit %d\nstdout: %s\nstderr: %s", code, &stdout, &stderr)
 	}
 	t.Logf("%d edits acknowledged before the backup began, %d by its end", before, during)
+	checkPrivate(t, backup)
 	if err := store.CheckIntegrity(context.Background(), backup); err != nil {
 		t.Fatal(err)
 	}
@@ -152,6 +153,7 @@ func TestBackupWhenNotRunning(t *testing.T) {
 		!strings.Contains(stdout.String(), "(Chopin is not running)") {
 		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", code, &stdout, &stderr)
 	}
+	checkPrivate(t, backup)
 	s, err := store.Open(context.Background(), backup)
 	if err != nil {
 		t.Fatal(err)

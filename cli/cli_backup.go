@@ -3,8 +3,9 @@ package cli
 // chopin backup FILE [--force]: a consistent copy of the database, through
 // the running Chopin when there is one (GET /api/backup), else read
 // directly from the data directory. The copy is written beside FILE under
-// another name, checked with integrity_check, and only then given its name,
-// so FILE is never a half-written copy.
+// another name, checked with integrity_check, and only then given its name
+// (writeNamedFile), so FILE is never a half-written copy; it is readable
+// only by its owner, as the database is.
 
 import (
 	"context"
@@ -30,7 +31,10 @@ To restore a backup: quit Chopin, replace chopin.db in the data directory
 with the backup (and delete chopin.db-wal and chopin.db-shm beside it, if
 they are there), and start Chopin.
 
-  --force          replace FILE if it exists
+The copy is readable only by you (mode 0600), as the database is.
+
+  --force          replace FILE if it exists; chopin never writes over a
+                   link, a folder, a pipe or a device, even with --force
 `
 
 func setupBackup(fs *flag.FlagSet) func(context.Context, *CLI, config.Flags) int {
@@ -60,41 +64,22 @@ func (c *CLI) backup(ctx context.Context, cfg config.Config, dest string, force 
 	if c.Local == nil {
 		return errors.New("this chopin cannot read Chopin's database")
 	}
-	if info, err := os.Stat(dest); err == nil {
-		if info.IsDir() {
-			return fmt.Errorf("%s is a directory; name the file to write", dest)
-		}
-		if !force {
-			return fmt.Errorf("%s already exists; add --force to replace it", dest)
-		}
-	}
-	// The partial copy sits in FILE's own directory, so the rename that
-	// finishes it stays on one disk.
-	partial := fmt.Sprintf("%s.partial-%d", dest, os.Getpid())
-	os.Remove(partial)
-	defer os.Remove(partial)
-
 	how := "through the running Chopin"
-	api, err := runningClient(ctx, cfg)
-	switch {
-	case errors.Is(err, instance.ErrNotRunning):
-		how = "from " + cfg.DataDir + " (Chopin is not running)"
-		err = c.Local.Backup(ctx, cfg.DataDir, partial)
-	case err == nil:
-		err = api.download(ctx, "/api/backup", partial)
-	}
-	if err != nil {
-		return err
-	}
-	if err := c.Local.CheckBackup(ctx, partial); err != nil {
-		return err
-	}
-	if !force {
-		if _, err := os.Lstat(dest); err == nil {
-			return fmt.Errorf("%s appeared while the backup was written; add --force to replace it", dest)
+	err := writeNamedFile(dest, force, 0o600, func(partial string) error {
+		api, err := runningClient(ctx, cfg)
+		switch {
+		case errors.Is(err, instance.ErrNotRunning):
+			how = "from " + cfg.DataDir + " (Chopin is not running)"
+			err = c.Local.Backup(ctx, cfg.DataDir, partial)
+		case err == nil:
+			err = api.download(ctx, "/api/backup", partial)
 		}
-	}
-	if err := os.Rename(partial, dest); err != nil {
+		if err != nil {
+			return err
+		}
+		return c.Local.CheckBackup(ctx, partial)
+	})
+	if err != nil {
 		return err
 	}
 	info, err := os.Stat(dest)
@@ -107,7 +92,8 @@ func (c *CLI) backup(ctx context.Context, cfg config.Config, dest string, force 
 	return nil
 }
 
-// download writes the body of GET path to a new file at dest.
+// download writes the body of GET path to a new file at dest, readable
+// only by this user.
 func (api *client) download(ctx context.Context, path, dest string) error {
 	resp, err := api.do(ctx, "GET", path, "", nil)
 	if err != nil {

@@ -65,7 +65,12 @@ func (c *CLI) desktopEntry(printOnly bool) error {
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			return err
 		}
-		if err := writeFileAtomic(path, data); err != nil {
+		// Replaced when there, as the help says; the menu reads them, so
+		// they are readable by all.
+		err := writeNamedFile(path, true, 0o644, func(partial string) error {
+			return os.WriteFile(partial, data, 0o644)
+		})
+		if err != nil {
 			return err
 		}
 	}
@@ -97,23 +102,4 @@ func (c *CLI) getenv(key string) string {
 		return ""
 	}
 	return c.Getenv(key)
-}
-
-// writeFileAtomic writes data to path through a temporary file beside it,
-// so path is never half-written.
-func writeFileAtomic(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".chopin-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	os.Chmod(tmp.Name(), 0o644)
-	return os.Rename(tmp.Name(), path)
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -46,5 +47,53 @@ func TestDesktopFileQuotesExec(t *testing.T) {
 	want := `Exec="/opt/my \\"apps\\"/\\$HOME/100%%/a\\\\b"` + "\n"
 	if !strings.Contains(got, want) {
 		t.Errorf("got\n%s\nwant a line %s", got, want)
+	}
+}
+
+// The entry and the icon are readable by everyone (0644): the desktop reads
+// them, and they hold nothing private. A link in the entry's place is left
+// alone, not replaced and not written through.
+func TestDesktopEntryFiles(t *testing.T) {
+	data := t.TempDir()
+	var stdout, stderr bytes.Buffer
+	cli := &CLI{Stdout: &stdout, Stderr: &stderr, Getenv: func(k string) string {
+		return map[string]string{"XDG_DATA_HOME": data}[k]
+	}}
+	if code := cli.Run(context.Background(), []string{"desktop-entry"}); code != 0 {
+		t.Fatalf("exit %d: %s", code, &stderr)
+	}
+	entry := filepath.Join(data, "applications", "chopin.desktop")
+	icon := filepath.Join(data, "icons", "hicolor", "scalable", "apps", "chopin-desktop.svg")
+	if runtime.GOOS != "windows" {
+		for _, path := range []string{entry, icon} {
+			if fi, err := os.Stat(path); err != nil || fi.Mode() != 0o644 {
+				t.Errorf("%s: %v, %v; want mode 0644", path, fi.Mode(), err)
+			}
+		}
+	}
+
+	// Run again: the files are replaced, as the command's help says.
+	if code := cli.Run(context.Background(), []string{"desktop-entry"}); code != 0 {
+		t.Fatalf("again: exit %d: %s", code, &stderr)
+	}
+
+	elsewhere := filepath.Join(t.TempDir(), "mine.desktop")
+	os.WriteFile(elsewhere, []byte("mine\n"), 0o600)
+	os.Remove(entry)
+	if err := os.Symlink(elsewhere, entry); err != nil {
+		t.Skipf("cannot make a symbolic link here: %v", err)
+	}
+	stdout.Reset()
+	stderr.Reset()
+	code := cli.Run(context.Background(), []string{"desktop-entry"})
+	want := "chopin desktop-entry: " + entry + " is a symbolic link, not a regular file; chopin writes only a new file or over a regular one, so it left it alone\n"
+	if code != 1 || stderr.String() != want {
+		t.Errorf("over a link: exit %d\nstderr: %q\nwant:   %q", code, &stderr, want)
+	}
+	if fi, err := os.Lstat(entry); err != nil || fi.Mode().Type() != os.ModeSymlink {
+		t.Errorf("the link is now %v, %v", fi, err)
+	}
+	if got, _ := os.ReadFile(elsewhere); string(got) != "mine\n" {
+		t.Errorf("the link's target now holds %q", got)
 	}
 }

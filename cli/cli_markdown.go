@@ -16,21 +16,23 @@ import (
 	"fmt"
 	"io"
 	"net/url"
-	"os"
 	"path/filepath"
 
 	"github.com/chopin-desktop/chopin/config"
 	"github.com/chopin-desktop/chopin/ident"
 )
 
-const exportUsage = `Usage: chopin export DOCUMENT [-o FILE] [--decisions=inline] [flags]
+const exportUsage = `Usage: chopin export DOCUMENT [-o FILE [--force]] [--decisions=inline] [flags]
 
 Writes a document's plan as Markdown, exactly as its source: to standard
-output, or to FILE. DOCUMENT is the document's address as the browser shows
-it (http://127.0.0.1:8787/documents/owner/name/slug), owner/name/slug, or
-its ID.
+output, or to FILE, readable only by you (mode 0600). DOCUMENT is the
+document's address as the browser shows it
+(http://127.0.0.1:8787/documents/owner/name/slug), owner/name/slug, or its
+ID.
 
   -o FILE              write to FILE instead of standard output
+  --force              replace FILE if it exists; chopin never writes over a
+                       link, a folder, a pipe or a device, even with --force
   --decisions=inline   write each decision card as its question and answer
                        (a Markdown quote) instead of its <Decision id="..." /> line
 `
@@ -48,6 +50,7 @@ file's name. Prints the new document's address.
 
 func setupExport(fs *flag.FlagSet) func(context.Context, *CLI, config.Flags) int {
 	out := fs.String("o", "", "")
+	force := fs.Bool("force", false, "")
 	decisions := fs.String("decisions", "keep", "")
 	return func(ctx context.Context, c *CLI, flags config.Flags) int {
 		if fs.NArg() != 1 {
@@ -58,17 +61,25 @@ func setupExport(fs *flag.FlagSet) func(context.Context, *CLI, config.Flags) int
 			fmt.Fprintf(c.Stderr, "chopin export: --decisions must be inline or keep, not %q\n", *decisions)
 			return exitUsage
 		}
+		if *force && *out == "" {
+			fmt.Fprint(c.Stderr, "chopin export: --force replaces the file that -o names; add -o FILE, or leave --force out\nRun \"chopin export --help\" for usage.\n")
+			return exitUsage
+		}
 		cfg, ok := c.loadConfig(flags)
 		if !ok {
 			return exitError
 		}
-		err := c.withAPI(ctx, cfg, func(api *client) error {
+		planPath := func(api *client) (string, error) {
 			id, err := api.documentID(ctx, fs.Arg(0))
-			if err != nil {
-				return err
-			}
-			path := "/api/channels/" + id + "/plan.md?decisions=" + *decisions
-			if *out == "" {
+			return "/api/channels/" + id + "/plan.md?decisions=" + *decisions, err
+		}
+		var err error
+		if *out == "" {
+			err = c.withAPI(ctx, cfg, func(api *client) error {
+				path, err := planPath(api)
+				if err != nil {
+					return err
+				}
 				resp, err := api.do(ctx, "GET", path, "", nil)
 				if err != nil {
 					return err
@@ -76,19 +87,22 @@ func setupExport(fs *flag.FlagSet) func(context.Context, *CLI, config.Flags) int
 				defer resp.Body.Close()
 				_, err = io.Copy(c.Stdout, resp.Body)
 				return err
+			})
+		} else {
+			var dest string
+			if dest, err = filepath.Abs(*out); err == nil {
+				// The target is checked before Chopin is asked (or started).
+				err = writeNamedFile(dest, *force, 0o600, func(partial string) error {
+					return c.withAPI(ctx, cfg, func(api *client) error {
+						path, err := planPath(api)
+						if err != nil {
+							return err
+						}
+						return api.download(ctx, path, partial)
+					})
+				})
 			}
-			dest, err := filepath.Abs(*out)
-			if err != nil {
-				return err
-			}
-			partial := fmt.Sprintf("%s.partial-%d", dest, os.Getpid())
-			os.Remove(partial)
-			defer os.Remove(partial)
-			if err := api.download(ctx, path, partial); err != nil {
-				return err
-			}
-			return os.Rename(partial, dest)
-		})
+		}
 		if err != nil {
 			fmt.Fprintf(c.Stderr, "chopin export: %v\n", err)
 			return exitError
@@ -114,7 +128,7 @@ func setupImport(fs *flag.FlagSet) func(context.Context, *CLI, config.Flags) int
 			return exitError
 		}
 		file := fs.Arg(0)
-		f, err := os.Open(file)
+		f, err := openRegular(file, "name a Markdown file")
 		if err != nil {
 			fmt.Fprintf(c.Stderr, "chopin import: %v\n", err)
 			return exitError
@@ -125,7 +139,7 @@ func setupImport(fs *flag.FlagSet) func(context.Context, *CLI, config.Flags) int
 			if *title != "" {
 				q.Set("title", *title)
 			}
-			resp, err := api.do(ctx, "POST", "/api/repositories/"+*repository+"/imports?"+q.Encode(), "text/markdown; charset=utf-8", f)
+			resp, err := api.do(ctx, "POST", "/api/repositories/"+*repository+"/imports?"+q.Encode(), "text/markdown; charset=utf-8", contextReader{ctx, f})
 			if err != nil {
 				return err
 			}
