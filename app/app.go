@@ -45,7 +45,7 @@ type App struct {
 	store     *store.Store
 	instance  *instance.Lock
 	listener  net.Listener
-	maxConns  int // the connections the listener holds at once
+	conns     connLimits // what the server's connections may hold (connlimit.go); tests lower them before Run
 	origin    string
 	echo      *echo.Echo
 	server    *http.Server
@@ -180,12 +180,10 @@ func (a *App) open() error {
 	// an MCP client: built when the first one comes, not at start.
 	a.mcp = sync.OnceValue(a.newMCP)
 	a.echo = a.newEcho()
+	// Its deadlines and connection hooks are set in Run (serveConnections).
 	a.server = &http.Server{
-		Handler:           a.echo,
-		ReadHeaderTimeout: serverTimeouts.readHeader,
-		ReadTimeout:       serverTimeouts.read,
-		IdleTimeout:       serverTimeouts.idle,
-		ErrorLog:          slog.NewLogLogger(a.log.Handler(), slog.LevelWarn),
+		Handler:  a.echo,
+		ErrorLog: slog.NewLogLogger(a.log.Handler(), slog.LevelWarn),
 	}
 	return nil
 }
@@ -206,7 +204,7 @@ func (a *App) listen() error {
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", addr, err)
 	}
-	a.listener, a.maxConns = capListener(l)
+	a.listener, a.conns = l, defaultConnLimits(raiseFileLimit())
 	a.origin = a.cfg.AppOrigin
 	if a.origin == "" {
 		host := a.cfg.ServerHost
@@ -243,7 +241,7 @@ func (a *App) Planner() *plannerhost.Host { return a.planner }
 // connections (agent links, then browser sockets and rooms), then the store.
 func (a *App) Run(ctx context.Context) error {
 	errc := make(chan error, 1)
-	go func() { errc <- a.server.Serve(a.listener) }()
+	go func() { errc <- a.server.Serve(a.serveConnections()) }()
 	a.log.Info("chopin is serving", "origin", a.origin, "data", a.cfg.DataDir)
 	stopTokenWatch := a.watchAgentToken()
 	defer stopTokenWatch()
@@ -272,6 +270,9 @@ func (a *App) Close() error {
 		} else if a.listener != nil {
 			errs = append(errs, ignoreClosed(a.listener.Close()))
 		}
+		// A backup under way ends with its connection; its copy is removed
+		// before the data directory is let go, and none starts after.
+		a.backup.Lock()
 		if a.describer != nil {
 			// Background jobs stop first: an attempt under way stays
 			// running in the store and starts again at the next launch.

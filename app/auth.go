@@ -197,7 +197,17 @@ const (
 	script           // presents the agent token
 )
 
+// callerOf is who sent c's request; a connection that carried a signed-in
+// request is the last to be closed to make room (connlimit.go).
 func (a *App) callerOf(c echo.Context) caller {
+	who := a.identify(c)
+	if who != anonymous {
+		markSignedIn(c.Request())
+	}
+	return who
+}
+
+func (a *App) identify(c echo.Context) caller {
 	r := c.Request()
 	if b := bearer(r); b != "" {
 		if a.agentToken.matches(b) {
@@ -339,6 +349,7 @@ func (a *App) handleLaunch(c echo.Context) error {
 		return err
 	}
 	a.sessions.Store(token, time.Now())
+	markSignedIn(c.Request())
 	c.SetCookie(&http.Cookie{
 		Name:     sessionCookie,
 		Value:    token,
@@ -442,6 +453,7 @@ func (a *App) handleLaunchLinkCreate(c echo.Context) error {
 	if b := bearer(c.Request()); b == "" || !a.agentToken.matches(b) {
 		return errSignInRequired
 	}
+	markSignedIn(c.Request())
 	if err := a.checkOrigin(c.Request(), true); err != nil {
 		return err
 	}

@@ -2,9 +2,12 @@ package app
 
 import (
 	"bufio"
+	"errors"
 	"io"
 	"net"
 	"net/http"
+	"net/url"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -60,11 +63,11 @@ func TestEveryUpgradeIsCheckedForOrigin(t *testing.T) {
 // Slow and idle connections are cut at the server's deadlines, and a crowd
 // of them, more than the server holds at once, leaves /healthz answering.
 func TestSlowConnectionsAreCut(t *testing.T) {
-	saved, savedCap := serverTimeouts, testConnectionCap
-	serverTimeouts.readHeader, serverTimeouts.read, serverTimeouts.idle = 300*time.Millisecond, 600*time.Millisecond, 300*time.Millisecond
-	testConnectionCap = 16
-	t.Cleanup(func() { serverTimeouts, testConnectionCap = saved, savedCap })
-	ta := startApp(t)
+	const connCap = 16
+	ta := startAppLimited(t, func(l *connLimits) {
+		l.readHeader, l.read, l.idle = 300*time.Millisecond, 600*time.Millisecond, 300*time.Millisecond
+		l.max, l.idleAnonymous = connCap, 8
+	})
 	addr := strings.TrimPrefix(ta.URL(), "http://")
 	host := "Host: " + addr + "\r\n"
 
@@ -102,14 +105,14 @@ func TestSlowConnectionsAreCut(t *testing.T) {
 	closed("an idle keep-alive", idle)
 
 	var crowd sync.WaitGroup
-	for range 3 * testConnectionCap {
+	for range 3 * connCap {
 		c := dial()
 		crowd.Go(func() { io.WriteString(c, "GET /healthz HTTP/1.1\r\n"+host) })
 	}
 	crowd.Wait()
 	res, err := (&http.Client{Timeout: 15 * time.Second}).Get(ta.URL() + "/healthz")
 	if err != nil {
-		t.Fatalf("/healthz behind %d slow connections: %v", 3*testConnectionCap, err)
+		t.Fatalf("/healthz behind %d slow connections: %v", 3*connCap, err)
 	}
 	res.Body.Close()
 	if res.StatusCode != 200 {
@@ -124,5 +127,114 @@ func TestConnectionCapIsBelowTheFileLimit(t *testing.T) {
 	}
 	if connectionCap(1024) != 896 || connectionCap(100) != 64 {
 		t.Errorf("caps %d, %d", connectionCap(1024), connectionCap(100))
+	}
+	if idleAnonymousCap(896) != 224 || idleAnonymousCap(64) != 16 || idleAnonymousCap(1<<20) != 256 {
+		t.Errorf("idle caps %d, %d, %d", idleAnonymousCap(896), idleAnonymousCap(64), idleAnonymousCap(1<<20))
+	}
+}
+
+// startAppLimited starts an app whose connection limits set changes.
+func startAppLimited(t testing.TB, set func(*connLimits)) *testApp {
+	t.Helper()
+	a, err := New(testConfig(t, t.TempDir()), testLogger(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	set(&a.conns)
+	return &testApp{App: apptest.Serve(t, a), app: a}
+}
+
+// idleCrowd opens n keep-alive connections that each ask for /healthz
+// once, without credentials, and then stay open and idle.
+func idleCrowd(t testing.TB, addr string, n int) []net.Conn {
+	t.Helper()
+	var crowd []net.Conn
+	for range n {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close() })
+		io.WriteString(c, "GET /healthz HTTP/1.1\r\nHost: "+addr+"\r\n\r\n")
+		c.SetReadDeadline(time.Now().Add(apptest.Wait))
+		if res, err := http.ReadResponse(bufio.NewReader(c), nil); err == nil {
+			res.Body.Close()
+		}
+		// (Past the cap, an older one is closed to make room for this one,
+		// or this one waits: either way the crowd is in place.)
+		c.SetReadDeadline(time.Time{})
+		crowd = append(crowd, c)
+	}
+	return crowd
+}
+
+// A crowd of idle keep-alive connections without credentials, three times
+// what the server holds, leaves /healthz and a signed-in request answered,
+// and a signed-in browser's own idle connection open.
+func TestIdleConnectionsCannotStarve(t *testing.T) {
+	const connCap = 16
+	ta := startAppLimited(t, func(l *connLimits) {
+		l.max, l.idleAnonymous = connCap, 8
+		l.idleUnderPressure = time.Hour // only the caps close connections here
+	})
+	addr := strings.TrimPrefix(ta.URL(), "http://")
+
+	// A browser's keep-alive connection, signed in, left idle.
+	mine, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer mine.Close()
+	cookie := ""
+	for _, c := range ta.Browser.Jar.Cookies(&url.URL{Scheme: "http", Host: addr}) {
+		cookie = c.Name + "=" + c.Value
+	}
+	ask := func(what string) {
+		t.Helper()
+		io.WriteString(mine, "GET /api/session HTTP/1.1\r\nHost: "+addr+"\r\nCookie: "+cookie+"\r\n\r\n")
+		mine.SetReadDeadline(time.Now().Add(apptest.Wait))
+		res, err := http.ReadResponse(bufio.NewReader(mine), nil)
+		if err != nil || res.StatusCode != 200 {
+			t.Fatalf("%s: the signed-in connection: %v %v", what, res, err)
+		}
+		io.Copy(io.Discard, res.Body)
+		res.Body.Close()
+	}
+	ask("before the crowd")
+
+	idleCrowd(t, addr, 3*connCap)
+
+	client := &http.Client{Timeout: 15 * time.Second, Jar: ta.Browser.Jar}
+	res, err := client.Get(ta.URL() + "/healthz")
+	if err != nil {
+		t.Fatalf("/healthz behind %d idle connections: %v", 3*connCap, err)
+	}
+	res.Body.Close()
+	res, err = client.Get(ta.URL() + "/api/session")
+	if err != nil {
+		t.Fatalf("a signed-in request behind %d idle connections: %v", 3*connCap, err)
+	}
+	res.Body.Close()
+	if res.StatusCode != 200 {
+		t.Fatalf("a signed-in request: %d", res.StatusCode)
+	}
+	ask("after the crowd")
+}
+
+// Under pressure, a connection idle longer than idleUnderPressure is
+// closed, well before the idle deadline.
+func TestIdleUnderPressureIsShort(t *testing.T) {
+	const connCap = 16
+	ta := startAppLimited(t, func(l *connLimits) {
+		l.max, l.idleAnonymous = connCap, connCap
+		l.idleUnderPressure = 200 * time.Millisecond
+	})
+	addr := strings.TrimPrefix(ta.URL(), "http://")
+	first := idleCrowd(t, addr, 1)[0]
+	time.Sleep(300 * time.Millisecond) // idle past idleUnderPressure, far from the 2 minutes
+	idleCrowd(t, addr, connCap/2+1)    // past half the cap: under pressure
+	first.SetReadDeadline(time.Now().Add(apptest.Wait))
+	if _, err := first.Read(make([]byte, 1)); err == nil || errors.Is(err, os.ErrDeadlineExceeded) {
+		t.Errorf("the connection idle longest is still open under pressure: %v", err)
 	}
 }

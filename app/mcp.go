@@ -28,6 +28,7 @@ func (a *App) handleMCP(c echo.Context) error {
 		c.Response().Header().Set("WWW-Authenticate", `Bearer realm="chopin"`)
 		return mcpRefuse(c, errMCPUnauthorized)
 	}
+	markSignedIn(r)
 	if o := r.Header.Get("Origin"); o != "" && o != a.origin {
 		return mcpRefuse(c, errForbiddenOrigin)
 	}

@@ -113,3 +113,12 @@ func (u *sessionUse) idleLongest(live []*mcp.ServerSession) *mcp.ServerSession {
 	}
 	return oldest
 }
+
+// LiveSessions is how many MCP sessions live now.
+func (s *Server) LiveSessions() int {
+	n := 0
+	for range s.mcp.Sessions() {
+		n++
+	}
+	return n
+}
