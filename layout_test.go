@@ -168,7 +168,7 @@ func checkReadme(readme string, pkgs []listedPackage, docs []string) []string {
 		}
 	}
 	for d := range listed {
-		if !dirs[d] && d != "ui" && d != "docs" && d != "scripts" {
+		if !dirs[d] && d != "ui" && d != "agents" && d != "docs" && d != "scripts" {
 			problems = append(problems, fmt.Sprintf("README.md's Layout lists %s/, which is not a package of the tree", d))
 		}
 	}
