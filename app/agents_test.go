@@ -31,6 +31,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/chopin-desktop/chopin/app/apptest"
 )
 
@@ -56,6 +58,7 @@ type agentBench struct {
 	ta     *testApp
 	models string // the scripted model server's URL
 	log    string // its log, one JSON line per model request
+	setup  *mcp.ClientSession
 }
 
 func startAgentBench(t *testing.T) *agentBench {
@@ -80,6 +83,7 @@ func startAgentBench(t *testing.T) *agentBench {
 	}
 	b.ta = startAppWith(t, testConfig(t, b.root))
 	b.ta.AddRepository("acme/rocket")
+	b.setup = b.ta.mcpSession("test set-up")
 	b.log = filepath.Join(b.root, "models.jsonl")
 	b.models = b.startModels(t)
 	return b
@@ -129,8 +133,7 @@ func stopGroup(cmd *exec.Cmd) {
 func (b *agentBench) document(t *testing.T, title string) (id, source string) {
 	t.Helper()
 	source = "# " + title + "\n\nShip the rocket; " + title + " reads this line.\n"
-	cs := b.ta.mcpSession("test set-up")
-	made := callTool(t, cs, "create_document", map[string]any{"idempotencyKey": title, "repository": "acme/rocket", "title": title, "plan": source})
+	made := callTool(t, b.setup, "create_document", map[string]any{"idempotencyKey": title, "repository": "acme/rocket", "title": title, "plan": source})
 	wantOK(t, made, "create_document")
 	return made.str("id"), source
 }
@@ -207,10 +210,14 @@ func (b *agentBench) steps(t *testing.T, id string) []modelStep {
 
 // wantUpdated checks what the run left: the model was shown the plan's
 // text in read_document's result and built its update from it, Chopin
-// holds the new plan at revision 1, and Chat says who replaced it.
-func (b *agentBench) wantUpdated(t *testing.T, id, source, client string) {
+// holds the new plan at revision 1, and Chat says who replaced it. With
+// deferred, the agent hid Chopin's tools behind its tool search first.
+func (b *agentBench) wantUpdated(t *testing.T, id, source, client string, deferred bool) {
 	t.Helper()
 	steps := b.steps(t, id)
+	if len(steps) > 0 && (steps[0].Step == "search") != deferred {
+		t.Errorf("the model's first step was %s; the agent hides its MCP tools: %v", steps[0].Step, deferred)
+	}
 	var trail []string
 	saw := false
 	for _, s := range steps {
@@ -318,7 +325,7 @@ func (b *agentBench) claude(t *testing.T, transport string) time.Duration {
 	if !strings.Contains(out, "I added a Risks section") {
 		t.Errorf("claude said:\n%s", out)
 	}
-	b.wantUpdated(t, id, source, "claude-code")
+	b.wantUpdated(t, id, source, "claude-code", true)
 	return took
 }
 
@@ -373,7 +380,7 @@ exporter = "none"
 	if !strings.Contains(out, "I added a Risks section") {
 		t.Errorf("codex said:\n%s", out)
 	}
-	b.wantUpdated(t, id, source, "codex-mcp-client")
+	b.wantUpdated(t, id, source, "codex-mcp-client", true)
 	return took
 }
 
@@ -407,7 +414,7 @@ func (b *agentBench) gemini(t *testing.T, transport string) time.Duration {
 	if !strings.Contains(out, "I added a Risks section") {
 		t.Errorf("gemini said:\n%s", out)
 	}
-	b.wantUpdated(t, id, source, "gemini-cli-mcp-client")
+	b.wantUpdated(t, id, source, "gemini-cli-mcp-client", false)
 	return took
 }
 
