@@ -388,17 +388,21 @@ func (r *Runner) setTarget(target string, from []string, state, reason, onlyReas
 		if !contains(from, j.State) || (onlyReason != "" && j.Reason != onlyReason) {
 			continue
 		}
-		if j.State == Running {
+		was := j.State
+		if state == Pending {
+			j.NotBefore = r.now()
+		}
+		// The state moves before a running attempt is cancelled: cancelled
+		// first, the attempt could end and commit its result before the
+		// move, and the job would end completed instead of as asked.
+		moved = r.move(ctx, j, state, reason, was) || moved
+		if was == Running {
 			r.mu.Lock()
 			if a := r.running[target]; a != nil && a.job.ID == j.ID {
 				a.cancel()
 			}
 			r.mu.Unlock()
 		}
-		if state == Pending {
-			j.NotBefore = r.now()
-		}
-		moved = r.move(ctx, j, state, reason, j.State) || moved
 	}
 	if moved {
 		r.poke()
