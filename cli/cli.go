@@ -74,7 +74,7 @@ Usage:
   chopin repo add [PATH]          register the repository of a local checkout (its origin remote names it)
   chopin mcp                      serve the local agent MCP tools over stdio, for MCP clients that launch a command
   chopin backup FILE [--force]    write a checked copy of the database, even while Chopin runs
-  chopin export DOCUMENT          write a document's plan as Markdown (-o FILE, --decisions=inline)
+  chopin export DOCUMENT          write a document's plan as Markdown (-o FILE [--force], --decisions=inline)
   chopin import FILE              make a document from a Markdown file (--repository owner/name, --title)
   chopin desktop-entry            add Chopin, with its icon, to a Linux desktop's application menu
   chopin version                  print the version, commit and build date (also --version)
