@@ -43,11 +43,12 @@ type CommentThread struct {
 	Notes         []CommentNote
 }
 
-// CommentThreads reads every thread of a document, oldest first.
+// CommentThreads reads every thread of a document, oldest first: in the
+// order they were first saved (migration 014_creation_order.sql).
 func (s *Store) CommentThreads(ctx context.Context, channelID string) ([]CommentThread, error) {
 	rows, err := s.read.QueryContext(ctx, `SELECT id, status, blocks, anchor_from, anchor_to, anchor_version, anchor_state,
 		quote, created_by, created_at, updated_at, decided_by, decided_at, result
-		FROM comment_threads WHERE channel_id = ? ORDER BY created_at, id`, channelID)
+		FROM comment_threads WHERE channel_id = ? ORDER BY seq`, channelID)
 	if err != nil {
 		return nil, fmt.Errorf("read comment threads: %w", err)
 	}
@@ -112,15 +113,15 @@ func (s *Store) SaveCommentThreads(ctx context.Context, channelID string, thread
 				result = string(t.Result)
 			}
 			_, err = tx.ExecContext(ctx, `INSERT INTO comment_threads (id, channel_id, status, blocks, anchor_from, anchor_to,
-				anchor_version, anchor_state, quote, created_by, created_at, updated_at, decided_by, decided_at, result)
-				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+				anchor_version, anchor_state, quote, created_by, created_at, updated_at, decided_by, decided_at, result, seq)
+				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, `+nextSeq("comment_threads")+`)
 				ON CONFLICT (id) DO UPDATE SET status = excluded.status, anchor_from = excluded.anchor_from,
 					anchor_to = excluded.anchor_to, anchor_version = excluded.anchor_version,
 					anchor_state = excluded.anchor_state, updated_at = excluded.updated_at,
 					decided_by = excluded.decided_by, decided_at = excluded.decided_at, result = excluded.result
 				WHERE comment_threads.channel_id = excluded.channel_id`,
 				t.ID, channelID, t.Status, string(blocks), t.From, t.To, t.AnchorVersion, t.AnchorState, t.Quote,
-				t.CreatedBy, t.CreatedAt, t.UpdatedAt, t.DecidedBy, t.DecidedAt, result)
+				t.CreatedBy, t.CreatedAt, t.UpdatedAt, t.DecidedBy, t.DecidedAt, result, channelID)
 			if isForeignKeyError(err) {
 				return notFound("channel-not-found", "no document has the ID %s", channelID)
 			}

@@ -206,10 +206,11 @@ type Decision struct {
 	UpdatedAt  int64
 }
 
-// Decisions reads every card of a document, oldest first.
+// Decisions reads every card of a document, oldest first: in the order
+// they were first saved.
 func (s *Store) Decisions(ctx context.Context, channelID string) ([]Decision, error) {
 	rows, err := s.read.QueryContext(ctx, `SELECT id, channel_id, request, idx, call, status, answer, answered_by, block,
-		created_at, updated_at FROM decisions WHERE channel_id = ? ORDER BY created_at, request, idx`, channelID)
+		created_at, updated_at FROM decisions WHERE channel_id = ? ORDER BY seq`, channelID)
 	if err != nil {
 		return nil, fmt.Errorf("read decisions: %w", err)
 	}
@@ -245,10 +246,11 @@ func (s *Store) SaveDecisions(ctx context.Context, channelID string, cards []Dec
 				answer = string(d.Answer)
 			}
 			_, err := tx.ExecContext(ctx, `INSERT INTO decisions (id, channel_id, request, idx, call, status, answer, answered_by,
-				block, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+				block, created_at, updated_at, seq) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, `+nextSeq("decisions")+`)
 				ON CONFLICT (id) DO UPDATE SET status = excluded.status, answer = excluded.answer,
 					answered_by = excluded.answered_by, updated_at = excluded.updated_at`,
-				d.ID, channelID, d.Request, d.Index, string(d.Call), d.Status, answer, d.AnsweredBy, d.Block, d.CreatedAt, d.UpdatedAt)
+				d.ID, channelID, d.Request, d.Index, string(d.Call), d.Status, answer, d.AnsweredBy, d.Block, d.CreatedAt, d.UpdatedAt,
+				channelID)
 			if isForeignKeyError(err) {
 				return notFound("channel-not-found", "no document has the ID %s", channelID)
 			}

@@ -83,9 +83,10 @@ func (s *Store) EnsureJob(ctx context.Context, j Job) (Job, bool, error) {
 			j.CreatedAt, j.Target, j.Type); err != nil {
 			return fmt.Errorf("supersede jobs: %w", err)
 		}
-		_, err = tx.ExecContext(ctx, `INSERT INTO jobs (`+jobColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		_, err = tx.ExecContext(ctx, `INSERT INTO jobs (`+jobColumns+`, seq)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, `+nextSeq("jobs")+`)`,
 			j.ID, j.Type, j.Target, j.Key, string(j.Input), j.State, j.Reason, j.Attempts, j.Failures,
-			j.MaxAttempts, j.NotBefore, j.CreatedAt, j.UpdatedAt)
+			j.MaxAttempts, j.NotBefore, j.CreatedAt, j.UpdatedAt, j.Target)
 		if isForeignKeyError(err) {
 			return notFound("channel-not-found", "no document has the ID %s", j.Target)
 		}
@@ -97,7 +98,7 @@ func (s *Store) EnsureJob(ctx context.Context, j Job) (Job, bool, error) {
 		if _, err := tx.ExecContext(ctx, `DELETE FROM jobs WHERE channel_id = ?1
 			AND state NOT IN ('pending', 'paused', 'running')
 			AND id != coalesce((SELECT description_job_id FROM channels WHERE id = ?1), '')
-			AND id NOT IN (SELECT id FROM jobs WHERE channel_id = ?1 ORDER BY created_at DESC, rowid DESC LIMIT ?2)`,
+			AND id NOT IN (SELECT id FROM jobs WHERE channel_id = ?1 ORDER BY seq DESC LIMIT ?2)`,
 			j.Target, KeptJobs); err != nil {
 			return fmt.Errorf("prune jobs: %w", err)
 		}
@@ -127,14 +128,15 @@ func (s *Store) queryJobs(ctx context.Context, query string, args ...any) ([]Job
 	return out, rows.Err()
 }
 
-// TargetJobs lists a document's latest jobs, newest first.
+// TargetJobs lists a document's latest jobs, newest first: the last
+// inserted first.
 func (s *Store) TargetJobs(ctx context.Context, channelID string, limit int) ([]Job, error) {
-	return s.queryJobs(ctx, `WHERE channel_id = ? ORDER BY created_at DESC, rowid DESC LIMIT ?`, channelID, limit)
+	return s.queryJobs(ctx, `WHERE channel_id = ? ORDER BY seq DESC LIMIT ?`, channelID, limit)
 }
 
 // OpenJobs lists every pending, paused and running job, oldest first.
 func (s *Store) OpenJobs(ctx context.Context) ([]Job, error) {
-	return s.queryJobs(ctx, `WHERE state IN ('pending', 'paused', 'running') ORDER BY not_before, created_at, rowid`)
+	return s.queryJobs(ctx, `WHERE state IN ('pending', 'paused', 'running') ORDER BY not_before, created_at, channel_id, seq`)
 }
 
 // UpdateJob writes a job's state and counters when its stored state is one
