@@ -23,8 +23,11 @@ import (
 // a whole request) can be closed to make room, oldest first, and those
 // that never carried a signed-in request go before those that did:
 //
-//   - at most idleAnonymous idle connections that never carried a
-//     signed-in request are held, well below the file limit;
+//   - at most idleAnonymous keep-alive connections idle between requests
+//     that never carried a signed-in request are held, well below the
+//     file limit (a connection still without its first request is not
+//     counted: a crowd of clients arriving at once must not close each
+//     other; its header deadline bounds it);
 //   - past half of max (under pressure), a connection idle longer than
 //     idleUnderPressure is closed, instead of after the idle deadline;
 //   - past max, the oldest idle connections are closed until there is a
@@ -191,7 +194,7 @@ func (t *connTracker) toCloseLocked(c *trackedConn) []*trackedConn {
 	for o := range t.conns {
 		if o != c && o.idle() {
 			idle = append(idle, o)
-			if !o.signedIn {
+			if !o.signedIn && o.state == http.StateIdle {
 				anonymous++
 			}
 		}
@@ -210,7 +213,7 @@ func (t *connTracker) toCloseLocked(c *trackedConn) []*trackedConn {
 	var out []*trackedConn
 	for _, o := range idle {
 		switch {
-		case !o.signedIn && anonymous > t.limits.idleAnonymous:
+		case !o.signedIn && o.state == http.StateIdle && anonymous > t.limits.idleAnonymous:
 			anonymous--
 		case held > t.limits.max:
 		case held > t.limits.max/2 && now.Sub(o.since) > t.limits.idleUnderPressure:

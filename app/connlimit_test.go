@@ -238,3 +238,31 @@ func TestIdleUnderPressureIsShort(t *testing.T) {
 		t.Errorf("the connection idle longest is still open under pressure: %v", err)
 	}
 }
+
+// Clients arriving at once, each still sending its first request, do not
+// close each other: only connections idle between requests count against
+// idleAnonymous.
+func TestArrivingCrowdIsServed(t *testing.T) {
+	const arriving = 32
+	ta := startAppLimited(t, func(l *connLimits) { l.max, l.idleAnonymous = 64, 4 })
+	addr := strings.TrimPrefix(ta.URL(), "http://")
+	var conns []net.Conn
+	for range arriving {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		io.WriteString(c, "GET /healthz HTTP/1.1\r\nHost: "+addr+"\r\n")
+		conns = append(conns, c)
+	}
+	for i, c := range conns {
+		io.WriteString(c, "\r\n")
+		c.SetReadDeadline(time.Now().Add(apptest.Wait))
+		res, err := http.ReadResponse(bufio.NewReader(c), nil)
+		if err != nil || res.StatusCode != 200 {
+			t.Fatalf("client %d of %d arriving at once: %v %v", i+1, arriving, res, err)
+		}
+		res.Body.Close()
+	}
+}
