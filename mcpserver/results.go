@@ -14,6 +14,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -82,7 +83,7 @@ func refusal(err error) (*Refusal, bool) {
 		if c, ok := roomCodes[code]; ok {
 			code = c
 		}
-		return &Refusal{Code: code, Message: re.Message}, true
+		return &Refusal{Code: code, Message: noPlannerWords(code, re.Message)}, true
 	case errors.As(err, &fe) && fe.Kind != fault.Internal:
 		code := fe.Code
 		if c, ok := catalogCodes[code]; ok {
@@ -144,4 +145,16 @@ func (s *Server) result(ctx context.Context, tool string, out any, err error) (*
 type pageResult struct {
 	text       string
 	structured any
+}
+
+// noPlannerWords gives the refusal of a document with no Planner at all in
+// Chopin's words: the agent protocol's text ("Connect a machine ... over
+// the agent connection") is for the wire, and what an MCP client relays
+// reaches a person.
+func noPlannerWords(code, message string) string {
+	if code != room.CodePlannerNotAttached || !strings.HasPrefix(message, "Connect a machine") {
+		return message
+	}
+	return "No Planner is attached to this document, so nothing was posted. Connect a Planner first " +
+		"(Connect a Planner in the document in Chopin, or `chopin planner` with the document's address), then call invoke_planner again."
 }

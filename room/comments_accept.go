@@ -9,6 +9,7 @@ package room
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -64,7 +65,10 @@ func (r *Room) AcceptThread(ctx context.Context, who Identity, id string) (Threa
 		return next, nil
 	}
 	prompt := revisionPrompt(r.plan.text, *t)
-	msg, err := r.postLocked(ctx, Message{Role: RolePerson, Author: who.Login, Text: prompt})
+	// The prompt goes to the Planner as the message's text; Chat shows the
+	// message as the line its details describe, not the prompt.
+	details, _ := json.Marshal(map[string]any{"comment": acceptedLine{Thread: t.ID, Section: sectionOf(r.plan.text, t.Passage)}})
+	msg, err := r.postLocked(ctx, Message{Role: RolePerson, Author: who.Login, Text: prompt, Details: details})
 	if err != nil {
 		r.mu.Unlock()
 		return Thread{}, err
@@ -91,15 +95,39 @@ func (r *Room) AcceptThread(ctx context.Context, who Identity, id string) (Threa
 	return next, nil
 }
 
-// noRevision says why nobody revises an accepted passage, in the words the
-// Planner's refusal gives.
+// noRevision says why nobody revises an accepted passage, in Chopin's
+// words (the refusal's own text is the agent protocol's, about machines).
 func noRevision(err error) string {
-	reason := "no Planner could take it"
 	var re *Error
-	if errors.As(err, &re) {
-		reason = strings.TrimSuffix(re.Message, ".")
+	if errors.As(err, &re) && re.Code != CodePlannerNotAttached {
+		return "The decision is recorded, but the Planner could not take it (" + strings.TrimSuffix(re.Message, ".") + "). Ask the Planner in Chat to revise this passage once it can."
 	}
-	return "The decision is recorded, but nobody will revise this passage until a Planner attaches (" + reason + "). Nothing is kept for later: accept a new comment once a Planner is attached."
+	return "The decision is recorded, but nobody will revise this passage until a Planner attaches. Connect a Planner, then ask it in Chat to revise this passage."
+}
+
+// acceptedLine is what Chat shows for the message an Accept posts: who
+// accepted a comment (the message's author) on which section.
+type acceptedLine struct {
+	Thread  string `json:"thread"`
+	Section string `json:"section,omitempty"` // the heading above the passage, if any
+}
+
+// sectionOf is the text of the last heading at or above the passage.
+func sectionOf(text string, p Passage) string {
+	if p.State == AnchorOrphaned || p.StartLine == 0 {
+		return ""
+	}
+	lines := strings.Split(text, "\n")
+	section := ""
+	for _, b := range Blocks(text) {
+		if b.StartLine > p.StartLine {
+			break
+		}
+		if b.Type == BlockHeading && b.StartLine-1 < len(lines) {
+			section = strings.TrimSpace(strings.TrimRight(strings.TrimLeft(lines[b.StartLine-1], "# "), "# "))
+		}
+	}
+	return section
 }
 
 // revisionPrompt is the turn an accepted thread starts: the passage (its

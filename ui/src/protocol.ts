@@ -80,6 +80,7 @@ export interface ReplyDetails {
 
 export interface PersonDetails {
   attachments?: ChatAttachment[];
+  comment?: { thread: string; section?: string }; // an Accept's prompt: Chat shows a line instead
 }
 
 // ToolRow is one tool call under "Work details"; a chat:tool with the same

@@ -251,13 +251,16 @@ try {
     await until("the composer emptied", async () => (await box.inputValue()) === "");
   });
 
-  await step("an @chopin message without a Planner is refused in the server's words", async () => {
+  await step("an @chopin message without a Planner is refused in Chopin's words, with Connect a Planner", async () => {
     const box = a.getByRole("textbox", { name: "Message" });
     await box.fill("@chopin draft the rollout");
     await box.press("Enter");
-    const want = `Connect a machine to get a reply. Connect an agent client to ${origin}${docPath} over the agent connection from a session in a checkout of octo/plans.`;
-    const got = await until("the refusal", async () => a.locator(".composer .error-text").textContent());
-    if (got !== want) throw new Error(`refusal\n got ${got}\nwant ${want}`);
+    const note = a.locator(".composer .not-sent");
+    const got = await until("the refusal", async () => note.locator("p").textContent());
+    if (!got.startsWith("Not sent: no Planner is attached to this document") || /machine|agent client/.test(got))
+      throw new Error("refusal: " + got);
+    await note.getByRole("button", { name: "Connect a Planner" }).waitFor();
+    await shot(a, "02b-not-sent");
     if ((await box.inputValue()) !== "@chopin draft the rollout") throw new Error("the refused draft was lost");
     await box.fill("");
   });
@@ -1568,6 +1571,10 @@ try {
       throw new Error("accepted thread " + JSON.stringify(t));
     // The card and the editor's record line say so.
     await aCard.getByText("Revised by the Planner:").waitFor();
+    // Chat shows a line for the Accept, not the prompt it sent.
+    await a.locator(".msg-system", { hasText: "accepted a comment" }).first().waitFor();
+    if (await a.locator(".msg-person", { hasText: "revise exactly this passage" }).count())
+      throw new Error("Chat shows the Accept's prompt as the person's message");
     await a.locator(".cm-comment-record", { hasText: "revised by the Planner" }).waitFor();
     if (await a.locator(".cm-comment-wash", { hasText: "Postgres" }).count())
       throw new Error("an accepted thread still washes its passage");
@@ -1864,6 +1871,8 @@ try {
     await c.close();
   });
 
+  await walkNoDeadEnds(a, { selectLine });
+
   await step("sign out everywhere ends this browser's sign-in too", async () => {
     // A tab open on a document: its socket closes (4401) and it shows the
     // sign-in page too.
@@ -1895,3 +1904,45 @@ try {
   await browser.close();
 }
 process.exit(failed ? 1 : 0);
+
+// ---- a person's path with no dead ends: first run, Planner, review, quit ----
+// Each step makes what it needs through the HTTP API; page a is signed in.
+async function walkNoDeadEnds(a, { selectLine }) {
+  const make = (title) =>
+    a.evaluate(async (title) => {
+      const r = await fetch("/api/repositories/octo/plans/channels", {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ title }),
+      });
+      return { status: r.status, body: await r.json(), location: r.headers.get("Location") };
+    }, title);
+
+  await step("Accept on a comment waits for a Planner, says so, and offers Connect a Planner", async () => {
+    const made = await make("Review without a Planner");
+    if (made.status !== 201) throw new Error("create: " + JSON.stringify(made));
+    await ask({ ask: "append", channel: made.body.id, text: "# Review\n\n## Risks\n\nNone yet.\n" });
+    await a.goto(origin + made.location);
+    await a.getByRole("tab", { name: "Edit" }).click();
+    await until("the plan in the editor", async () =>
+      (await a.locator(".cm-content").textContent()).includes("None yet."),
+    );
+    await selectLine(a, "None yet.");
+    await a.getByRole("button", { name: "Comment", exact: true }).click();
+    const draft = a.getByRole("region", { name: "New comment" });
+    await draft.getByRole("textbox", { name: "Comment" }).fill("Name one.");
+    await draft.getByRole("button", { name: "Comment", exact: true }).click();
+    await draft.waitFor({ state: "detached" });
+    await a.locator(".cm-comment-wash", { hasText: "None yet." }).click();
+    const card = a.getByRole("region", { name: "Comment thread" });
+    await card.locator(".comment-waits", { hasText: "No Planner is attached" }).waitFor();
+    if (!(await card.getByRole("button", { name: "Accept" }).isDisabled()))
+      throw new Error("Accept is offered without a Planner");
+    await shot(a, "50-accept-waits");
+    await card.getByRole("button", { name: "Connect a Planner" }).click();
+    const dialog = a.getByRole("dialog", { name: "Connect a Planner" });
+    await dialog.waitFor();
+    await dialog.getByRole("button", { name: "Done" }).click();
+    await dialog.waitFor({ state: "hidden" });
+  });
+}

@@ -1,5 +1,7 @@
-// Chat: the transcript and the composer. Every refusal is shown in the
-// server's own words.
+// Chat: the transcript and the composer. A refusal is shown in the
+// server's words, except planner-not-attached, whose wire text is the
+// agent protocol's: a person reads Chopin's own words and a Connect a
+// Planner button instead.
 
 import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
 import { api, type ControlResult } from "../api";
@@ -15,6 +17,7 @@ import type { WorkspaceCtx } from "./context";
 import { RunCards } from "./runs";
 import { mentionsPlanner, Transcript } from "./transcript";
 import { ModelPicker } from "./model";
+import { notSentWords } from "./refusals";
 import { maxFiles, PendingFiles, readFile, type Outgoing } from "./attachments";
 import {
   CommandChip,
@@ -257,7 +260,7 @@ export function ChatPane({ ctx }: { ctx: WorkspaceCtx }) {
         </div>
       )}
       <form class="composer" onSubmit={(e) => (e.preventDefault(), send())}>
-        <ErrorText error={error} />
+        {errorCode === "planner-not-attached" ? <NotSent ctx={ctx} /> : <ErrorText error={error} />}
         {errorCode === "planner-busy" && <WaitingOn ctx={ctx} />}
         {mentionsPlanner(draft) && !error && <NoPlannerYet ctx={ctx} />}
         <ModelPicker ctx={ctx} onError={setError} />
@@ -344,6 +347,19 @@ function NoPlannerYet({ ctx }: { ctx: WorkspaceCtx }) {
           Connect a Planner
         </button>
       )}
+    </div>
+  );
+}
+
+// NotSent is the composer's answer to planner-not-attached: what happened,
+// and the button that fixes it.
+function NotSent({ ctx }: { ctx: WorkspaceCtx }) {
+  return (
+    <div class="no-planner not-sent small" role="alert">
+      <p>{notSentWords(ctx.state.planner)}</p>
+      <button type="button" class="small" onClick={ctx.connect} aria-haspopup="dialog">
+        Connect a Planner
+      </button>
     </div>
   );
 }

@@ -29,6 +29,7 @@ import { RoomError, type RoomSocket } from "../room";
 import { protectLines, type PlanSync } from "../plansync";
 import type { BlockRef, ClientFrame, ServerFrame, Thread } from "../protocol";
 import type { WorkspaceCtx } from "./context";
+import { acceptWords } from "./refusals";
 import "./comments.css";
 
 export const commentLine = /^<Comment id="([^"]*)" \/>$/;
@@ -786,6 +787,7 @@ function ThreadCard({
   };
   const open = t.status === "open";
   const canAct = open && ctx.state.canEdit;
+  const waits = acceptWords(ctx.state.planner);
   return (
     <section
       class={"comment-card" + (pinned ? " pinned" : " preview")}
@@ -842,6 +844,14 @@ function ThreadCard({
               {error}
             </p>
           )}
+          {waits && (
+            <div class="no-planner small comment-waits" role="status">
+              <p>{waits}</p>
+              <button type="button" class="small" onClick={ctx.connect} aria-haspopup="dialog">
+                Connect a Planner
+              </button>
+            </div>
+          )}
           <div class="comment-actions">
             <button
               class="primary"
@@ -856,7 +866,7 @@ function ThreadCard({
               Reply
             </button>
             <button
-              disabled={busy}
+              disabled={busy || !!waits}
               title="Record the decision and ask the Planner to revise this passage"
               onClick={() => run(() => comments.act(t.id, "accept"))}
             >

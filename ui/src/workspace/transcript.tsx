@@ -97,10 +97,10 @@ export function ChatMessage({
   channel: string;
   canEdit: boolean;
 }) {
-  if (m.role === "system") {
+  if (m.role === "system" || m.details?.comment) {
     return (
       <div class="msg msg-system" role="note" aria-label="Notice" data-seq={m.seq}>
-        <span class="notice-text">{m.text}</span>
+        <span class="notice-text">{m.details?.comment ? acceptedLine(m, me) : m.text}</span>
         <time class="notice-time" dateTime={new Date(m.createdAt).toISOString()}>
           {clock.format(m.createdAt)}
         </time>
@@ -449,3 +449,12 @@ export function LongText({
 }
 
 const kib = (n: number) => (n < 1024 ? `${n} bytes` : `${Math.round(n / 1024)} KiB`);
+
+// acceptedLine is the message an Accept on a comment posts, as Chat shows
+// it: who accepted a comment, and on which section (the prompt it carries
+// is for the Planner).
+function acceptedLine(m: Message, me: string): string {
+  const who = m.author === me ? "You" : m.author || "Someone";
+  const on = m.details?.comment?.section;
+  return `${who} accepted a comment${on ? ` on “${on}”` : ""}; the Planner revises that passage.`;
+}
