@@ -94,7 +94,7 @@ func TestReadConfined(t *testing.T) {
 }
 
 func TestPermissionQuestion(t *testing.T) {
-	in, ids := permissionQuestion(sdk.RequestPermissionRequest{
+	in, ids := permissionQuestion("The agent", "", sdk.RequestPermissionRequest{
 		ToolCall: sdk.ToolCallUpdate{Title: sdk.Ptr("Run make test")},
 		Options: []sdk.PermissionOption{
 			{OptionId: "a", Name: "Allow", Kind: sdk.PermissionOptionKindAllowOnce},
@@ -103,19 +103,84 @@ func TestPermissionQuestion(t *testing.T) {
 		},
 	})
 	q := in.Params.Questions[0]
-	if in.Method != wire.MethodQuestionnaire || q.Header != "Run make test" || q.MultiSelect ||
-		q.Question != "The agent asks permission: Run make test" {
+	if in.Method != wire.MethodQuestionnaire || q.Header != permissionHeader || q.MultiSelect ||
+		q.Question != "The agent asks to use a tool: `Run make test`" {
 		t.Errorf("question %+v", q)
 	}
 	var got []string
 	for _, o := range q.Options {
 		got = append(got, o.Label+"="+string(ids[o.Label])+" ("+o.Description+")")
 	}
-	if want := "Allow=a (allow once)|Allow (allow always)=b (allow always)|c=c (reject once)"; strings.Join(got, "|") != want {
+	if want := "Allow=a (allow once)|Allow (allow always, for the rest of this agent session)=b (allow always, for the rest of this agent session)|c=c (reject once)"; strings.Join(got, "|") != want {
 		t.Errorf("options %q, want %q", strings.Join(got, "|"), want)
 	}
 	if errs := in.BrokenLimits(false); len(errs) != 0 {
 		t.Errorf("limits %v", errs)
+	}
+
+	// What each agent sends, in words.
+	for _, tc := range []struct {
+		name string
+		call sdk.ToolCallUpdate
+		want string
+	}{
+		{"Claude Code's Bash", sdk.ToolCallUpdate{Title: sdk.Ptr("npm test"), Kind: sdk.Ptr(sdk.ToolKindExecute),
+			RawInput: map[string]any{"command": "npm test", "description": "Run the tests"},
+			Content:  []sdk.ToolCallContent{sdk.ToolContent(sdk.TextBlock("Run the tests"))}},
+			"Claude Code asks to run a command: `npm test`\n\n```\nRun the tests\n```"},
+		{"a title with backticks", sdk.ToolCallUpdate{Title: sdk.Ptr("echo `date`"), Kind: sdk.Ptr(sdk.ToolKindExecute)},
+			"Claude Code asks to run a command: `` echo `date` ``"},
+		{"a command as words", sdk.ToolCallUpdate{Title: sdk.Ptr("Run tests"), Kind: sdk.Ptr(sdk.ToolKindExecute),
+			RawInput: map[string]any{"command": []any{"go", "test", "./..."}}},
+			"Claude Code asks to run a command: `Run tests`\n\n```\ngo test ./...\n```"},
+		{"a file write", sdk.ToolCallUpdate{Title: sdk.Ptr("Write main.go"), Kind: sdk.Ptr(sdk.ToolKindEdit),
+			Locations: []sdk.ToolCallLocation{{Path: "/work/repo/main.go"}},
+			Content:   []sdk.ToolCallContent{sdk.ToolDiffContent("/work/repo/main.go", "package main\n")}},
+			"Claude Code asks to change a file: `Write main.go`\n\nFiles: `main.go`"},
+		{"no title", sdk.ToolCallUpdate{Kind: sdk.Ptr(sdk.ToolKindFetch)}, "Claude Code asks to fetch from the web."},
+	} {
+		in, _ := permissionQuestion("Claude Code", "/work/repo", sdk.RequestPermissionRequest{ToolCall: tc.call,
+			Options: []sdk.PermissionOption{{OptionId: "a", Name: "Allow", Kind: sdk.PermissionOptionKindAllowOnce}}})
+		if q := in.Params.Questions[0].Question; q != tc.want {
+			t.Errorf("%s:\n%s\nwant:\n%s", tc.name, q, tc.want)
+		}
+	}
+}
+
+// TestHostToolOf: only the exact forms each agent gives a call of the
+// bridge's MCP server count as a host tool's, never a command that names
+// one, nor a tool the server does not offer.
+func TestHostToolOf(t *testing.T) {
+	d := &document{b: &Bridge{}, tools: []wire.Tool{{Name: "read_plan"}, {Name: "edit_plan"}}}
+	codex := func(server string) map[string]any {
+		return map[string]any{"server_name": server, "request": map[string]any{"_meta": map[string]any{
+			"codex_approval_kind": "mcp_tool_call", "tool_title": "edit_plan"}}}
+	}
+	for _, tc := range []struct {
+		name  string
+		title string
+		kind  sdk.ToolKind
+		raw   any
+		want  string
+	}{
+		{"Claude Code", "mcp__chopin__edit_plan", sdk.ToolKindOther, nil, "edit_plan"},
+		{"Gemini CLI", "read_plan (chopin MCP Server)", sdk.ToolKindOther, nil, "read_plan"},
+		{"Codex", "Approve edit_plan", "", codex("chopin"), "edit_plan"},
+		{"Codex, another server", "Approve MCP tool call", "", codex("github"), ""},
+		{"a command naming the tool", "mcp__chopin__edit_plan", sdk.ToolKindExecute, nil, ""},
+		{"a command mentioning it", "echo mcp__chopin__edit_plan && rm -rf ~", sdk.ToolKindOther, nil, ""},
+		{"another server's tool", "mcp__github__edit_plan", sdk.ToolKindOther, nil, ""},
+		{"a tool the server does not offer", "mcp__chopin__delete_everything", sdk.ToolKindOther, nil, ""},
+		{"a file write", "edit_plan (chopin MCP Server)", sdk.ToolKindEdit, nil, ""},
+	} {
+		call := sdk.ToolCallUpdate{Title: sdk.Ptr(tc.title), RawInput: tc.raw}
+		if tc.kind != "" {
+			call.Kind = sdk.Ptr(tc.kind)
+		}
+		name, ok := d.hostToolOf(call)
+		if got := map[bool]string{true: name}[ok]; got != tc.want {
+			t.Errorf("%s: %q, %v; want %q", tc.name, name, ok, tc.want)
+		}
 	}
 }
 

@@ -208,6 +208,9 @@ type document struct {
 	// isolated are the ACP sessions of Chopin's isolated sessions, by
 	// Chopin's session id (isolated.go); never the document's session.
 	isolated map[string]*isolatedSession
+	// always holds the options a person chose "always" for, by session,
+	// kind and title (permission.go); forgotten with the process.
+	always map[string]sdk.PermissionOptionId
 }
 
 func (d *document) handler() client.Handler {
@@ -272,7 +275,7 @@ func (d *document) forgetProcess(p *process) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.proc == p {
-		d.proc, d.session, d.model, d.modelByConfig = nil, "", "", ""
+		d.proc, d.session, d.model, d.modelByConfig, d.always = nil, "", "", "", nil
 	}
 	for id, is := range d.isolated {
 		if is.proc == p {

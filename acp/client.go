@@ -2,8 +2,8 @@ package acp
 
 // What the agent asks of the bridge (acp-go-sdk's Client): session updates
 // (routed to the document's turn or an isolated session's), permission
-// requests as Decisions, and file reads confined to the session's working
-// directory. Writing and terminals are not offered; an isolated session
+// requests (permission.go), and file reads confined to the session's
+// working directory. Writing and terminals are not offered; an isolated session
 // gets no Decisions and reads no files.
 
 import (
@@ -17,8 +17,6 @@ import (
 
 	sdk "github.com/coder/acp-go-sdk"
 
-	"github.com/chopin-desktop/chopin/agentconn/client"
-	"github.com/chopin-desktop/chopin/agentconn/wire"
 	"github.com/chopin-desktop/chopin/checkout"
 	"github.com/chopin-desktop/chopin/redact"
 )
@@ -67,97 +65,6 @@ func (c *agentClient) SessionUpdate(ctx context.Context, n sdk.SessionNotificati
 		st.enqueue(u)
 	}
 	return nil
-}
-
-// permissionKinds say each kind of permission option in words.
-var permissionKinds = map[sdk.PermissionOptionKind]string{
-	sdk.PermissionOptionKindAllowOnce:    "allow once",
-	sdk.PermissionOptionKindAllowAlways:  "allow always",
-	sdk.PermissionOptionKindRejectOnce:   "reject once",
-	sdk.PermissionOptionKindRejectAlways: "reject always",
-}
-
-var cancelledOutcome = sdk.RequestPermissionResponse{Outcome: sdk.RequestPermissionOutcome{Cancelled: &sdk.RequestPermissionOutcomeCancelled{}}}
-
-// RequestPermission asks the document's people: a questionnaire of one
-// single-choice question whose options are the agent's.
-func (c *agentClient) RequestPermission(ctx context.Context, p sdk.RequestPermissionRequest) (sdk.RequestPermissionResponse, error) {
-	d := c.d
-	d.mu.Lock()
-	st := d.turn
-	ours := p.SessionId == d.session
-	isolated := d.isolatedByACP(p.SessionId) != nil
-	d.mu.Unlock()
-	if isolated {
-		// An isolated session gets no Decisions (spec/agent-connection.md).
-		d.logger().Info("permission request in an isolated session is cancelled")
-		return cancelledOutcome, nil
-	}
-	if st == nil || !ours || len(p.Options) == 0 {
-		d.logger().Warn("permission request outside a turn is cancelled")
-		return cancelledOutcome, nil
-	}
-	in, ids := permissionQuestion(p)
-	if len(in.Params.Questions[0].Options) < 1 {
-		return cancelledOutcome, nil
-	}
-	// The question is withdrawn when the turn ends or the agent gives up.
-	actx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	stop := context.AfterFunc(st.ctx, cancel)
-	defer stop()
-	r, err := st.t.Session.Ask(actx, in, client.AskOptions{})
-	if err != nil {
-		d.logger().Warn("permission request", "err", err)
-	}
-	if err != nil || r.Status != "answered" || len(r.Answers) != 1 {
-		return cancelledOutcome, nil
-	}
-	a := r.Answers[0]
-	if a.Kind != wire.KindOption || a.Answer == nil {
-		return cancelledOutcome, nil
-	}
-	id, ok := ids[*a.Answer]
-	if !ok {
-		return cancelledOutcome, nil
-	}
-	return sdk.RequestPermissionResponse{Outcome: sdk.RequestPermissionOutcome{Selected: &sdk.RequestPermissionOutcomeSelected{OptionId: id}}}, nil
-}
-
-// permissionQuestion is the Decision for a permission request, and the
-// option id of each label.
-func permissionQuestion(p sdk.RequestPermissionRequest) (wire.Input, map[string]sdk.PermissionOptionId) {
-	title := "A tool call"
-	if p.ToolCall.Title != nil && strings.TrimSpace(*p.ToolCall.Title) != "" {
-		title = strings.TrimSpace(*p.ToolCall.Title)
-	}
-	ids := map[string]sdk.PermissionOptionId{}
-	var options []wire.Option
-	for _, o := range p.Options {
-		if len(options) == wire.MaxOptions {
-			break
-		}
-		label := cutText(strings.TrimSpace(o.Name), 200)
-		if label == "" {
-			label = string(o.OptionId)
-		}
-		words := permissionKinds[o.Kind]
-		if words == "" {
-			words = string(o.Kind)
-		}
-		if _, twice := ids[label]; twice {
-			label = cutText(label+" ("+words+")", 240)
-		}
-		if _, twice := ids[label]; twice {
-			continue
-		}
-		ids[label] = o.OptionId
-		options = append(options, wire.Option{Label: label, Description: cutText(words, wire.MaxNoteChars)})
-	}
-	question := cutText(fmt.Sprintf("The agent asks permission: %s", title), wire.MaxNoteChars)
-	return wire.Input{Method: wire.MethodQuestionnaire, Params: &wire.QuestionnaireParams{Questions: []wire.QuestionItem{{
-		Question: question, Header: cutText(title, wire.MaxShortChars-1), Options: options,
-	}}}}, ids
 }
 
 // errRefused is a request the bridge does not serve.

@@ -344,6 +344,12 @@ func (a *fakeAgent) Prompt(ctx context.Context, p sdk.PromptRequest) (sdk.Prompt
 			answer = string(r.Outcome.Selected.OptionId)
 		}
 		a.say(ctx, sid, sdk.UpdateAgentMessageText("Permission: "+answer))
+	case strings.HasSuffix(text, "edit after permission"):
+		return a.editAfterPermission(ctx, sid)
+	case strings.HasSuffix(text, "run the tests twice"):
+		first := a.askPermission(ctx, sid, "tests-1", "npm test", sdk.ToolKindExecute, map[string]any{"command": "npm test"})
+		second := a.askPermission(ctx, sid, "tests-2", "npm test", sdk.ToolKindExecute, map[string]any{"command": "npm test"})
+		a.say(ctx, sid, sdk.UpdateAgentMessageText("first: "+first+", second: "+second))
 	case strings.HasSuffix(text, "wait"):
 		ch := make(chan struct{})
 		a.mu.Lock()
@@ -380,6 +386,57 @@ func (a *fakeAgent) Prompt(ctx context.Context, p sdk.PromptRequest) (sdk.Prompt
 		a.mu.Unlock()
 		a.say(ctx, sid, sdk.UpdateAgentMessageText("model "+m))
 	}
+	return end, nil
+}
+
+// permissionOptions are the options the fake agent's permission requests
+// offer, as Claude Code's adapter does.
+var permissionOptions = []sdk.PermissionOption{
+	{OptionId: "allow_always", Name: "Always Allow", Kind: sdk.PermissionOptionKindAllowAlways},
+	{OptionId: "allow", Name: "Allow", Kind: sdk.PermissionOptionKindAllowOnce},
+	{OptionId: "reject", Name: "Reject", Kind: sdk.PermissionOptionKindRejectOnce},
+}
+
+// askPermission asks the bridge's permission for a tool call and returns
+// the option chosen, or "cancelled".
+func (a *fakeAgent) askPermission(ctx context.Context, sid sdk.SessionId, id, title string, kind sdk.ToolKind, input any) string {
+	r, err := a.client().RequestPermission(ctx, sdk.RequestPermissionRequest{SessionId: sid,
+		ToolCall: sdk.ToolCallUpdate{ToolCallId: sdk.ToolCallId(id), Title: sdk.Ptr(title), Kind: sdk.Ptr(kind), RawInput: input},
+		Options:  permissionOptions})
+	switch {
+	case err != nil:
+		return "error " + err.Error()
+	case r.Outcome.Selected != nil:
+		return string(r.Outcome.Selected.OptionId)
+	}
+	return "cancelled"
+}
+
+// revisionRE finds the revision in read_plan's header.
+var revisionRE = regexp.MustCompile(`(?m)^revision: (\d+)$`)
+
+// editAfterPermission is what Claude Code's and Codex's adapters do: they
+// ask permission for Chopin's own host tools too, and the agent's own
+// command comes between reading the plan and editing it. The edit is made
+// at the revision read before the command's permission was asked.
+func (a *fakeAgent) editAfterPermission(ctx context.Context, sid sdk.SessionId) (sdk.PromptResponse, error) {
+	end := sdk.PromptResponse{StopReason: sdk.StopReasonEndTurn}
+	host := a.askPermission(ctx, sid, "mcp-read", "mcp__chopin__read_plan", sdk.ToolKindOther, map[string]any{})
+	plan, isErr := a.callTool(ctx, "read_plan", map[string]any{})
+	m := revisionRE.FindStringSubmatch(plan)
+	if isErr || m == nil {
+		return end, fmt.Errorf("read_plan: %s", plan)
+	}
+	var revision int
+	fmt.Sscan(m[1], &revision)
+	own := a.askPermission(ctx, sid, "run-tests", "npm test", sdk.ToolKindExecute, map[string]any{"command": "npm test", "description": "Run the tests"})
+	a.askPermission(ctx, sid, "mcp-edit", "mcp__chopin__edit_plan", sdk.ToolKindOther, map[string]any{})
+	out, isErr := a.callTool(ctx, "edit_plan", map[string]any{"revision": revision, "operations": []any{map[string]any{"op": "insert_root", "content": "## Tests\n\nnpm test passes."}}})
+	edit := "edited"
+	if isErr {
+		edit = "refused: " + out
+	}
+	a.say(ctx, sid, sdk.UpdateAgentMessageText(fmt.Sprintf("host: %s, own: %s, %s", host, own, edit)))
 	return end, nil
 }
 

@@ -51,13 +51,19 @@ func (h *Host) Ask(ctx context.Context, q *agentconn.Question) error {
 	}
 	h.questions.m[q] = oq
 	h.questions.mu.Unlock()
-	request, err := r.Ask(ctx, call, block, func(o room.Outcome) {
+	settle := func(o room.Outcome) {
 		h.questions.mu.Lock()
 		request := oq.request
 		h.questions.mu.Unlock()
 		h.questions.settled(q)
 		h.answered(q, request, o, answerOf(restore(o)))
-	})
+	}
+	var request string
+	if isPermission(call) {
+		request, err = r.AskApart(ctx, call, settle)
+	} else {
+		request, err = r.Ask(ctx, call, block, settle)
+	}
 	if err != nil {
 		h.questions.settled(q)
 		return toolError(err)
@@ -69,6 +75,18 @@ func (h *Host) Ask(ctx context.Context, q *agentconn.Question) error {
 	r.Notice(ctx, room.AskedLine(call))
 	q.SetDecisions(request) // kept with a resumable link's hold, and reopened by Reopen
 	return nil
+}
+
+// PermissionHeader is the header of a question asking the people's
+// permission for one of the Planner's own actions, such as an ACP agent's
+// command or file write (docs/acp.md): a questionnaire of that one
+// question. Its card is about no passage of the plan, so it is not placed
+// there (room.AskApart): a <Decision> line would move the plan's revision
+// and make stale the edit the Planner read the plan for.
+const PermissionHeader = "Permission"
+
+func isPermission(c room.QuestionCall) bool {
+	return c.Method == room.MethodQuestionnaire && len(c.Questions) == 1 && c.Questions[0].Header == PermissionHeader
 }
 
 // Withdraw withdraws the cards of a question agentconn gave up on.

@@ -26,7 +26,7 @@ type Decision struct {
 	Status     string          `json:"status"`
 	Answer     *CardAnswer     `json:"answer,omitempty"`
 	AnsweredBy string          `json:"answeredBy,omitempty"`
-	Block      int             `json:"block"` // the block it follows, or -1 when placed at the end
+	Block      int             `json:"block"` // the block it follows, -1 when placed at the end, NotInPlan when not placed
 	CreatedAt  int64           `json:"createdAt"`
 	UpdatedAt  int64           `json:"updatedAt"`
 }
@@ -43,6 +43,10 @@ type CardAnswer struct {
 	Yes    *bool    `json:"yes,omitempty"`
 	Choice *string  `json:"choice,omitempty"`
 }
+
+// NotInPlan is the Block of a card asked with AskApart: it has no
+// <Decision id="..." /> line in the plan.
+const NotInPlan = -2
 
 // Settle receives a question call's outcome once, when it is answered,
 // cancelled or withdrawn.
@@ -89,6 +93,19 @@ func (d *decisions) load(ctx context.Context, r *Room) error {
 // placed after the named block (or at the end), stored together with the
 // plan change that places them. settle receives the outcome.
 func (r *Room) Ask(ctx context.Context, call QuestionCall, block *BlockRef, settle Settle) (string, error) {
+	return r.ask(ctx, call, block, true, settle)
+}
+
+// AskApart puts a question call to the people as Decisions that are not
+// placed in the plan: a question about the Planner's own actions (an
+// agent's permission to run a command), not about a passage. The cards
+// show in Decisions and Chat only; the plan and its revision do not change,
+// so an edit the Planner prepared before asking is not made stale.
+func (r *Room) AskApart(ctx context.Context, call QuestionCall, settle Settle) (string, error) {
+	return r.ask(ctx, call, nil, false, settle)
+}
+
+func (r *Room) ask(ctx context.Context, call QuestionCall, block *BlockRef, inPlan bool, settle Settle) (string, error) {
 	if err := call.Validate(); err != nil {
 		return "", err
 	}
@@ -103,7 +120,10 @@ func (r *Room) Ask(ctx context.Context, call QuestionCall, block *BlockRef, sett
 		return "", err
 	}
 	after := -1
-	if block != nil {
+	switch {
+	case !inPlan:
+		after = NotInPlan
+	case block != nil:
 		after = PlaceAfter(r.plan.blocksLocked(), block.Index, block.Digest)
 	}
 	request := newID()
@@ -119,12 +139,17 @@ func (r *Room) Ask(ctx context.Context, call QuestionCall, block *BlockRef, sett
 		cards[i] = Decision{ID: ids[i], ChannelID: r.channelID, Request: request, Index: i, Call: raw,
 			Status: DecisionOpen, Block: after, CreatedAt: now, UpdatedAt: now}
 	}
-	text := InsertDecisionMarks(r.plan.text, after, ids)
-	u, err := r.serverUpdateLocked(text)
-	if err != nil {
-		return "", err
+	var placement []Update
+	text := r.plan.text
+	if inPlan {
+		text = InsertDecisionMarks(text, after, ids)
+		u, err := r.serverUpdateLocked(text)
+		if err != nil {
+			return "", err
+		}
+		placement = []Update{u}
 	}
-	if err := r.hub.persist.SaveDecisions(ctx, r.channelID, cards, []Update{u}); err != nil {
+	if err := r.hub.persist.SaveDecisions(ctx, r.channelID, cards, placement); err != nil {
 		return "", fmt.Errorf("save decisions: %w", err)
 	}
 	r.cards.cards = append(r.cards.cards, cards...)
@@ -132,7 +157,9 @@ func (r *Room) Ask(ctx context.Context, call QuestionCall, block *BlockRef, sett
 	if settle != nil {
 		r.cards.waiters[request] = settle
 	}
-	r.plan.acceptLocked(r, []Update{u}, text, UTF16Len(text))
+	if inPlan {
+		r.plan.acceptLocked(r, placement, text, UTF16Len(text))
+	}
 	for _, c := range cards {
 		r.broadcastLocked(msgDecision{Type: "decision:update", Decision: c})
 	}
