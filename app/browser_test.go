@@ -39,6 +39,7 @@ func TestBrowser(t *testing.T) {
 		apptest.Missing(t, "no Chromium at %s (apt-get install chromium); .ci/run installs it", chromiumPath)
 	}
 	ui, node := apptest.NodeTool(t, "node", "playwright-core")
+	chopinOnPath(t) // so the texts name "chopin", as for a person who installed it
 
 	ta := startApp(t)
 	// The walk takes under a minute alone and about twice that beside the

@@ -2,6 +2,10 @@ package app
 
 import (
 	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
 
 	"github.com/labstack/echo/v4"
 
@@ -21,6 +25,9 @@ type sessionJSON struct {
 	Features  map[string]bool `json:"features"`
 	DataDir   string          `json:"dataDir"`
 	ConfigDir string          `json:"configDir"`
+	// Command is how a person runs this Chopin from a terminal: "chopin"
+	// when that is on the PATH and is this binary, else its full path.
+	Command string `json:"command"`
 }
 
 func (a *App) handleSession(c echo.Context) error {
@@ -34,6 +41,7 @@ func (a *App) handleSession(c echo.Context) error {
 		Features:  map[string]bool{"agent": a.cfg.Agent, "research": false},
 		DataDir:   a.cfg.DataDir,
 		ConfigDir: a.cfg.ConfigDir,
+		Command:   selfCommand(),
 	}
 	if a.cfg.Agent {
 		s.AgentURL = "ws" + a.origin[len("http"):] + "/api/v1/agent"
@@ -63,4 +71,28 @@ func (a *App) handleAgentToken(c echo.Context) error {
 	}
 	c.Response().Header().Set("Cache-Control", "no-store")
 	return c.JSON(http.StatusOK, map[string]string{"token": a.AgentToken()})
+}
+
+// selfCommand is how the texts name this binary: "chopin" when the PATH's
+// chopin is this very file, else its full path (quoted when it holds a
+// space), so a command copied from the UI runs this Chopin.
+func selfCommand() string {
+	exe, err := os.Executable()
+	if err != nil {
+		return "chopin"
+	}
+	if r, err := filepath.EvalSymlinks(exe); err == nil {
+		exe = r
+	}
+	if found, err := exec.LookPath("chopin"); err == nil {
+		if r, err := filepath.EvalSymlinks(found); err == nil {
+			if a, err := filepath.Abs(r); err == nil && a == exe {
+				return "chopin"
+			}
+		}
+	}
+	if strings.ContainsAny(exe, " '\"") {
+		return "'" + strings.ReplaceAll(exe, "'", `'\''`) + "'"
+	}
+	return exe
 }

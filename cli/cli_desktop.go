@@ -50,6 +50,10 @@ func (c *CLI) desktopEntry(printOnly bool) error {
 	if resolved, err := filepath.EvalSymlinks(exe); err == nil {
 		exe = resolved
 	}
+	if TemporaryBuild(exe) {
+		return fmt.Errorf("this chopin is %s, a temporary build that `go run` deletes when it exits, so the menu entry would start nothing; "+
+			"build one that stays (go build -o chopin .) and run ./chopin desktop-entry", exe)
+	}
 	base := xdg.DataHome
 	if v := c.getenv("XDG_DATA_HOME"); v != "" && filepath.IsAbs(v) {
 		base = v
@@ -76,6 +80,22 @@ func (c *CLI) desktopEntry(printOnly bool) error {
 	}
 	fmt.Fprintf(c.Stdout, "Added Chopin to the application menu:\n  %s\n  %s\nIt starts %s.\n", file, icon, exe)
 	return nil
+}
+
+// TemporaryBuild reports whether exe is a binary `go run` built: it lives
+// in the Go build cache's scratch folder (go-build.../exe/) and is deleted
+// when the command ends, so nothing may point at it.
+func TemporaryBuild(exe string) bool {
+	dir := filepath.Dir(exe)
+	if filepath.Base(dir) != "exe" {
+		return false
+	}
+	for d := filepath.Dir(dir); d != filepath.Dir(d); d = filepath.Dir(d) {
+		if strings.HasPrefix(filepath.Base(d), "go-build") {
+			return true
+		}
+	}
+	return false
 }
 
 // desktopFile is the Desktop Entry for exe. Exec quotes the path as the

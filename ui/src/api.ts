@@ -51,6 +51,7 @@ export interface Session {
   mcpUrl: string; // the local agent MCP tools, served with the agent connection on or off
   version: string;
   features: Record<string, boolean>;
+  command?: string; // how a terminal runs this Chopin: "chopin", or its full path when that is not on the PATH
 }
 
 export interface Repository {

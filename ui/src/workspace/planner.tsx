@@ -117,6 +117,7 @@ export function ConnectDialog({ ctx, onClose }: { ctx: WorkspaceCtx; onClose: ()
     ref.current?.showModal();
   }, []);
   const { session, state } = ctx;
+  const bin = session.command || "chopin";
   const docURL = new URL(state.channel.url, location.origin).href;
   const p = state.planner;
   // The agent token, once the person asks to see it; the commands and the
@@ -178,7 +179,7 @@ export function ConnectDialog({ ctx, onClose }: { ctx: WorkspaceCtx; onClose: ()
               Run the bundled Planner client from a checkout of <code>{state.channel.repository}</code> and point it at
               this document:
             </p>
-            <Copyable text={`chopin planner ${withToken}${docURL}`} label="Planner command" />
+            <Copyable text={`${bin} planner ${withToken}${docURL}`} label="Planner command" />
             <p class="muted small">
               <code>chopin planner --help</code> lists the model options. Any client of <code>chopin.agent.v1</code>{" "}
               works the same way.
@@ -192,11 +193,15 @@ export function ConnectDialog({ ctx, onClose }: { ctx: WorkspaceCtx; onClose: ()
             {acpPresets.map((a) => (
               <div key={a.name} class="acp-preset">
                 <p class="small">{a.title}</p>
-                <Copyable text={`chopin planner --acp ${a.name} ${withToken}${docURL}`} label={`${a.title} command`} />
+                <Copyable text={`${bin} planner --acp ${a.name} ${withToken}${docURL}`} label={`${a.title} command`} />
               </div>
             ))}
             <p class="muted small">
-              Another ACP agent: <code>chopin planner --acp exec {withToken + docURL} -- its command</code>.
+              Another ACP agent:{" "}
+              <code>
+                {bin} planner --acp exec {withToken + docURL} -- its command
+              </code>
+              .
             </p>
           </li>
         </ol>
