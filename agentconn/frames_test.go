@@ -34,6 +34,9 @@ func TestFrameRefusals(t *testing.T) {
 		{"unlisted field", func(c *websocket.Conn) error {
 			return c.WriteMessage(websocket.TextMessage, []byte(`{"type":"input-cancel","request":"r","why":"x"}`))
 		}, `{"type":"error","code":"malformed-message","message":"The message is malformed: input-cancel: why is not a field of this message."}`, 1008, "malformed-message"},
+		{"not UTF-8", func(c *websocket.Conn) error {
+			return c.WriteMessage(websocket.TextMessage, []byte("{\"type\":\"detach\",\"x\":\"\xff\xfe\"}"))
+		}, `{"type":"error","code":"malformed-message","message":"The message is malformed: the frame is not valid UTF-8 (byte 22 is 0xFF)."}`, 1008, "malformed-message"},
 		{"not JSON", func(c *websocket.Conn) error {
 			return c.WriteMessage(websocket.TextMessage, []byte(`hello`))
 		}, `{"type":"error","code":"malformed-message","message":"The message is malformed: the frame is not one JSON value."}`, 1008, "malformed-message"},

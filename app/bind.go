@@ -5,21 +5,23 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
-	"unicode/utf8"
 
 	"github.com/labstack/echo/v4"
+
+	"github.com/chopin-desktop/chopin/textrule"
 )
 
 // bindStrict decodes a JSON request body into v, refusing unknown fields and
-// trailing data. An empty body decodes as {}.
+// trailing data, and text that is not UTF-8 (textrule.JSON). An empty body decodes as {}.
 func bindStrict(c echo.Context, v any) error {
 	raw, err := io.ReadAll(c.Request().Body)
 	if err != nil {
 		return err
 	}
-	if !utf8.Valid(raw) {
-		// Decoding would replace the bad bytes and keep text nobody sent.
-		return badRequest("invalid-json", "The request body is not valid UTF-8; send JSON text in UTF-8.")
+	if err := textrule.JSON(raw); err != nil {
+		// Decoding would replace the bad bytes with U+FFFD and keep text
+		// nobody sent.
+		return badRequest("invalid-json", "The request body "+err.Error()+"; send JSON text in UTF-8.")
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()

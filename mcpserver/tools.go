@@ -2,8 +2,9 @@ package mcpserver
 
 // The tools, each with its description (the contract a client's model
 // reads), its input schema and its handler. Arguments are strict: a missing
-// required key, a wrong type or an unknown key is -32602, checked here for
-// every tool by typed, since the SDK leaves a raw handler's arguments to it.
+// required key, a wrong type, an unknown key, or text that is not UTF-8 is
+// -32602, checked here for every tool by typed, since the SDK leaves a raw
+// handler's arguments to it.
 
 import (
 	"bytes"
@@ -15,6 +16,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/chopin-desktop/chopin/textrule"
 )
 
 // Repository is a registered repository as list_repositories shows it.
@@ -84,6 +87,10 @@ type tool struct {
 func typed[In any](run func(ctx context.Context, c call, args In) (any, error)) func(ctx context.Context, c call) (any, error) {
 	return func(ctx context.Context, c call) (any, error) {
 		var args In
+		if err := textrule.JSON(c.args); err != nil {
+			// Decoding would replace the bad bytes with U+FFFD.
+			return nil, invalidParams("Invalid arguments: the arguments %v; send text in UTF-8.", err)
+		}
 		if err := decodeArgs(c.args, &args, c.required...); err != nil {
 			return nil, err
 		}

@@ -11,7 +11,6 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"unicode/utf8"
 )
 
 func checkNote(text string) (string, error) {
@@ -22,8 +21,8 @@ func checkNote(text string) (string, error) {
 	if len(text) > MaxCommentNoteBytes {
 		return "", errorf(CodeCommentTooLarge, "A comment holds at most %d bytes of text; this one has %d.", MaxCommentNoteBytes, len(text))
 	}
-	if !utf8.ValidString(text) {
-		return "", errorf(CodeInvalidArgument, "A comment must be valid UTF-8 text.")
+	if err := checkNoteText(text); err != nil {
+		return "", err
 	}
 	return text, nil
 }

@@ -351,6 +351,9 @@ func CheckReserved(before, after string) error {
 // push's change set says where it changed the text, and nothing is
 // compared.
 func checkReservedIn(before, after string, span editSpan) error {
+	if err := checkPlanText(after, span); err != nil {
+		return err
+	}
 	was, now := changedLines(before, after, span)
 	if equalLines(reservedLines(was), reservedLines(now)) {
 		return nil

@@ -32,6 +32,7 @@ const (
 	CodeDocumentTooLarge  = "document-too-large"
 	CodeEmptyDocument     = "empty-document"
 	CodeInvalidPlanFile   = "invalid-plan-file" // an imported Markdown file: every problem, with its line
+	CodeInvalidText       = "invalid-text"      // a control character in a plan or a note (textrule.Text)
 
 	// Chat: a message, its files, a command for the Planner.
 	CodeMessageTooLarge   = "message-too-large"
@@ -83,6 +84,7 @@ var kinds = map[string]fault.Kind{
 	CodeDocumentTooLarge:  fault.TooLarge,
 	CodeEmptyDocument:     fault.Invalid,
 	CodeInvalidPlanFile:   fault.Invalid,
+	CodeInvalidText:       fault.Invalid,
 
 	CodeMessageTooLarge:   fault.TooLarge,
 	CodeInvalidAttachment: fault.Invalid,

@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/chopin-desktop/chopin/fault"
+	"github.com/chopin-desktop/chopin/textrule"
 )
 
 // MaxPushUpdates bounds the updates of one plan:push: each is checked and
@@ -109,6 +110,13 @@ func (m *Member) identityLocked(r *Room) Identity {
 // answered with an error message naming the request; nothing changes.
 func (m *Member) Receive(ctx context.Context, frame []byte) {
 	var env inEnvelope
+	if err := textrule.JSON(frame); err != nil {
+		// Decoding would replace the bad bytes with U+FFFD: refused, never
+		// repaired. The id is still echoed when the frame has one.
+		json.Unmarshal(frame, &env)
+		m.reply(msgError{Type: "error", ID: env.ID, Code: CodeMalformed, Message: "This frame " + err.Error() + "; send JSON text in UTF-8."})
+		return
+	}
 	if err := json.Unmarshal(frame, &env); err != nil || env.Type == "" {
 		// A request's id is echoed whenever the frame has one, so the
 		// sender can tell which of its requests failed.

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/chopin-desktop/chopin/textrule"
 )
 
 // ReadBudget is the most UTF-8 bytes one read_plan result holds, header and
@@ -454,8 +456,13 @@ func truncUTF8(s string, n int) string {
 }
 
 // decodeStrict decodes one JSON value into v, refusing unknown fields and
-// anything after the value.
+// anything after the value, and text that is not UTF-8 (textrule.JSON): a
+// host tool's input is JSON inside the agent link's frame, whose own check
+// cannot see into it.
 func decodeStrict(input []byte, v any) error {
+	if err := textrule.JSON(input); err != nil {
+		return err
+	}
 	dec := json.NewDecoder(bytes.NewReader(input))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {

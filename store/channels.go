@@ -15,6 +15,8 @@ import (
 
 	"github.com/google/uuid"
 	"golang.org/x/text/unicode/norm"
+
+	"github.com/chopin-desktop/chopin/textrule"
 )
 
 // Channel is one document's catalog entry: its identity, title, routes and
@@ -49,30 +51,18 @@ const (
 // MaxTitleLength bounds a title, in Unicode code points after trimming.
 const MaxTitleLength = 120
 
-// normalizeTitle trims and NFC-normalises a title and checks its length.
+// normalizeTitle trims and NFC-normalises a title and checks its length and
+// its characters (textrule.Title): every way a title comes in (creation,
+// rename, import, MCP) passes here.
 func normalizeTitle(title string) (string, error) {
 	t := strings.TrimSpace(norm.NFC.String(title))
 	if n := utf8.RuneCountInString(t); n < 1 || n > MaxTitleLength {
 		return "", invalid("invalid-title", "a title must be 1 to %d characters after trimming (got %d)", MaxTitleLength, n)
 	}
-	if i := strings.IndexFunc(t, unfitForTitle); i >= 0 {
-		r, _ := utf8.DecodeRuneInString(t[i:])
-		return "", invalid("invalid-title", "a title cannot hold control or text-direction characters (it has U+%04X); write it on one line of plain text", r)
+	if err := textrule.Title(t); err != nil {
+		return "", invalid("invalid-title", "a title %v; write it on one line of plain text, with at least one visible character", err)
 	}
 	return t, nil
-}
-
-// unfitForTitle is a character a title may not hold: NUL and the other
-// control characters (line breaks included), and the bidirectional
-// overrides and isolates that make a title read as something else.
-func unfitForTitle(r rune) bool {
-	switch {
-	case r < 0x20, r >= 0x7f && r < 0xa0, r == 0x2028, r == 0x2029:
-		return true
-	case r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069, r == 0x200e, r == 0x200f, r == 0x061c:
-		return true
-	}
-	return false
 }
 
 const channelColumns = `c.id, c.repository_node_id, r.owner || '/' || r.name, c.title, c.slug,

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"unicode/utf8"
+
+	"github.com/chopin-desktop/chopin/textrule"
 )
 
 // Decoding a frame ("Frames"): its size and encoding, its "type", then the
@@ -85,8 +87,9 @@ func decodeFrame(data []byte, types map[string]messageCodec, granted func(string
 	if len(data) > MaxFrameBytes {
 		return nil, errFrameTooLarge
 	}
-	if !utf8.Valid(data) {
-		return nil, malformed("the frame is not valid UTF-8")
+	if err := textrule.Encoding(data); err != nil {
+		// Never decoded: decoding would replace the bad bytes with U+FFFD.
+		return nil, malformed("the frame %v", err)
 	}
 	refuse := func(err error) error {
 		if !json.Valid(data) {
