@@ -402,13 +402,27 @@ func advance(s string, i, n int) (int, error) {
 // positions. Invalid UTF-8 counts one unit per bad byte, as encoding/json
 // sends each as U+FFFD.
 func UTF16Len(s string) int {
-	n := 0
-	for _, r := range s {
+	n, i := 0, 0
+	for i < len(s) {
+		// ASCII, nearly all of a plan, is one unit a byte: eight at a time.
+		j := i
+		for j+8 <= len(s) && load64(s[j:j+8])&0x8080808080808080 == 0 {
+			j += 8
+		}
+		for j < len(s) && s[j] < utf8.RuneSelf {
+			j++
+		}
+		n += j - i
+		if i = j; i == len(s) {
+			break
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
 		if r > 0xFFFF {
 			n += 2
 		} else {
 			n++
 		}
+		i += size
 	}
 	return n
 }
@@ -421,31 +435,6 @@ func NormalizeLineEndings(s string) string {
 		return s // the usual case, without allocating
 	}
 	return strings.ReplaceAll(strings.ReplaceAll(s, "\r\n", "\n"), "\r", "\n")
-}
-
-// DiffChangeSet returns a change set that turns before into after with a single
-// replacement between their longest common prefix and suffix, used when the
-// server itself edits the text. Both must already be normalised (see
-// NormalizeLineEndings) and valid UTF-8. Every boundary falls between whole
-// characters, never inside a surrogate pair; combining sequences may be split,
-// which is still valid text.
-func DiffChangeSet(before, after string) ChangeSet {
-	prefix := commonPrefix(before, after)
-	suffix := commonSuffix(before[prefix:], after[prefix:])
-	removed := before[prefix : len(before)-suffix]
-	inserted := after[prefix : len(after)-suffix]
-
-	var c ChangeSet
-	if prefix > 0 {
-		c.add(section{len: UTF16Len(before[:prefix]), kept: true})
-	}
-	if removed != "" || inserted != "" {
-		c.add(section{len: UTF16Len(removed), insert: inserted})
-	}
-	if suffix > 0 {
-		c.add(section{len: UTF16Len(before[len(before)-suffix:]), kept: true})
-	}
-	return c
 }
 
 // commonPrefix is the byte length of the longest run of whole characters a and b

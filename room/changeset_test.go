@@ -110,16 +110,22 @@ func TestChangeSetFixtures(t *testing.T) {
 	}
 }
 
+// TestDiffChangeSetFixtures: one replacement between the common prefix and
+// suffix, the coarsest change the server writes (what a stretch past
+// DiffChangeSet's bounds becomes), is written byte for byte as
+// CodeMirror's ChangeSet.of writes the same edit: it accepts the server's
+// sections, and applying them gives After. DiffChangeSet's own output
+// applies as the fixtures' Apply steps do.
 func TestDiffChangeSetFixtures(t *testing.T) {
 	for _, fx := range loadChangesetFixtures(t).Diff {
-		c := DiffChangeSet(fx.Before, fx.After)
-		// Same bytes as CodeMirror's ChangeSet.of for the same edit: it
-		// accepts them, and applying them gives After.
+		c := oneSpanChangeSet(fx.Before, fx.After)
 		if got := mustMarshalChangeSet(t, c); got != fx.Changes {
-			t.Errorf("DiffChangeSet(%q, %q) = %s, want %s", fx.Before, fx.After, got, fx.Changes)
+			t.Errorf("oneSpanChangeSet(%q, %q) = %s, want %s", fx.Before, fx.After, got, fx.Changes)
 		}
-		if got, err := c.Apply(fx.Before); err != nil || got != fx.After {
-			t.Errorf("DiffChangeSet(%q, %q).Apply = %q, %v", fx.Before, fx.After, got, err)
+		for _, c := range []ChangeSet{c, DiffChangeSet(fx.Before, fx.After)} {
+			if got, err := c.Apply(fx.Before); err != nil || got != fx.After {
+				t.Errorf("%s.Apply(%q) = %q, %v; want %q", mustMarshalChangeSet(t, c), fx.Before, got, err, fx.After)
+			}
 		}
 	}
 }
@@ -300,19 +306,12 @@ func TestDiffChangeSetProperty(t *testing.T) {
 			to := min(len(ra), from+r.IntN(3))
 			b = string(ra[:from]) + b + string(ra[to:])
 		}
-		c := DiffChangeSet(a, b)
-		if got, err := c.Apply(a); got != b || err != nil {
-			t.Fatalf("DiffChangeSet(%q, %q).Apply = %q, %v", a, b, got, err)
-		}
-		if c.LenBase() != UTF16Len(a) || c.LenAfter() != UTF16Len(b) {
-			t.Fatalf("DiffChangeSet(%q, %q): lengths %d -> %d", a, b, c.LenBase(), c.LenAfter())
-		}
-		js := mustMarshalChangeSet(t, c)
-		if back := mustMarshalChangeSet(t, mustParseChangeSet(t, js)); back != js {
-			t.Fatalf("DiffChangeSet(%q, %q) = %s, which round-trips to %s", a, b, js, back)
-		}
-		// Minimal: one replacement, and its two sides neither start nor end
-		// with the same character, or the prefix or suffix could be longer.
+		checkDiff(t, a, b, DiffChangeSet(a, b))
+		c := oneSpanChangeSet(a, b)
+		js := checkDiff(t, a, b, c)
+		// oneSpanChangeSet is minimal: one replacement, and its two sides
+		// neither start nor end with the same character, or the prefix or
+		// suffix could be longer.
 		var removed, inserted string
 		pos, changes := 0, 0
 		for _, s := range c.sections {
@@ -323,7 +322,7 @@ func TestDiffChangeSetProperty(t *testing.T) {
 			pos += s.len
 		}
 		if changes > 1 || a != b && changes == 0 {
-			t.Fatalf("DiffChangeSet(%q, %q) = %s: %d replacements", a, b, js, changes)
+			t.Fatalf("oneSpanChangeSet(%q, %q) = %s: %d replacements", a, b, js, changes)
 		}
 		if removed != "" && inserted != "" {
 			r1, _ := utf8.DecodeRuneInString(removed)
@@ -331,10 +330,33 @@ func TestDiffChangeSetProperty(t *testing.T) {
 			e1, _ := utf8.DecodeLastRuneInString(removed)
 			e2, _ := utf8.DecodeLastRuneInString(inserted)
 			if r1 == r2 || e1 == e2 {
-				t.Fatalf("DiffChangeSet(%q, %q) = %s is not minimal", a, b, js)
+				t.Fatalf("oneSpanChangeSet(%q, %q) = %s is not minimal", a, b, js)
 			}
 		}
 	}
+}
+
+// checkDiff checks that c, made by comparing a and b, turns a into b and
+// is well formed: its lengths right, every change changes something, no
+// two kept runs side by side, and its JSON reads back as itself.
+func checkDiff(t testing.TB, a, b string, c ChangeSet) string {
+	t.Helper()
+	js := mustMarshalChangeSet(t, c)
+	if got, err := c.Apply(a); got != b || err != nil {
+		t.Fatalf("%s.Apply(%q) = %q, %v; want %q", js, a, got, err, b)
+	}
+	if c.LenBase() != UTF16Len(a) || c.LenAfter() != UTF16Len(b) {
+		t.Fatalf("%s for %q to %q: lengths %d -> %d", js, a, b, c.LenBase(), c.LenAfter())
+	}
+	for i, s := range c.sections {
+		if !s.kept && s.len == 0 && s.insert == "" || s.kept && (s.len == 0 || i > 0 && c.sections[i-1].kept) {
+			t.Fatalf("%s for %q to %q: section %d is empty or follows a kept run", js, a, b, i)
+		}
+	}
+	if back := mustMarshalChangeSet(t, mustParseChangeSet(t, js)); back != js {
+		t.Fatalf("%s for %q to %q round-trips to %s", js, a, b, back)
+	}
+	return js
 }
 
 // utf16Substring is s[from:to] in UTF-16 units, for checking the diff's sections.
@@ -350,6 +372,8 @@ func utf16Substring(s string, from, to int) string {
 	return s[i:j]
 }
 
+// FuzzChangeSet: any change set the server takes applies as CodeMirror's
+// does, and DiffChangeSet of the texts before and after it gives them back.
 func FuzzChangeSet(f *testing.F) {
 	fx := loadChangesetFixtures(f)
 	for _, a := range fx.Apply[:40] {
@@ -384,6 +408,18 @@ func FuzzChangeSet(f *testing.F) {
 			}
 			if span.From > span.OldEnd || span.From > span.NewEnd || doc[:span.From] != out[:span.From] || doc[span.OldEnd:] != out[span.NewEnd:] {
 				t.Fatalf("applyKnown(%q, %s) = %q, changed in %+v", doc, js, out, span)
+			}
+			// What the server writes when it makes the same change itself:
+			// a change set that turns doc into out, well formed, that
+			// changes nothing outside the blocks the edit reached.
+			d := DiffChangeSet(doc, out)
+			dj := checkDiff(t, doc, out, d)
+			lo, hi, _ := diffBounds(doc, out)
+			for _, ch := range changesOf(doc, d) {
+				if from := len(utf16Substring(doc, 0, ch.at)); from < lo || from+len(ch.removed) > hi {
+					t.Fatalf("DiffChangeSet(%q, %q) = %s changes bytes %d-%d, outside the blocks %d-%d the edit %s reached",
+						doc, out, dj, from, from+len(ch.removed), lo, hi, js)
+				}
 			}
 		case !errors.Is(err, ErrWrongDocLength) && !errors.Is(err, ErrSplitSurrogate) && !errors.Is(err, ErrInvalidUTF8):
 			t.Fatalf("Apply(%q, %s) = unexpected error %v", doc, js, err)

@@ -134,13 +134,16 @@ type comments struct {
 	// revising is the accepted thread whose Planner turn is under way, and
 	// reply that turn's Planner reply once it started.
 	revising, reply string
-	dirty           bool // anchors moved since they were last stored
+	// stored is each thread's passage as the store has it: a checkpoint
+	// writes only the threads whose anchor the journal it keeps could not
+	// bring back (storeAnchorsLocked).
+	stored map[string]Passage
 }
 
 var errNoComments = errorf(CodeInternal, "This server keeps no comments.")
 
 func (c *comments) load(ctx context.Context, r *Room) error {
-	c.threads = nil
+	c.threads, c.stored = nil, map[string]Passage{}
 	if r.hub.comments == nil {
 		return nil
 	}
@@ -155,11 +158,12 @@ func (c *comments) load(ctx context.Context, r *Room) error {
 			t.Result.State = ResultRevised
 		}
 		c.threads = append(c.threads, t)
+		c.stored[t.ID] = t.Passage
 	}
-	// Anchors were stored at some version; the journal after it moves them.
+	// Anchors were stored at some version; the journal after it moves them,
+	// whatever the thread's status: a closed thread keeps its place too.
 	for _, t := range c.threads {
-		if t.Status != ThreadDismissed && t.Passage.State != AnchorOrphaned &&
-			t.Passage.Version >= r.plan.histBase && t.Passage.Version < r.plan.base {
+		if t.Passage.State != AnchorOrphaned && t.Passage.Version >= r.plan.histBase && t.Passage.Version < r.plan.base {
 			if err := r.plan.historyLocked(ctx, r); err != nil {
 				return err
 			}
@@ -167,14 +171,15 @@ func (c *comments) load(ctx context.Context, r *Room) error {
 		}
 	}
 	for _, t := range c.threads {
-		if t.Status == ThreadDismissed || t.Passage.State == AnchorOrphaned || t.Passage.Version == r.plan.version {
+		if t.Passage.State == AnchorOrphaned || t.Passage.Version == r.plan.version {
+			t.Passage.Version = r.plan.version // an orphan has no place to move
 			continue
 		}
 		if t.Passage.Version < r.plan.base || t.Passage.Version > r.plan.version {
 			// The history that would move it is gone: find the quote
 			// again only where it is unambiguous, never guess.
 			relocate(t, r.plan.text)
-			c.dirty = true
+			t.Passage.Version = r.plan.version
 			continue
 		}
 		for _, u := range r.plan.tail[t.Passage.Version-r.plan.base:] {
@@ -185,7 +190,6 @@ func (c *comments) load(ctx context.Context, r *Room) error {
 			mapPassage(&t.Passage, cs)
 		}
 		t.Passage.Version = r.plan.version
-		c.dirty = true
 	}
 	for _, t := range c.threads {
 		refreshPassage(&t.Passage, r.plan.text)
@@ -249,23 +253,71 @@ func touches(c ChangeSet, from, to int) bool {
 
 // mapPassage moves a passage through a change: its start sticks to the text
 // after it and its end to the text before it, so typing at either edge stays
-// outside it. A passage whose text was replaced whole covers the replacement;
-// one whose every character was deleted is orphaned.
-func mapPassage(p *Passage, c ChangeSet) (touched bool) {
+// outside it. A passage none of whose characters are left covers the text
+// that replaced them, if any (a block the Planner replaced, a word typed over
+// a selection); one whose every character was deleted, with nothing in its
+// place, is orphaned. touched reports that the change reached into the
+// passage; moved, that the passage is not where CodeMirror's mapping of the
+// change puts a mark (the tabs must be told).
+func mapPassage(p *Passage, c ChangeSet) (touched, moved bool) {
 	if p.State == AnchorOrphaned {
-		return false
+		return false, false
 	}
 	touched = touches(c, p.From, p.To)
 	from, to := mapPos(c, p.From, 1), mapPos(c, p.To, -1)
-	if from > to {
-		from, to = to, from
+	if from < to {
+		p.From, p.To = from, to
+		return touched, false
 	}
-	p.From, p.To = from, to
-	if from == to {
-		p.State = AnchorOrphaned
-		return true
+	if rf, rt, ok := replacement(c, p.From, p.To); ok {
+		p.From, p.To = rf, rt
+		return true, true
 	}
-	return touched
+	p.From, p.To = min(from, to), min(from, to)
+	p.State = AnchorOrphaned
+	return true, false
+}
+
+// replacement is where the text lies that c wrote in place of [from, to):
+// from the first to the last section that replaced part of it. ok is false
+// when those sections only deleted.
+func replacement(c ChangeSet, from, to int) (rf, rt int, ok bool) {
+	posA, posB := 0, 0
+	rf = -1
+	for _, s := range c.sections {
+		endA := posA + s.len
+		if s.kept {
+			posB += s.len
+		} else {
+			ins := UTF16Len(s.insert)
+			if s.len > 0 && posA < to && endA > from {
+				if rf < 0 {
+					rf = posB
+				}
+				rt = posB + ins
+			}
+			posB += ins
+		}
+		if posA >= to {
+			break
+		}
+		posA = endA
+	}
+	return rf, rt, rf >= 0 && rt > rf
+}
+
+// movePassage is mapPassage for an edit_plan batch that moved blocks: a
+// passage that lay inside a moved block goes with it.
+func movePassage(p *Passage, c ChangeSet, moves []blockMove) (touched, moved bool) {
+	if p.State != AnchorOrphaned {
+		for _, m := range moves {
+			if m.oldFrom <= p.From && p.To <= m.oldTo {
+				p.From, p.To = m.newFrom+p.From-m.oldFrom, m.newFrom+p.To-m.oldFrom
+				return true, true
+			}
+		}
+	}
+	return mapPassage(p, c)
 }
 
 // refreshPassage sets a passage's state and lines from the text it is in.
@@ -291,13 +343,17 @@ func refreshPassage(p *Passage, text string) {
 	p.EndLine = ls.lineAt(max(start, end-1))
 }
 
-// mapLocked moves every live anchor through updates just committed and
-// publishes the threads whose state changed. It runs in acceptLocked.
-func (c *comments) mapLocked(r *Room, updates []Update) {
+// mapLocked moves every thread's anchor, open or closed, through updates
+// just committed, and publishes the threads whose state changed or that are
+// not where the tabs' own mapping of the change puts them. moves are the
+// blocks an edit_plan batch moved (its update is then the only one). It
+// runs in acceptLocked.
+func (c *comments) mapLocked(r *Room, updates []Update, moves []blockMove) {
 	if len(c.threads) == 0 {
 		return
 	}
 	touched := map[*Thread]bool{}
+	tell := map[*Thread]bool{}
 	was := map[*Thread]string{}
 	for _, t := range c.threads {
 		was[t] = t.Passage.State
@@ -310,14 +366,10 @@ func (c *comments) mapLocked(r *Room, updates []Update) {
 			return
 		}
 		for _, t := range c.threads {
-			if t.Status == ThreadDismissed || t.Passage.State == AnchorOrphaned {
-				continue
-			}
-			if mapPassage(&t.Passage, cs) {
-				touched[t] = true
-			}
+			changed, moved := movePassage(&t.Passage, cs, moves)
+			touched[t] = touched[t] || changed
+			tell[t] = tell[t] || moved
 			t.Passage.Version = u.Version
-			c.dirty = true
 		}
 	}
 	for _, t := range c.threads {
@@ -325,10 +377,29 @@ func (c *comments) mapLocked(r *Room, updates []Update) {
 			continue
 		}
 		refreshPassage(&t.Passage, r.plan.text)
-		if was[t] != t.Passage.State {
+		if tell[t] || was[t] != t.Passage.State {
 			r.broadcastLocked(msgThread{Type: "comment:thread", Thread: r.threadOutLocked(t)})
 		}
 	}
+}
+
+// movedThreadsLocked is the threads an edit_plan batch's update u (with
+// change set cs, making text) takes along with the blocks it moves, as
+// they are once it is committed. They are stored with the update: the
+// update alone, replayed from the journal after a crash, would leave them
+// where the blocks were.
+func (c *comments) movedThreadsLocked(u Update, cs ChangeSet, moves []blockMove, text string) []Thread {
+	var out []Thread
+	for _, t := range c.threads {
+		next := *t
+		if _, moved := movePassage(&next.Passage, cs, moves); !moved || next.Passage.State == AnchorOrphaned {
+			continue
+		}
+		refreshPassage(&next.Passage, text)
+		next.Passage.Version = u.Version
+		out = append(out, next)
+	}
+	return out
 }
 
 // threadOutLocked is t as members and the Planner see it: with the lines
@@ -349,23 +420,44 @@ func (r *Room) threadOutLocked(t *Thread) Thread {
 	return out
 }
 
-// storeAnchorsLocked stores the threads whose anchors moved, before a
-// checkpoint lets the journal that could move them again go.
+// storeAnchorsLocked stores, before a checkpoint lets go of the journal
+// before it, every thread whose stored anchor that journal could no longer
+// bring to where the room has it: one that moved or changed state since it
+// was stored, or was stored at a version the journal will not keep.
 func (c *comments) storeAnchorsLocked(ctx context.Context, r *Room) error {
-	if !c.dirty || r.hub.comments == nil {
+	if r.hub.comments == nil {
 		return nil
 	}
+	keep := max(r.plan.histBase, r.plan.version-keepUpdates) // checkpointRecordLocked's
 	var ts []Thread
 	for _, t := range c.threads {
-		if t.Status != ThreadDismissed {
+		if c.mustStore(t, keep) {
 			ts = append(ts, *t)
 		}
+	}
+	if len(ts) == 0 {
+		return nil
 	}
 	if err := r.hub.comments.SaveThreads(ctx, r.channelID, ts, nil); err != nil {
 		return err
 	}
-	c.dirty = false
+	for _, t := range ts {
+		c.stored[t.ID] = t.Passage
+	}
 	return nil
+}
+
+// mustStore reports whether t's anchor must be stored for the journal after
+// version keep to bring it back.
+func (c *comments) mustStore(t *Thread, keep int64) bool {
+	s, ok := c.stored[t.ID]
+	switch {
+	case !ok:
+		return true
+	case t.Passage.State == AnchorOrphaned:
+		return s.State != AnchorOrphaned // an orphan never moves again
+	}
+	return s.Version < keep || s.From != t.Passage.From || s.To != t.Passage.To || s.State != t.Passage.State
 }
 
 func (c *comments) find(id string) *Thread {

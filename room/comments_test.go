@@ -103,7 +103,7 @@ func TestCommentAnchorFollowsRandomEdits(t *testing.T) {
 				t.Fatalf("the test's change does not make its own text: %v %q", err, got)
 			}
 			// As mapLocked does: only a touched passage is read again.
-			if mapPassage(&p, cs) {
+			if touched, _ := mapPassage(&p, cs); touched {
 				refreshPassage(&p, text)
 			}
 			checkAnchor(t, run, step, model, p, qFrom, qTo, quote)
@@ -387,7 +387,7 @@ func BenchmarkCommentAnchorMapping(b *testing.B) {
 		}
 		b.ResetTimer()
 		for i := 0; i < b.N; i++ {
-			c.mapLocked(r, []Update{u})
+			c.mapLocked(r, []Update{u}, nil)
 		}
 	})
 }

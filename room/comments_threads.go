@@ -231,6 +231,7 @@ func (r *Room) saveThreadLocked(ctx context.Context, t *Thread, placement []Upda
 	if err := r.hub.comments.SaveThreads(ctx, r.channelID, []Thread{*t}, placement); err != nil {
 		return fmt.Errorf("save comment thread: %w", err)
 	}
+	r.comments.stored[t.ID] = t.Passage
 	return nil
 }
 

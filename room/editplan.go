@@ -80,33 +80,39 @@ func ParseEditPlanArgs(input []byte) (EditPlanArgs, error) {
 // read again before it edits. Indexes past the current outline's end in
 // Changed are blocks that are gone.
 func EditPlan(plan PlanView, seen []Block, args EditPlanArgs) (string, error) {
+	out, _, err := editPlan(plan, seen, args)
+	return out, err
+}
+
+// editPlan is EditPlan, with the batch as the change the room commits.
+func editPlan(plan PlanView, seen []Block, args EditPlanArgs) (string, batchChange, error) {
 	blocks := Blocks(plan.Source)
 	if args.Revision != plan.Revision {
-		return "", staleError(plan.Revision, args.Revision, seen, blocks)
+		return "", batchChange{}, staleError(plan.Revision, args.Revision, seen, blocks)
 	}
 	ops := args.Operations
 	if len(ops) == 0 || len(ops) > MaxOperations {
-		return "", errorf(CodeInvalidOperation, "A batch holds 1 to %d operations; this one has %d.", MaxOperations, len(ops))
+		return "", batchChange{}, errorf(CodeInvalidOperation, "A batch holds 1 to %d operations; this one has %d.", MaxOperations, len(ops))
 	}
 	e := edit{source: plan.Source, ls: splitLines(plan.Source), blocks: blocks, ops: ops}
 	out, err := e.apply()
 	if err != nil {
-		return "", err
+		return "", batchChange{}, err
 	}
 	if len(out) > MaxSourceBytes {
-		return "", errorf(CodeDocumentTooLarge, "The plan would be %d bytes; a plan holds at most %d. Shorten it or split it into another document.", len(out), MaxSourceBytes)
+		return "", batchChange{}, errorf(CodeDocumentTooLarge, "The plan would be %d bytes; a plan holds at most %d. Shorten it or split it into another document.", len(out), MaxSourceBytes)
 	}
 	after := Blocks(out)
 	if !hasContent(after) {
-		return "", errorf(CodeEmptyDocument, "This batch would leave the plan with no content. Keep at least one block, or replace it.")
+		return "", batchChange{}, errorf(CodeEmptyDocument, "This batch would leave the plan with no content. Keep at least one block, or replace it.")
 	}
 	if err := e.checkBoundaries(after); err != nil {
-		return "", err
+		return "", batchChange{}, err
 	}
 	if err := CheckReserved(plan.Source, out); err != nil {
-		return "", err // the rules below should make this unreachable; the check is cheap
+		return "", batchChange{}, err // the rules below should make this unreachable; the check is cheap
 	}
-	return out, nil
+	return out, e.change(out), nil
 }
 
 func staleError(current, given int64, seen, blocks []Block) *Error {
@@ -139,7 +145,9 @@ type edit struct {
 	ls     lines
 	blocks []Block
 	ops    []Operation
-	pieces []piece // the result, in order; set by apply
+	pieces []piece  // the result, in order; set by apply
+	spans  [][2]int // where each piece is in the result, in bytes; set by join
+	root   bool     // the batch is one replace_root; set by apply
 }
 
 // A piece of the result: an original block kept as it was, or content an
@@ -192,6 +200,7 @@ func (e *edit) apply() (string, error) {
 			if marks := Decisions(e.source); len(marks) > 0 {
 				return "", errorf(CodeReservedComponent, "The plan has %d decision cards and replace_root would remove them. Replace the blocks around them instead.", len(marks))
 			}
+			e.root = true
 			return normalizeContent(*op.Content) + "\n", nil
 		case OpMove:
 			gone[*op.Index], moved[*op.Index] = true, true
@@ -309,6 +318,7 @@ func (e *edit) join() string {
 		default:
 			b.WriteString("\n\n")
 		}
+		e.spans = append(e.spans, [2]int{b.Len(), b.Len() + len(p.text)})
 		b.WriteString(p.text)
 	}
 	switch last := len(e.pieces) - 1; {

@@ -272,12 +272,18 @@ func (p *plan) prepareLocked(updates []Update) (string, int, error) {
 // acceptLocked makes stored updates current and publishes them.
 // units is the UTF-16 length of text.
 func (p *plan) acceptLocked(r *Room, updates []Update, text string, units int) {
+	p.acceptMovedLocked(r, updates, text, units, nil)
+}
+
+// acceptMovedLocked is acceptLocked for a change that moved blocks (one
+// update, an edit_plan batch): the comment threads on them go with them.
+func (p *plan) acceptMovedLocked(r *Room, updates []Update, text string, units int, moves []blockMove) {
 	from := p.version
 	p.text, p.units = text, units
 	p.version = updates[len(updates)-1].Version
 	p.tail = append(p.tail, updates...)
 	r.broadcastLocked(msgPlanUpdates{Type: "plan:updates", Epoch: p.epoch, Version: from, Updates: updates})
-	r.comments.mapLocked(r, updates)
+	r.comments.mapLocked(r, updates, moves)
 	// The caller runs checkpointIfDue once it has answered and let go of
 	// the lock.
 }
@@ -311,8 +317,11 @@ func (r *Room) Push(ctx context.Context, version int64, updates []Update) (int64
 }
 
 // ReplaceText makes the plan read text, as one server update. revision must
-// be the current version: an edit of an older one would undo what it missed. It is how an HTTP edit and the
-// Planner's edit_plan change the plan: open editors rebase onto it.
+// be the current version: an edit of an older one would undo what it missed.
+// It is how an HTTP PUT, MCP's update_document and an import's replacement
+// change the plan: the update is the comparison of the two texts by lines
+// and then words (DiffChangeSet), so open editors rebase onto, and comment
+// threads move through, only what changed.
 func (r *Room) ReplaceText(ctx context.Context, revision int64, text string) (int64, error) {
 	defer r.checkpointIfDue(ctx) // after the lock is let go
 	r.mu.Lock()
@@ -341,34 +350,71 @@ func (r *Room) ReplaceText(ctx context.Context, revision int64, text string) (in
 // commitServerTextLocked stores and publishes a server-made change to text,
 // which the caller has already checked.
 func (r *Room) commitServerTextLocked(ctx context.Context, text string) (int64, error) {
-	return r.commitTextLocked(ctx, text, serverClientID)
-}
-
-// commitTextLocked is commitServerTextLocked with the update marked as
-// clientID's (serverClientID or plannerClientID).
-func (r *Room) commitTextLocked(ctx context.Context, text, clientID string) (int64, error) {
 	u, err := r.serverUpdateLocked(text)
 	if err != nil {
 		return r.plan.version, err
 	}
+	return r.commitUpdateLocked(ctx, u, text, serverClientID, nil)
+}
+
+// commitBatchLocked stores and publishes an edit_plan batch: its own
+// change set, which says exactly which blocks it wrote, and the blocks it
+// moved, which their comment threads follow.
+func (r *Room) commitBatchLocked(ctx context.Context, text string, batch batchChange) (int64, error) {
+	u, err := r.updateLocked(text, batch.changes)
+	if err != nil {
+		return r.plan.version, err
+	}
+	return r.commitUpdateLocked(ctx, u, text, plannerClientID, batch.moves)
+}
+
+// commitUpdateLocked stores the update u, marked as clientID's, that turns
+// the plan into text, and publishes it. The comment threads that go with
+// the blocks a batch moves are stored with it, in one transaction.
+func (r *Room) commitUpdateLocked(ctx context.Context, u Update, text, clientID string, moves []blockMove) (int64, error) {
 	u.ClientID = clientID
-	if err := r.hub.persist.CommitPlan(ctx, r.channelID, []Update{u}); err != nil {
+	var moved []Thread
+	if len(moves) > 0 && r.hub.comments != nil {
+		cs, err := ParseChangeSet(u.Changes)
+		if err != nil {
+			return r.plan.version, err
+		}
+		moved = r.comments.movedThreadsLocked(u, cs, moves, text)
+	}
+	if len(moved) > 0 {
+		if err := r.hub.comments.SaveThreads(ctx, r.channelID, moved, []Update{u}); err != nil {
+			return r.plan.version, fmt.Errorf("commit plan: %w", err)
+		}
+		for _, t := range moved {
+			r.comments.stored[t.ID] = t.Passage
+		}
+	} else if err := r.hub.persist.CommitPlan(ctx, r.channelID, []Update{u}); err != nil {
 		return r.plan.version, fmt.Errorf("commit plan: %w", err)
 	}
-	r.plan.acceptLocked(r, []Update{u}, text, UTF16Len(text))
+	r.plan.acceptMovedLocked(r, []Update{u}, text, UTF16Len(text), moves)
 	return r.plan.version, nil
 }
 
-// serverUpdateLocked builds the update that turns the current text into text.
+// serverUpdateLocked builds the update that turns the current text into
+// text: the two compared by lines, then words (DiffChangeSet).
 func (r *Room) serverUpdateLocked(text string) (Update, error) {
 	if len(text) > MaxSourceBytes {
 		return Update{}, errorf(CodeDocumentTooLarge, "The plan would be %d bytes; a plan holds at most %d bytes of source.", len(text), MaxSourceBytes)
 	}
-	changes, err := DiffChangeSet(r.plan.text, text).MarshalJSON()
+	return r.updateLocked(text, DiffChangeSet(r.plan.text, text))
+}
+
+// updateLocked is the server's update of changes, which turn the current
+// text into text.
+func (r *Room) updateLocked(text string, changes ChangeSet) (Update, error) {
+	if len(text) > MaxSourceBytes {
+		return Update{}, errorf(CodeDocumentTooLarge, "The plan would be %d bytes; a plan holds at most %d bytes of source.", len(text), MaxSourceBytes)
+	}
+	js, err := changes.MarshalJSON()
 	if err != nil {
 		return Update{}, err
 	}
-	return Update{Version: r.plan.version + 1, ClientID: serverClientID, Changes: changes}, nil
+	return Update{Version: r.plan.version + 1, ClientID: serverClientID, Changes: js}, nil
 }
 
 // Plan is a consistent view of the plan.

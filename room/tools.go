@@ -91,8 +91,10 @@ type EditResult struct {
 // EditPlan runs the edit_plan host tool against the room: the revision check,
 // the batch and the commit happen under the room's lock, so nothing can slip
 // in between. The change is an ordinary server update: every open editor
-// rebases onto it, marked as the Planner's (plannerClientID). seen is the outline the Planner was shown at
-// args.Revision, or nil when it is not known (see EditPlan).
+// rebases onto it, marked as the Planner's (plannerClientID), and it says
+// exactly which blocks the batch wrote (editchange.go). seen is the outline
+// the Planner was shown at args.Revision, or nil when it is not known (see
+// EditPlan).
 func (r *Room) EditPlan(ctx context.Context, args EditPlanArgs, seen []Block) (EditResult, error) {
 	defer r.checkpointIfDue(ctx) // after the lock is let go
 	r.mu.Lock()
@@ -101,13 +103,13 @@ func (r *Room) EditPlan(ctx context.Context, args EditPlanArgs, seen []Block) (E
 		return EditResult{}, err
 	}
 	view := PlanView{Title: r.channel.Title, URL: r.channel.URL, Revision: r.plan.version, Source: r.plan.text}
-	text, err := EditPlan(view, seen, args)
+	text, batch, err := editPlan(view, seen, args)
 	if err != nil {
 		return EditResult{}, err
 	}
 	if text != r.plan.text {
 		before := r.plan.text
-		if _, err := r.commitTextLocked(ctx, text, plannerClientID); err != nil {
+		if _, err := r.commitBatchLocked(ctx, text, batch); err != nil {
 			return EditResult{}, err
 		}
 		r.comments.plannerEditedLocked(ctx, r, before, text)
