@@ -5,9 +5,11 @@ import (
 	"encoding/hex"
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/extension"
@@ -52,14 +54,15 @@ type Block struct {
 
 // blockParser splits blocks only. Inline parsers are left out: Blocks never
 // looks inside a block, and inline parsing is most of goldmark's time (a
-// plan of MaxSourceBytes parses several times faster without it). It is safe
-// for concurrent use: goldmark keeps parse state in a per-call context.
-// Like the package's regular expressions it is made when first used, not
-// at start-up.
+// plan of MaxSourceBytes parses several times faster without it). Link
+// reference definitions are cut out of paragraphs by linkRefs, in linear
+// time, instead of goldmark's own transformer. It is safe for concurrent
+// use: goldmark keeps parse state in a per-call context. Like the package's
+// regular expressions it is made when first used, not at start-up.
 var blockParser = sync.OnceValue(func() parser.Parser {
 	return parser.NewParser(
 		parser.WithBlockParsers(parser.DefaultBlockParsers()...),
-		parser.WithParagraphTransformers(parser.DefaultParagraphTransformers()...),
+		parser.WithParagraphTransformers(util.Prioritized(linkRefs{}, 100)),
 		parser.WithParagraphTransformers(util.Prioritized(extension.NewTableParagraphTransformer(), 200)),
 	)
 })
@@ -76,17 +79,33 @@ var blockParser = sync.OnceValue(func() parser.Parser {
 // MDX components are then joined: CommonMark ends an HTML block at a blank
 // line, so "<Callout>", its Markdown body and "</Callout>" arrive as separate
 // blocks and are made one component block again.
+//
+// goldmark parses the source's outlineView, whose nesting is bounded
+// (MaxOutlineDepth, MaxOutlineIndent), so the time it takes grows with the
+// source's length and no faster. A text's outline is parsed once and kept
+// (outlineCache): every reader of a revision gets the same outline, and
+// the slice returned is the caller's own.
 func Blocks(source string) []Block {
-	ls := splitLines(source)
-	doc := blockParser().Parse(text.NewReader([]byte(source)))
+	return slices.Clone(outlineCache.get(source, parseBlocks))
+}
 
+// parseBlocks is Blocks without the cache.
+func parseBlocks(source string) []Block {
+	view := newOutlineView(source)
+	return blocksOf(source, blockParser().Parse(text.NewReader(view.text)), view.sourceLine)
+}
+
+// blocksOf is the outline of source from doc, goldmark's tree of a text
+// whose byte offsets lineAt turns into source lines.
+func blocksOf(source string, doc ast.Node, lineAt func(offset int) int) []Block {
+	ls := splitLines(source)
 	var spans []span
 	for n := doc.FirstChild(); n != nil; n = n.NextSibling() {
 		pos := startOffset(n)
 		if pos < 0 {
 			continue // a node with no text of its own; its lines join the block before
 		}
-		line := ls.lineAt(pos)
+		line := lineAt(pos)
 		if len(spans) > 0 && spans[len(spans)-1].start >= line {
 			continue // starts on a line already claimed; never seen, but keep ranges disjoint
 		}
@@ -125,10 +144,20 @@ func Digest(blockSource string) string {
 }
 
 // BlockSource is the text of block b in source: its lines, without a final
-// line break.
+// line break. A caller taking block after block of the same source finds
+// its lines indexed once, not once per block.
 func BlockSource(source string, b Block) string {
-	return splitLines(source).span(b.StartLine, b.EndLine)
+	ls := lastLines.Load()
+	if ls == nil || ls.src != source { // the same string compares at once
+		ls = &lines{}
+		*ls = splitLines(source)
+		lastLines.Store(ls)
+	}
+	return ls.span(b.StartLine, b.EndLine)
 }
+
+// lastLines is the line index BlockSource made last.
+var lastLines atomic.Pointer[lines]
 
 // span is a top-level block before it has an index and digest.
 type span struct {
@@ -187,34 +216,84 @@ func isCode(k ast.NodeKind) bool {
 // joinComponents makes one block of an MDX component whose closing tag is in a
 // later block. A component that is never closed stays as it was parsed.
 func joinComponents(ls lines, spans []span) []span {
+	closing := componentEnds(ls, spans)
 	out := spans[:0:0]
 	for i := 0; i < len(spans); i++ {
 		s := spans[i]
-		src := ls.span(s.start, s.end)
-		name := ""
-		if !isCode(s.kind) {
-			name = componentName(src)
-		}
-		if name == "" {
-			out = append(out, s)
-			continue
-		}
-		depth := tagDepth(src, name)
-		j := i
-		for depth > 0 && j+1 < len(spans) {
-			j++
-			if !isCode(spans[j].kind) { // a closing tag shown in a code sample closes nothing
-				depth += tagDepth(ls.span(spans[j].start, spans[j].end), name)
-			}
-		}
-		if depth > 0 {
-			out = append(out, s) // never closed: leave the pieces as CommonMark split them
+		j := closing[i]
+		if j < 0 {
+			out = append(out, s) // no component, or never closed: leave the pieces as CommonMark split them
 			continue
 		}
 		out = append(out, span{start: s.start, end: spans[j].end, kind: s.kind, component: true})
 		i = j
 	}
 	return out
+}
+
+// componentEnds gives, for each span that opens an MDX component, the span
+// whose closing tag closes it: the first where the component's opening tags,
+// less its closing tags, from the opening span on come to zero or fewer. It
+// is -1 for a component never closed and for every other span. A closing tag
+// shown in a code sample closes nothing.
+//
+// Each span's tags are read once, and each component's spans are searched
+// with a stack, so a plan of thousands of components left open costs time
+// in proportion to its length, not to the square of its count.
+func componentEnds(ls lines, spans []span) []int {
+	type delta struct{ span, depth int }
+	var byName map[string][]delta
+	opens := make([]string, len(spans))
+	ends := make([]int, len(spans))
+	for k, s := range spans {
+		ends[k] = -1
+		if isCode(s.kind) {
+			continue
+		}
+		src := ls.span(s.start, s.end)
+		opens[k] = componentName(src)
+		componentTags(src, func(name string, depth int) {
+			if byName == nil {
+				byName = map[string][]delta{}
+			}
+			list := byName[name]
+			if n := len(list); n > 0 && list[n-1].span == k {
+				list[n-1].depth += depth
+			} else {
+				byName[name] = append(list, delta{k, depth})
+			}
+		})
+	}
+	for name, list := range byName {
+		// sum[t] is the depth of name after list[t-1]; closer[t] is the
+		// first u > t whose sum is no more than sum[t], or -1.
+		sum := make([]int, len(list)+1)
+		for t, d := range list {
+			sum[t+1] = sum[t] + d.depth
+		}
+		closer := make([]int, len(sum))
+		var stack []int
+		for t := len(sum) - 1; t >= 0; t-- {
+			for len(stack) > 0 && sum[stack[len(stack)-1]] > sum[t] {
+				stack = stack[:len(stack)-1]
+			}
+			closer[t] = -1
+			if len(stack) > 0 {
+				closer[t] = stack[len(stack)-1]
+			}
+			stack = append(stack, t)
+		}
+		for a, d := range list {
+			switch {
+			case opens[d.span] != name:
+			case d.depth <= 0:
+				ends[d.span] = d.span // opened and closed in its own span
+			case closer[a] >= 0:
+				ends[d.span] = list[closer[a]-1].span
+			}
+		}
+	}
+	return ends
 }
 
 // componentName is the name of the MDX component src opens with, such as
@@ -235,37 +314,37 @@ func isNameByte(c byte) bool {
 	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-' || c == '.'
 }
 
-// tagDepth counts the opening tags of component name in src, less its closing
-// tags; self-closing tags count nothing. Attribute values in quotes or braces
-// may hold '>' without ending the tag.
-func tagDepth(src, name string) int {
-	depth := 0
+// componentTags calls tag for each opening tag of an MDX component in src
+// with depth 1, and each closing tag with -1; a self-closing tag counts
+// nothing. A component's name is capitalised, as componentName reads it.
+// A tag's attributes are skipped: attribute values in quotes or braces may
+// hold '>' (and text that looks like a tag) without ending the tag.
+func componentTags(src string, tag func(name string, depth int)) {
 	for i := 0; i < len(src); i++ {
 		if src[i] != '<' {
 			continue
 		}
-		closing := strings.HasPrefix(src[i+1:], "/")
 		at := i + 1
+		closing := at < len(src) && src[at] == '/'
 		if closing {
 			at++
 		}
-		if !strings.HasPrefix(src[at:], name) {
+		if at >= len(src) || src[at] < 'A' || src[at] > 'Z' {
 			continue
 		}
-		after := at + len(name)
-		if after < len(src) && isNameByte(src[after]) {
-			continue // <CalloutBox is not <Callout
+		after := at + 1
+		for after < len(src) && isNameByte(src[after]) {
+			after++
 		}
 		end, selfClosing := tagEnd(src, after)
 		switch {
 		case closing:
-			depth--
+			tag(src[at:after], -1)
 		case !selfClosing:
-			depth++
+			tag(src[at:after], 1)
 		}
 		i = end
 	}
-	return depth
 }
 
 // tagEnd finds the '>' that ends a tag whose attributes start at i, and
