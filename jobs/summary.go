@@ -257,7 +257,9 @@ func ParseDescription(text string) (string, error) {
 // they start); a block over ChunkBytes is cut by bytes on character
 // boundaries. When whole blocks would make more than MaxChunks chunks, the
 // blocks are cut across chunks instead, filling each, so a plan at the
-// 256 KiB limit makes at most 32.
+// 256 KiB limit makes at most 32: a cut that falls inside a character moves
+// back to its start, so the last of them takes what those moves left over,
+// at most 3 bytes over ChunkBytes for each chunk before it.
 func Chunks(text string, blocks []int) []string {
 	var segs []string
 	prev := 0
@@ -294,6 +296,9 @@ func Chunks(text string, blocks []int) []string {
 	}
 	chunks = chunks[:0]
 	for len(text) > ChunkBytes {
+		if len(chunks) == MaxChunks-1 && len(text) <= ChunkBytes+(utf8.UTFMax-1)*len(chunks) {
+			break // what the cuts moved back: the last chunk takes it
+		}
 		cut := runeCut(text, ChunkBytes)
 		chunks = append(chunks, text[:cut])
 		text = text[cut:]
