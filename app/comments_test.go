@@ -429,11 +429,12 @@ func TestCommentAcceptRevisesWithPlanner(t *testing.T) {
 	if !strings.Contains(plan.Source, revised+"\n\n<Comment id=\""+id+"\" />\n") {
 		t.Errorf("plan after the revision:\n%s", plan.Source)
 	}
-	// edit_plan moved the anchor as any change does: the passage now
-	// covers the replacement and says its text changed.
+	// edit_plan moved the anchor as any change does: the Planner replaced
+	// the passage's block, so the passage now covers the whole new block
+	// and says its text changed.
 	var cs room.CommentSync
 	ta.Do("GET", "/api/channels/"+ch.ID+"/comments", nil).JSON(t, &cs)
-	if p := cs.Threads[0].Passage; p.State != room.AnchorChanged || plan.Source[p.From:p.To] != "SQLite for everything" {
+	if p := cs.Threads[0].Passage; p.State != room.AnchorChanged || plan.Source[p.From:p.To] != revised {
 		t.Errorf("after the revision the passage is %+v, reading %q", p, plan.Source[p.From:p.To])
 	}
 	// read_plan lists the thread, acted on.

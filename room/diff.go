@@ -28,7 +28,7 @@ const (
 	// for in one comparison before the comparison falls back.
 	diffCap = 256
 	// diffBudget bounds the steps of Myers' algorithm in one DiffChangeSet.
-	diffBudget = 1 << 22
+	diffBudget = 1 << 20
 	// diffWordBytes is the longest run of changed lines, on either side,
 	// that is compared word by word; a longer one is replaced whole, less
 	// what it starts and ends with in common.
@@ -109,11 +109,11 @@ func (d *differ) text(before, after string) []textEdit {
 	if lo == oldHi && lo == newHi {
 		return nil
 	}
-	a, offA := splitLinesKeep(before[lo:oldHi])
-	b, offB := splitLinesKeep(after[lo:newHi])
+	a, b := splitLinesKeep(before[lo:oldHi]), splitLinesKeep(after[lo:newHi])
+	offA, offB := a.offs, b.offs
 	// The last line of a text may lack its line break; it is still the
 	// same line as one that has it, and the break is the change.
-	ia, ib := d.tokenIDs(withBreak(a), withBreak(b), make(map[string]int32, len(a)+len(b)))
+	ia, ib := d.tokenIDs(a, b, make(map[string]int32, a.n()+b.n()), true)
 	var edits []textEdit
 	add := func(e textEdit) {
 		if n := len(edits); n > 0 && edits[n-1].oldTo == e.oldFrom && edits[n-1].newTo == e.newFrom {
@@ -124,11 +124,11 @@ func (d *differ) text(before, after string) []textEdit {
 	}
 	hunks := slideToBlocks(d.seq(ia, ib), ia, ib, a, b)
 	i, j := 0, 0
-	for _, h := range append(hunks, hunk{len(a), len(a), len(b), len(b)}) {
+	for _, h := range append(hunks, hunk{a.n(), a.n(), b.n(), b.n()}) {
 		for ; i < h.a0; i, j = i+1, j+1 { // kept lines
-			if oe, ne := lo+offA[i+1], lo+offB[j+1]; len(a[i]) > len(b[j]) {
+			if oe, ne := lo+offA[i+1], lo+offB[j+1]; a.len(i) > b.len(j) {
 				add(textEdit{oe - 1, oe, ne, ne})
-			} else if len(a[i]) < len(b[j]) {
+			} else if a.len(i) < b.len(j) {
 				add(textEdit{oe, oe, ne - 1, ne})
 			}
 		}
@@ -153,7 +153,7 @@ func (d *differ) text(before, after string) []textEdit {
 // least starts at one: a deleted block then goes with a blank line beside
 // it, not with a line of its neighbour that reads the same (a code fence's
 // closing line, say).
-func slideToBlocks(hs []hunk, ia, ib []int32, a, b []string) []hunk {
+func slideToBlocks(hs []hunk, ia, ib []int32, a, b tokens) []hunk {
 	for k := range hs {
 		h := &hs[k]
 		seq, lines, lo, hi := ia, a, h.a0, h.a1 // the side that changed
@@ -179,7 +179,7 @@ func slideToBlocks(hs []hunk, ia, ib []int32, a, b []string) []hunk {
 		for hi+down < ceil && seq[hi+down] == seq[lo+down] {
 			down++
 		}
-		blank := func(i int) bool { return i < 0 || i >= len(lines) || strings.TrimSpace(lines[i]) == "" }
+		blank := func(i int) bool { return i < 0 || i >= lines.n() || strings.TrimSpace(lines.at(i)) == "" }
 		score := func(shift int) int {
 			from, to := lo+shift, hi+shift // the run is lines[from:to]
 			n := 0
@@ -200,14 +200,6 @@ func slideToBlocks(hs []hunk, ia, ib []int32, a, b []string) []hunk {
 		h.a0, h.a1, h.b0, h.b1 = h.a0+best, h.a1+best, h.b0+best, h.b1+best
 	}
 	return hs
-}
-
-// withBreak is lines with a line break after the last, when it has none.
-func withBreak(lines []string) []string {
-	if n := len(lines); n > 0 && !strings.HasSuffix(lines[n-1], "\n") {
-		lines = append(lines[:n-1:n-1], lines[n-1]+"\n")
-	}
-	return lines
 }
 
 // diffBounds is where before and after differ: from lo to oldHi in before
@@ -253,12 +245,20 @@ func lineBoundary(s string, i int) bool {
 	return i == 0 || i == len(s) || s[i-1] == '\n'
 }
 
-// splitLinesKeep splits s into lines that keep their "\n" (the last may
-// have none), with the offset each starts at and, last, len(s).
-func splitLinesKeep(s string) ([]string, []int) {
-	n := strings.Count(s, "\n") + 1
-	out := make([]string, 0, n)
-	offs := make([]int, 1, n+1)
+// tokens is a text cut into lines or words: token i is s[offs[i]:offs[i+1]].
+type tokens struct {
+	s    string
+	offs []int
+}
+
+func (t tokens) n() int          { return len(t.offs) - 1 }
+func (t tokens) at(i int) string { return t.s[t.offs[i]:t.offs[i+1]] }
+func (t tokens) len(i int) int   { return t.offs[i+1] - t.offs[i] }
+
+// splitLinesKeep cuts s into lines that keep their "\n" (the last may have
+// none).
+func splitLinesKeep(s string) tokens {
+	offs := make([]int, 1, strings.Count(s, "\n")+2)
 	for i := 0; i < len(s); {
 		j := strings.IndexByte(s[i:], '\n')
 		if j < 0 {
@@ -266,22 +266,26 @@ func splitLinesKeep(s string) ([]string, []int) {
 		} else {
 			j += i + 1
 		}
-		out = append(out, s[i:j])
 		offs = append(offs, j)
 		i = j
 	}
-	return out, offs
+	return tokens{s, offs}
 }
 
-// tokenIDs numbers the distinct strings of a and b from 1, in ids (empty),
-// so the comparison compares numbers. Strings without a letter or a digit
-// (blank lines, spaces, punctuation, a code fence) get negative numbers:
-// they anchor nothing (uniqueCommon).
-func (d *differ) tokenIDs(a, b []string, ids map[string]int32) ([]int32, []int32) {
+// tokenIDs numbers the distinct tokens of a and b from 1, in ids (empty),
+// so the comparison compares numbers; with breakLast, the last token of
+// each is read with a line break after it when it has none. Tokens without
+// a letter or a digit (blank lines, spaces, punctuation, a code fence) get
+// negative numbers: they anchor nothing (uniqueCommon).
+func (d *differ) tokenIDs(a, b tokens, ids map[string]int32, breakLast bool) ([]int32, []int32) {
 	next := int32(0)
-	number := func(ss []string) []int32 {
-		out := make([]int32, len(ss))
-		for i, s := range ss {
+	number := func(t tokens) []int32 {
+		out := make([]int32, t.n())
+		for i := range out {
+			s := t.at(i)
+			if breakLast && i == len(out)-1 && !strings.HasSuffix(s, "\n") {
+				s += "\n"
+			}
 			id, ok := ids[s]
 			if !ok {
 				next++
@@ -323,13 +327,34 @@ func (d *differ) words(before, after string, e textEdit) []textEdit {
 	if len(o) > diffWordBytes || len(n) > diffWordBytes || d.budget <= 0 {
 		return []textEdit{trimEdit(before, after, e)}
 	}
-	a, offA := splitWords(o)
-	b, offB := splitWords(n)
+	// Only the words between what the two start and end with in common
+	// need comparing: from the start of the word the difference starts in
+	// to the end of the word it ends in.
+	p := commonPrefix(o, n)
+	for p > 0 {
+		r, size := utf8.DecodeLastRuneInString(o[:p])
+		if !wordRune(r) {
+			break
+		}
+		p -= size
+	}
+	q := commonSuffix(o[p:], n[p:])
+	for q > 0 {
+		r, size := utf8.DecodeRuneInString(o[len(o)-q:])
+		if !wordRune(r) {
+			break
+		}
+		q -= size
+	}
+	e = textEdit{e.oldFrom + p, e.oldTo - q, e.newFrom + p, e.newTo - q}
+	o, n = o[p:len(o)-q], n[p:len(n)-q]
+	a, b := splitWords(o), splitWords(n)
+	offA, offB := a.offs, b.offs
 	if d.wordIDs == nil {
 		d.wordIDs = map[string]int32{}
 	}
 	clear(d.wordIDs)
-	ia, ib := d.tokenIDs(a, b, d.wordIDs)
+	ia, ib := d.tokenIDs(a, b, d.wordIDs, false)
 	hunks := cleanupHunks(d.seq(ia, ib), offA, offB)
 	out := make([]textEdit, 0, len(hunks))
 	for _, h := range hunks {
@@ -337,6 +362,21 @@ func (d *differ) words(before, after string, e textEdit) []textEdit {
 		out = append(out, trimEdit(before, after, textEdit{e.oldFrom + offA[h.a0], e.oldFrom + offA[h.a1], e.newFrom + offB[h.b0], e.newFrom + offB[h.b1]}))
 	}
 	return out
+}
+
+// wordRune reports whether r can be part of a word (splitWords): a letter,
+// a digit, or what glues to the character before it.
+func wordRune(r rune) bool {
+	if r < utf8.RuneSelf {
+		return 'a' <= r|0x20 && r|0x20 <= 'z' || '0' <= r && r <= '9' || r == '_'
+	}
+	return unicode.IsLetter(r) || unicode.IsDigit(r) || glueRune(r) || r >= 0x1F000 // emoji sequences
+}
+
+// glueRune reports whether r stays with the character before it: a mark,
+// a zero-width joiner, a variation selector, a skin tone.
+func glueRune(r rune) bool {
+	return r >= utf8.RuneSelf && (unicode.Is(unicode.M, r) || r == '\u200d' || r == '\ufe0f' || r >= 0x1F3FB && r <= 0x1F3FF)
 }
 
 // trimEdit is e less the characters its two sides start and end with in
@@ -348,46 +388,38 @@ func trimEdit(before, after string, e textEdit) textEdit {
 	return textEdit{e.oldFrom + p, e.oldTo - s, e.newFrom + p, e.newTo - s}
 }
 
-// splitWords splits s into words (letters and digits, with the marks and
+// splitWords cuts s into words (letters and digits, with the marks and
 // joiners that belong to them), runs of spaces, and single other
-// characters, with the offset each starts at and, last, len(s).
-func splitWords(s string) ([]string, []int) {
-	out := make([]string, 0, len(s)/4)
-	offs := make([]int, 1, len(s)/4+1)
+// characters.
+func splitWords(s string) tokens {
+	offs := make([]int, 1, len(s)/2+2)
 	kind := func(r rune) int {
 		switch {
 		case r == ' ' || r == '\t':
 			return 1
-		case r < utf8.RuneSelf:
-			if 'a' <= r|0x20 && r|0x20 <= 'z' || '0' <= r && r <= '9' || r == '_' {
-				return 2
-			}
-		case unicode.IsLetter(r) || unicode.IsDigit(r):
+		case wordRune(r) && !glueRune(r) && r < 0x1F000:
 			return 2
 		}
 		return 3
 	}
-	start, prev, joined := 0, -1, false
+	prev, joined := -1, false
 	for i, r := range s {
 		k := kind(r)
 		// A mark, a joiner, a variation selector or a skin tone, and what
 		// a zero-width joiner joins, stay with the character before them.
-		glue := i > 0 && r >= utf8.RuneSelf && (joined || unicode.Is(unicode.M, r) || r == '\u200d' || r == '\ufe0f' || r >= 0x1F3FB && r <= 0x1F3FF)
+		glue := i > 0 && (joined || glueRune(r))
 		joined = r == '\u200d'
 		if i > 0 && !glue && (k != prev || k == 3) {
-			out = append(out, s[start:i])
 			offs = append(offs, i)
-			start = i
 		}
 		if !glue {
 			prev = k
 		}
 	}
-	if start < len(s) {
-		out = append(out, s[start:])
+	if len(s) > 0 {
 		offs = append(offs, len(s))
 	}
-	return out, offs
+	return tokens{s, offs}
 }
 
 // cleanupHunks joins two changes separated by fewer bytes in common than
