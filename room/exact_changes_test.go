@@ -9,6 +9,7 @@ import (
 	"context"
 	"encoding/json"
 	"math/rand/v2"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -196,7 +197,7 @@ func TestEditPlanBatchChangesOnlyItsBlocks(t *testing.T) {
 // one on a block it moved follows the block.
 func TestEditPlanReplacedBlockKeepsItsThreads(t *testing.T) {
 	ctx := context.Background()
-	r, _, _ := exactRoom(t, exampleSource)
+	r, mc, _ := exactRoom(t, exampleSource)
 	ids := startThreads(t, r, "Alpha", "pha blo", "block.", "Middle block.")
 	plan := r.Plan()
 	_, err := r.EditPlan(ctx, EditPlanArgs{Revision: plan.Revision, Operations: []Operation{
@@ -215,6 +216,13 @@ func TestEditPlanReplacedBlockKeepsItsThreads(t *testing.T) {
 	}
 	if p := threadByID(t, r, ids["Middle block."]).Passage; p.State != AnchorExact || passageText(t, after, p) != "Middle block." || p.StartLine != 1 {
 		t.Errorf("a thread on the moved block: %+v in %q", p, after)
+	}
+	// A crash now: the journal's update alone would leave the moved
+	// block's thread where the block was; it was stored with the batch.
+	_, r2, release2 := openCommentDoc(t, mc)
+	defer release2()
+	if got, want := r2.Threads(), r.Threads(); !reflect.DeepEqual(got, want) {
+		t.Errorf("after a crash\n%+v\nwant\n%+v", got, want)
 	}
 }
 
