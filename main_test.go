@@ -281,7 +281,9 @@ func TestOpen(t *testing.T) {
 	h := newHome(t)
 
 	_, stderr, code := h.run("open")
-	want := "chopin: Chopin is not running (data directory " + h.dataDir + ").\nStart it with \"chopin\".\n"
+	// chopin is not on the PATH here: the message names the binary itself.
+	bin, _ := filepath.EvalSymlinks(chopinBin)
+	want := "chopin: Chopin is not running (data directory " + h.dataDir + ").\nStart it with \"" + bin + "\".\n"
 	if code != 1 || stderr != want {
 		t.Errorf("chopin open with nothing running: exit %d, stderr %q; want 1, %q", code, stderr, want)
 	}

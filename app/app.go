@@ -61,6 +61,7 @@ type App struct {
 	sessions   sync.Map     // cookie value -> struct{}: sessions seen valid
 	signOuts   atomic.Int64 // sign-outs everywhere so far (see closeSignedOutSockets)
 	backup     sync.Mutex   // held while a backup is made and sent: one at a time
+	quit       quitSwitch   // POST /api/quit ends Run
 
 	closeOnce sync.Once
 	closeErr  error
@@ -240,6 +241,7 @@ func (a *App) Planner() *plannerhost.Host { return a.planner }
 // Run serves until ctx is done, then shuts down: HTTP first, then the live
 // connections (agent links, then browser sockets and rooms), then the store.
 func (a *App) Run(ctx context.Context) error {
+	ctx = a.quit.arm(ctx)
 	errc := make(chan error, 1)
 	go func() { errc <- a.server.Serve(a.serveConnections()) }()
 	a.log.Info("chopin is serving", "origin", a.origin, "data", a.cfg.DataDir)

@@ -57,19 +57,28 @@ func (a *App) handleBackup(c echo.Context) error {
 	h.Set("Cache-Control", "no-store")
 	rc := http.NewResponseController(c.Response())
 	defer rc.SetWriteDeadline(time.Time{})
-	http.ServeContent(progressWriter{c.Response(), rc}, c.Request(), "", info.ModTime(), f)
+	w := &progressWriter{ResponseWriter: c.Response(), rc: rc}
+	http.ServeContent(w, c.Request(), "", info.ModTime(), f)
+	// A HEAD (routed as a GET, headAsGet) or a range received no backup.
+	if _, head := c.Response().Writer.(headWriter); !head && c.Response().Status == http.StatusOK && w.sent == info.Size() {
+		a.recordBackup(time.Now())
+	}
 	return nil
 }
 
-// progressWriter gives each write backupStall to be taken.
+// progressWriter gives each write backupStall to be taken, and counts
+// what was sent: a backup is recorded only once all of it was.
 type progressWriter struct {
 	http.ResponseWriter
-	rc *http.ResponseController
+	rc   *http.ResponseController
+	sent int64
 }
 
-func (w progressWriter) Write(p []byte) (int, error) {
+func (w *progressWriter) Write(p []byte) (int, error) {
 	w.rc.SetWriteDeadline(time.Now().Add(backupStall))
-	return w.ResponseWriter.Write(p)
+	n, err := w.ResponseWriter.Write(p)
+	w.sent += int64(n)
+	return n, err
 }
 
 // removeStaleBackups removes the temporary copies of backups that a Chopin

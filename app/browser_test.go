@@ -115,6 +115,8 @@ func answerBrowser(ta *testApp, bp *browserPlanner, ask, channelID, text string)
 		return map[string]bool{"ok": true}, other.attach(channelID)
 	case "token":
 		return map[string]string{"token": ta.Token()}, nil
+	case "launch":
+		return map[string]string{"url": ta.app.NewLaunchURL()}, nil
 	case "planner":
 		return bp.seen(), nil
 	case "describe-hold":

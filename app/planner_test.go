@@ -251,6 +251,7 @@ func TestPlannerCommandAnswersInChat(t *testing.T) {
 // TestPlannerCommandErrors: what a person reads when chopin planner cannot
 // start or attach.
 func TestPlannerCommandErrors(t *testing.T) {
+	chopinOnPath(t) // the messages name "chopin", as for a person who installed it
 	ta := startApp(t)
 	ta.AddRepository("octo/plans")
 	ch := ta.CreateDocument("octo/plans", "Launch")

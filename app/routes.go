@@ -63,6 +63,8 @@ func (a *App) newEcho() *echo.Echo {
 	// for only from Chopin's own page (or by a script).
 	api.GET("/backup", a.handleBackup, a.ownPage)
 	api.POST("/session/sign-out-everywhere", a.handleSignOutEverywhere)
+	api.GET("/status", a.handleStatus)
+	api.POST("/quit", a.handleQuit, a.ownPage)
 
 	api.GET("/search", a.handleSearch)
 

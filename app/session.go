@@ -2,13 +2,10 @@ package app
 
 import (
 	"net/http"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"strings"
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/chopin-desktop/chopin/instance"
 	"github.com/chopin-desktop/chopin/version"
 )
 
@@ -28,6 +25,9 @@ type sessionJSON struct {
 	// Command is how a person runs this Chopin from a terminal: "chopin"
 	// when that is on the PATH and is this binary, else its full path.
 	Command string `json:"command"`
+	// Binary is its full path, which a desktop app that launches
+	// chopin mcp needs (its PATH is not the shell's).
+	Binary string `json:"binary"`
 }
 
 func (a *App) handleSession(c echo.Context) error {
@@ -42,6 +42,7 @@ func (a *App) handleSession(c echo.Context) error {
 		DataDir:   a.cfg.DataDir,
 		ConfigDir: a.cfg.ConfigDir,
 		Command:   selfCommand(),
+		Binary:    executable(),
 	}
 	if a.cfg.Agent {
 		s.AgentURL = "ws" + a.origin[len("http"):] + "/api/v1/agent"
@@ -73,26 +74,5 @@ func (a *App) handleAgentToken(c echo.Context) error {
 	return c.JSON(http.StatusOK, map[string]string{"token": a.AgentToken()})
 }
 
-// selfCommand is how the texts name this binary: "chopin" when the PATH's
-// chopin is this very file, else its full path (quoted when it holds a
-// space), so a command copied from the UI runs this Chopin.
-func selfCommand() string {
-	exe, err := os.Executable()
-	if err != nil {
-		return "chopin"
-	}
-	if r, err := filepath.EvalSymlinks(exe); err == nil {
-		exe = r
-	}
-	if found, err := exec.LookPath("chopin"); err == nil {
-		if r, err := filepath.EvalSymlinks(found); err == nil {
-			if a, err := filepath.Abs(r); err == nil && a == exe {
-				return "chopin"
-			}
-		}
-	}
-	if strings.ContainsAny(exe, " '\"") {
-		return "'" + strings.ReplaceAll(exe, "'", `'\''`) + "'"
-	}
-	return exe
-}
+// selfCommand is how the texts name this binary (instance.Command).
+func selfCommand() string { return instance.Command() }

@@ -73,6 +73,7 @@ Usage:
   chopin planner DOCUMENT...      be a document's Planner, with a model on Ollama or another OpenAI-compatible server
   chopin repo add [PATH]          register the repository of a local checkout (its origin remote names it)
   chopin mcp                      serve the local agent MCP tools over stdio, for MCP clients that launch a command
+  chopin status                   say whether Chopin runs, where it keeps its data, its last backup
   chopin backup FILE [--force]    write a checked copy of the database, even while Chopin runs
   chopin export DOCUMENT          write a document's plan as Markdown (-o FILE [--force], --decisions=inline)
   chopin import FILE              make a document from a Markdown file (--repository owner/name, --title)
@@ -137,7 +138,7 @@ repositories.
 					return exitError
 				}
 				if fs.NArg() > 1 {
-					fmt.Fprintf(c.Stderr, "chopin open: one page at most, not %d\nRun \"chopin open --help\" for usage.\n", fs.NArg())
+					fmt.Fprintf(c.Stderr, "chopin open: one page at most, not %d\nRun \"%s\" for usage.\n", fs.NArg(), runCommand("open --help"))
 					return exitUsage
 				}
 				if *signOut {
@@ -176,6 +177,7 @@ agent-token in the config directory, readable only by you.
 	{name: "planner", usage: plannerUsage, setup: setupPlanner, args: true},
 	{name: "repo", usage: repoUsage, setup: setupRepo, args: true},
 	{name: "mcp", usage: mcpUsage, setup: setupMCP},
+	{name: "status", usage: statusUsage, setup: setupStatus},
 	{name: "backup", usage: backupUsage, setup: setupBackup, args: true},
 	{name: "export", usage: exportUsage, setup: setupExport, args: true},
 	{name: "import", usage: importUsage, setup: setupImport, args: true},
@@ -227,12 +229,12 @@ func (c *CLI) Run(ctx context.Context, args []string) int {
 			return code
 		}
 		if fs.NArg() > 0 && !cmd.args {
-			fmt.Fprintf(c.Stderr, "chopin %s: unexpected argument %q\nRun \"chopin %s --help\" for usage.\n", name, fs.Arg(0), name)
+			fmt.Fprintf(c.Stderr, "chopin %s: unexpected argument %q\nRun \"%s\" for usage.\n", name, fs.Arg(0), runCommand(name+" --help"))
 			return exitUsage
 		}
 		return run(ctx, c, flags)
 	}
-	fmt.Fprintf(c.Stderr, "chopin: unknown command %q\nRun \"chopin --help\" for usage.\n", name)
+	fmt.Fprintf(c.Stderr, "chopin: unknown command %q\nRun \"%s\" for usage.\n", name, runCommand("--help"))
 	return exitUsage
 }
 
@@ -247,7 +249,7 @@ func (c *CLI) help(args []string) int {
 			return exitOK
 		}
 	}
-	fmt.Fprintf(c.Stderr, "chopin help: unknown command %q\nRun \"chopin --help\" for usage.\n", args[0])
+	fmt.Fprintf(c.Stderr, "chopin help: unknown command %q\nRun \"%s\" for usage.\n", args[0], runCommand("--help"))
 	return exitUsage
 }
 
@@ -325,7 +327,7 @@ func (c *CLI) start(ctx context.Context, flags config.Flags, browser bool) int {
 		go func() {
 			if err := c.openURL(link); err != nil {
 				logger.Warn("could not open a browser", "err", err)
-				fmt.Fprintf(c.Stdout, "Open this link in your browser to start (it works once, within 2 minutes):\n%s\nLater, run \"chopin open\" for a new one.\n", link)
+				fmt.Fprintf(c.Stdout, "Open this link in your browser to start (it works once, within 2 minutes):\n%s\nLater, run \"%s\" for a new one.\n", link, runCommand("open"))
 			}
 		}()
 	})
@@ -334,7 +336,7 @@ func (c *CLI) start(ctx context.Context, flags config.Flags, browser bool) int {
 	case errors.As(err, &running) && browser:
 		return c.openRunning(ctx, cfg, false, "")
 	case errors.As(err, &running):
-		fmt.Fprintf(c.Stderr, "chopin: %v.\nRun \"chopin open\" to open it in the browser.\n", running)
+		fmt.Fprintf(c.Stderr, "chopin: %v.\nRun \"%s\" to open it in the browser.\n", running, runCommand("open"))
 		return exitError
 	case err != nil:
 		fmt.Fprintf(c.Stderr, "chopin: %v\n", err)
@@ -411,7 +413,7 @@ func plainPath(s string) bool {
 func (c *CLI) openRunning(ctx context.Context, cfg config.Config, printOnly bool, page string) int {
 	rec, err := waitForOrigin(ctx, cfg.DataDir)
 	if errors.Is(err, instance.ErrNotRunning) {
-		fmt.Fprintf(c.Stderr, "chopin: Chopin is not running (data directory %s).\nStart it with \"chopin\".\n", cfg.DataDir)
+		fmt.Fprintf(c.Stderr, "chopin: Chopin is not running (data directory %s).\nStart it with \"%s\".\n", cfg.DataDir, runCommand(""))
 		return exitError
 	}
 	if err != nil {
@@ -450,7 +452,7 @@ func (c *CLI) signOutEverywhere(ctx context.Context, cfg config.Config) int {
 		fmt.Fprintf(c.Stderr, "chopin: %v\n", err)
 		return exitError
 	}
-	fmt.Fprintf(c.Stdout, "Signed out %d browser sessions. Run \"chopin open\" to sign this browser in again.\n", out.SignedOut)
+	fmt.Fprintf(c.Stdout, "Signed out %d browser sessions. Run \"%s\" to sign this browser in again.\n", out.SignedOut, runCommand("open"))
 	return exitOK
 }
 

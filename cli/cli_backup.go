@@ -16,6 +16,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/chopin-desktop/chopin/config"
 	"github.com/chopin-desktop/chopin/instance"
@@ -41,7 +42,7 @@ func setupBackup(fs *flag.FlagSet) func(context.Context, *CLI, config.Flags) int
 	force := fs.Bool("force", false, "")
 	return func(ctx context.Context, c *CLI, flags config.Flags) int {
 		if fs.NArg() != 1 {
-			fmt.Fprint(c.Stderr, "chopin backup: name the file to write, such as chopin backup ~/chopin-backup.db\nRun \"chopin backup --help\" for usage.\n")
+			fmt.Fprintf(c.Stderr, "chopin backup: name the file to write, such as %s\nRun \"%s\" for usage.\n", runCommand("backup ~/chopin-backup.db"), runCommand("backup --help"))
 			return exitUsage
 		}
 		cfg, ok := c.loadConfig(flags)
@@ -85,6 +86,9 @@ func (c *CLI) backup(ctx context.Context, cfg config.Config, dest string, force 
 	info, err := os.Stat(dest)
 	if err != nil {
 		return err
+	}
+	if err := instance.RecordBackup(cfg.DataDir, instance.Backup{At: time.Now().UTC(), File: dest}); err != nil {
+		fmt.Fprintf(c.Stderr, "chopin backup: the backup is good, but %v\n", err)
 	}
 	fmt.Fprintf(c.Stdout, "Backed up Chopin's database %s to %s (%d bytes); it passed SQLite's integrity check.\n"+
 		"To restore it: quit Chopin, put it in place of %s, and start Chopin.\n",

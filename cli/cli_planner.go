@@ -145,7 +145,7 @@ func (c *CLI) parseInterleaved(fs *flag.FlagSet, args []string, usage, helpHint 
 
 func (c *CLI) planner(ctx context.Context, documents []string, flags config.Flags, o plannerOptions) int {
 	if len(documents) == 0 {
-		fmt.Fprint(c.Stderr, "chopin planner: name a document: its URL, as the browser shows it, or its ID.\nRun \"chopin planner --help\" for usage.\n")
+		fmt.Fprintf(c.Stderr, "chopin planner: name a document: its URL, as the browser shows it, or its ID.\nRun \"%s\" for usage.\n", runCommand("planner --help"))
 		return exitUsage
 	}
 	cfg, ok := c.loadConfig(flags)
@@ -289,7 +289,7 @@ func plannerEndpoint(cfg config.Config, rawURL string) (func() (string, error), 
 		rec, err := instance.Find(cfg.DataDir)
 		switch {
 		case errors.Is(err, instance.ErrNotRunning):
-			return "", fmt.Errorf("Chopin is not running (data directory %s). Start it with \"chopin\", or name another with --url.", cfg.DataDir)
+			return "", fmt.Errorf("Chopin is not running (data directory %s). Start it with \"%s\", or name another with --url.", cfg.DataDir, runCommand(""))
 		case err != nil:
 			return "", err
 		case rec.Origin == "":

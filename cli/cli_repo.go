@@ -41,7 +41,7 @@ func setupRepo(fs *flag.FlagSet) func(context.Context, *CLI, config.Flags) int {
 	return func(ctx context.Context, c *CLI, flags config.Flags) int {
 		args := fs.Args()
 		if len(args) == 0 || args[0] != "add" {
-			fmt.Fprint(c.Stderr, "chopin repo: the one subcommand is add: chopin repo add [PATH] [--name owner/name]\nRun \"chopin repo --help\" for usage.\n")
+			fmt.Fprintf(c.Stderr, "chopin repo: the one subcommand is add: %s\nRun \"%s\" for usage.\n", runCommand("repo add [PATH] [--name owner/name]"), runCommand("repo --help"))
 			return exitUsage
 		}
 		if len(args) > 2 {

@@ -52,6 +52,22 @@ export interface Session {
   version: string;
   features: Record<string, boolean>;
   command?: string; // how a terminal runs this Chopin: "chopin", or its full path when that is not on the PATH
+  binary?: string; // the running program's full path, for clients that launch it from the desktop
+}
+
+// Status is GET /api/status: the About page's facts.
+export interface Status {
+  version: string;
+  commit?: string;
+  buildDate?: string;
+  origin: string;
+  pid: number;
+  binary: string; // the running program's full path
+  command: string; // how a terminal runs it
+  dataDir: string;
+  configDir: string;
+  database: { path: string; bytes: number };
+  lastBackup: { at: string; file?: string } | null;
 }
 
 export interface Repository {

@@ -1,6 +1,6 @@
 // The web UI's entry: the session, the routes, and the pages.
 
-import { render } from "preact";
+import { render, type JSX } from "preact";
 import { useEffect, useState } from "preact/hooks";
 import "./styles.css";
 import { api, pathOf, type Channel, type Session } from "./api";
@@ -31,6 +31,8 @@ function App() {
     case "repositories":
       if (location.pathname !== "/") canonicalize("/");
       return <RepositoriesPage />;
+    case "about":
+      return <About />;
     case "documents": {
       const canonical = `/documents/${encodeURIComponent(route.owner)}/${encodeURIComponent(route.repository)}`;
       if (location.pathname !== canonical) canonicalize(canonical);
@@ -49,6 +51,25 @@ function App() {
         </Shell>
       );
   }
+}
+
+// About is the About page, a chunk of its own loaded when first shown: the
+// first load of every other page stays small.
+function About() {
+  const [page, setPage] = useState<{ AboutPage: () => JSX.Element } | null>(null);
+  const [error, setError] = useState("");
+  useEffect(() => {
+    import("./pages/about").then(setPage, () =>
+      setError("The About page could not be loaded. Is Chopin still running?"),
+    );
+  }, []);
+  if (error)
+    return (
+      <Shell>
+        <Problem title="About could not be shown">{error}</Problem>
+      </Shell>
+    );
+  return page ? <page.AboutPage /> : null;
 }
 
 // ResolveDocument finds the document of a slug (current or historical) and

@@ -5,6 +5,7 @@ import { useEffect, useState } from "preact/hooks";
 
 export type Route =
   | { name: "repositories" }
+  | { name: "about" }
   | { name: "documents"; owner: string; repository: string }
   | { name: "document"; owner: string; repository: string; slug: string; parentSlug?: string }
   | { name: "legacy-channel"; id: string }
@@ -22,6 +23,7 @@ export function parse(pathname: string): Route {
   const parts = pathname.split("/").filter(Boolean).map(dec);
   if (parts.length === 0) return { name: "repositories" };
   const [head, ...rest] = parts;
+  if (head === "about" && rest.length === 0) return { name: "about" };
   if (head === "documents" || head === "repositories") {
     // /repositories/... is the legacy spelling of /documents/...
     if (rest.length === 2) return { name: "documents", owner: rest[0], repository: rest[1] };

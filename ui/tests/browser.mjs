@@ -288,43 +288,64 @@ try {
     await dialog.waitFor({ state: "hidden" });
   });
 
-  await step("the Connect dialog shows each MCP client's set-up, the token behind Show token", async () => {
-    await a.locator(".planner-button").click();
-    const dialog = a.getByRole("dialog", { name: "Connect a Planner" });
-    await dialog.waitFor();
-    const mcpUrl = origin + "/mcp";
-    const snippet = () => dialog.locator(".mcp-setup pre").textContent();
-    const claude = `claude mcp add --transport http chopin ${mcpUrl} --header "Authorization: Bearer <agent token>"`;
-    if ((await snippet()) !== claude) throw new Error("Claude Code over HTTP: " + (await snippet()));
-    const client = dialog.getByRole("combobox", { name: "MCP client" });
-    await client.selectOption({ label: "Codex" });
-    if (!(await snippet()).includes(`[mcp_servers.chopin]\nurl = "${mcpUrl}"`))
-      throw new Error("Codex: " + (await snippet()));
-    await dialog.getByRole("radio", { name: "chopin mcp" }).check();
-    if ((await snippet()) !== `[mcp_servers.chopin]\ncommand = "chopin"\nargs = ["mcp"]`)
-      throw new Error("Codex over chopin mcp: " + (await snippet()));
-    for (const name of ["Gemini CLI", "Cursor", "VS Code", "Claude Desktop"]) {
-      await client.selectOption({ label: name });
+  await step(
+    "the Connect dialog shows each MCP client's set-up as docs/mcp.md has it, the token in no file",
+    async () => {
+      await a.locator(".planner-button").click();
+      const dialog = a.getByRole("dialog", { name: "Connect a Planner" });
+      await dialog.waitFor();
+      const mcpUrl = origin + "/mcp";
+      const { binary } = await a.evaluate(async () => (await fetch("/api/session")).json());
+      if (!binary.startsWith("/")) throw new Error("the session names no absolute binary: " + binary);
+      const client = dialog.getByRole("combobox", { name: "MCP client" });
+      const snippet = async () =>
+        dialog.getByLabel(`${await client.locator("option:checked").textContent()} set-up`).textContent();
+      const claude = `claude mcp add --scope user --transport http chopin ${mcpUrl} \\\n  --header 'Authorization: Bearer \${CHOPIN_TOKEN}'`;
+      if ((await snippet()) !== claude) throw new Error("Claude Code over HTTP: " + (await snippet()));
+      if (
+        (await dialog.getByLabel("Token for the environment").textContent()) !== 'export CHOPIN_TOKEN="$(chopin token)"'
+      )
+        throw new Error("the token's line: " + (await dialog.getByLabel("Token for the environment").textContent()));
+      await client.selectOption({ label: "Codex" });
+      if (
+        !(await snippet()).includes(
+          `[mcp_servers.chopin]\nurl = "${mcpUrl}"\nbearer_token_env_var = "CHOPIN_TOKEN"\ndefault_tools_approval_mode = "approve"`,
+        )
+      )
+        throw new Error("Codex: " + (await snippet()));
+      await dialog.getByRole("radio", { name: "chopin mcp" }).check();
+      if (
+        (await snippet()) !==
+        `[mcp_servers.chopin]\ncommand = "${binary}"\nargs = ["mcp"]\ndefault_tools_approval_mode = "approve"`
+      )
+        throw new Error("Codex over chopin mcp: " + (await snippet()));
+      for (const name of ["Gemini CLI", "Cursor", "VS Code", "Claude Desktop"]) {
+        await client.selectOption({ label: name });
+        const cfg = JSON.parse(await snippet());
+        const server = (cfg.mcpServers ?? cfg.servers).chopin;
+        if (server.command !== binary || server.args.join(" ") !== "mcp")
+          throw new Error(name + ": " + (await snippet()));
+      }
+      // Claude Desktop launches commands only: HTTP is not offered for it.
+      if (!(await dialog.getByRole("radio", { name: "HTTP" }).isDisabled()))
+        throw new Error("HTTP is offered for Claude Desktop");
+      await client.selectOption({ label: "VS Code" });
+      await dialog.getByRole("radio", { name: "HTTP" }).check();
       const cfg = JSON.parse(await snippet());
-      const server = (cfg.mcpServers ?? cfg.servers).chopin;
-      if (server.command !== "chopin" || server.args.join(" ") !== "mcp")
-        throw new Error(name + ": " + (await snippet()));
-    }
-    await dialog.getByRole("radio", { name: "HTTP" }).check();
-    await client.selectOption({ label: "VS Code" });
-    let cfg = JSON.parse(await snippet());
-    if (cfg.servers.chopin.url !== mcpUrl || cfg.servers.chopin.headers.Authorization !== "Bearer <agent token>")
-      throw new Error("VS Code over HTTP: " + (await snippet()));
-    const { token } = await ask({ ask: "token" });
-    await dialog.getByRole("button", { name: "Show token" }).click();
-    await until(
-      "the token in the snippet",
-      async () => JSON.parse(await snippet()).servers.chopin.headers.Authorization === "Bearer " + token,
-    );
-    await shot(a, "03-connect-mcp");
-    await dialog.getByRole("button", { name: "Done" }).click();
-    await dialog.waitFor({ state: "hidden" });
-  });
+      if (
+        cfg.servers.chopin.url !== mcpUrl ||
+        cfg.servers.chopin.headers.Authorization !== "Bearer ${input:chopin-token}"
+      )
+        throw new Error("VS Code over HTTP: " + (await snippet()));
+      await client.selectOption({ label: "Gemini CLI" });
+      const { token } = await ask({ ask: "token" });
+      if ((await dialog.locator(".mcp-setup").textContent()).includes(token))
+        throw new Error("the MCP set-up shows the token");
+      await shot(a, "03-connect-mcp");
+      await dialog.getByRole("button", { name: "Done" }).click();
+      await dialog.waitFor({ state: "hidden" });
+    },
+  );
 
   let imagePath = "";
   await step("the Planner's status shows who attached it", async () => {
@@ -1872,6 +1893,7 @@ try {
   });
 
   await walkNoDeadEnds(a, { selectLine });
+  await walkAbout(a);
 
   await step("sign out everywhere ends this browser's sign-in too", async () => {
     // A tab open on a document: its socket closes (4401) and it shows the
@@ -1889,6 +1911,8 @@ try {
     const status = await a.evaluate(async () => (await fetch("/api/session")).status);
     if (status !== 401) throw new Error("after signing out, /api/session answered " + status);
   });
+
+  await walkQuit();
 
   if (offsite.length) {
     failed = true;
@@ -1944,5 +1968,84 @@ async function walkNoDeadEnds(a, { selectLine }) {
     await dialog.waitFor();
     await dialog.getByRole("button", { name: "Done" }).click();
     await dialog.waitFor({ state: "hidden" });
+  });
+}
+
+// ---- the About page: where Chopin keeps things, the last backup; Quit ----
+// shots: each width (1280 and 390 px) in light and dark.
+async function aboutShots(page, name) {
+  for (const [w, h] of [
+    [1280, 800],
+    [390, 844],
+  ]) {
+    await page.setViewportSize({ width: w, height: h });
+    for (const scheme of ["light", "dark"]) {
+      await page.emulateMedia({ colorScheme: scheme });
+      await shot(page, `${name}-${w}-${scheme}`);
+    }
+  }
+  await page.emulateMedia({ colorScheme: "light" });
+}
+
+async function walkAbout(a) {
+  await step("About, from the header: version, directories to copy, database size, the last backup", async () => {
+    await a.goto(origin + "/");
+    await a.getByRole("link", { name: "About", exact: true }).click();
+    await a.waitForURL(origin + "/about");
+    await a.getByRole("heading", { name: "About Chopin" }).waitFor();
+    const status = await a.evaluate(async () => (await fetch("/api/status")).json());
+    const facts = a.getByRole("definition");
+    for (const label of ["Data directory", "Config directory", "Program"])
+      if (
+        (await a.getByLabel(label, { exact: true }).textContent()) !==
+        status[label === "Program" ? "binary" : label === "Data directory" ? "dataDir" : "configDir"]
+      )
+        throw new Error(`${label} does not show the server's`);
+    await a.getByRole("button", { name: "Copy data directory" }).click();
+    await a.getByRole("button", { name: "Copy data directory" }).filter({ hasText: "Copied" }).waitFor();
+    if (!(await facts.filter({ hasText: /\d+(\.\d)? (bytes|KB|MB)/ }).count())) throw new Error("no database size");
+    // The backup downloaded earlier in the walk is the last one.
+    if (!status.lastBackup) throw new Error("the earlier download is not recorded as the last backup");
+    await a
+      .locator(".facts", { hasText: "Last backup" })
+      .locator("dd", { hasText: /ago|just now/ })
+      .waitFor();
+    await aboutShots(a, "60-about");
+    // Quit asks once; Cancel leaves Chopin running.
+    await a.setViewportSize({ width: 1320, height: 860 });
+    const quit = a.getByRole("region", { name: "Quit" });
+    await quit.getByRole("button", { name: "Quit Chopin" }).click();
+    await shot(a, "61-about-quit-asks");
+    await quit.getByRole("button", { name: "Cancel" }).click();
+    await quit.getByRole("button", { name: "Quit Chopin" }).waitFor();
+    // The documents page's header links here too.
+    await a.goto(origin + "/documents/octo/plans");
+    await a.getByRole("link", { name: "About", exact: true }).click();
+    await a.getByRole("heading", { name: "About Chopin" }).waitFor();
+  });
+}
+
+// walkQuit ends the walk: signed in again (the walk signed every browser
+// out), Quit on the About page stops Chopin, and the page says so.
+async function walkQuit() {
+  await step("Quit on the About page stops Chopin, and the page says how to start it again", async () => {
+    const { url } = await ask({ ask: "launch" });
+    const q = await newPage();
+    await q.goto(url);
+    await q.goto(origin + "/about");
+    const quit = q.getByRole("region", { name: "Quit" });
+    await quit.getByRole("button", { name: "Quit Chopin" }).click();
+    await quit.getByRole("button", { name: "Yes, quit Chopin" }).click();
+    await q.getByRole("heading", { name: "Chopin stopped" }).waitFor();
+    await q.getByLabel("Start command").getByText("chopin", { exact: true }).waitFor();
+    await aboutShots(q, "62-stopped");
+    await until("Chopin to stop answering", async () =>
+      q.evaluate(() =>
+        fetch("/healthz").then(
+          () => false,
+          () => true,
+        ),
+      ),
+    );
   });
 }

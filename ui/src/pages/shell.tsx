@@ -28,6 +28,9 @@ export function Shell({
           </>
         ))}
         <span class="spacer" />
+        <a class="about-link" href="/about" onClick={onLinkClick}>
+          About
+        </a>
         <ThemeToggle />
       </header>
       <main class="shell-main">{children}</main>

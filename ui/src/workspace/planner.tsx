@@ -4,7 +4,7 @@ import { useEffect, useRef, useState } from "preact/hooks";
 import { api, ApiError } from "../api";
 import type { WorkspaceCtx } from "./context";
 import type { PlannerState } from "./reduce";
-import { mcpClients, mcpSnippet, TOKEN, type McpTransport } from "./mcpsetup";
+import type { McpTransport } from "./mcpsetup";
 
 const at = (iso?: string) => (iso ? new Date(iso).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" }) : "");
 
@@ -206,7 +206,7 @@ export function ConnectDialog({ ctx, onClose }: { ctx: WorkspaceCtx; onClose: ()
           </li>
         </ol>
       )}
-      <McpSetup mcpUrl={session.mcpUrl} token={token} onShowToken={session.agentUrl ? null : showToken} />
+      <McpSetup mcpUrl={session.mcpUrl} command={bin} binary={session.binary || bin} />
       {!session.agentUrl && tokenError && (
         <p class="error-text small" role="alert">
           {tokenError}
@@ -233,29 +233,42 @@ function Copyable({ text, label }: { text: string; label: string }) {
 }
 
 // McpSetup shows how to connect a coding agent to Chopin's MCP tools: the
-// snippet for the chosen client and transport, with the real URL, and the
-// agent token once the person asks to see it (in the dialog's token step, or
-// here with onShowToken when the agent connection is off).
-function McpSetup({
+// set-up of docs/mcp.md for the chosen client and transport, with the real
+// URL and this chopin's absolute path. None puts the token in a file: over
+// HTTP the client reads it from CHOPIN_TOKEN, set by the line shown.
+// The set-ups are a chunk of their own, loaded with the dialog: every
+// page's first load stays small.
+function McpSetup(props: { mcpUrl: string; command: string; binary: string }) {
+  const [setups, setSetups] = useState<typeof import("./mcpsetup") | null>(null);
+  useEffect(() => {
+    import("./mcpsetup").then(setSetups, () => {});
+  }, []);
+  return setups ? <McpSetupOf {...props} setups={setups} /> : null;
+}
+
+function McpSetupOf({
   mcpUrl,
-  token,
-  onShowToken,
+  command,
+  binary,
+  setups: { mcpClients, mcpSnippet, tokenExport },
 }: {
   mcpUrl: string;
-  token: string | null;
-  onShowToken: (() => void) | null;
+  command: string;
+  binary: string;
+  setups: typeof import("./mcpsetup");
 }) {
   const [client, setClient] = useState(mcpClients[0].id);
   const [transport, setTransport] = useState<McpTransport>("http");
   const chosen = mcpClients.find((c) => c.id === client) ?? mcpClients[0];
-  const snippet = mcpSnippet(client, transport, mcpUrl, token ?? TOKEN);
-  const needsToken = transport === "http";
+  const via: McpTransport = chosen.stdioOnly ? "stdio" : transport;
+  const snippet = mcpSnippet(client, via, mcpUrl, binary);
   return (
     <section class="mcp-setup" aria-labelledby="mcp-title">
       <h3 id="mcp-title">Connect a coding agent (MCP)</h3>
       <p class="muted small">
         Coding agents can list, read and update Chopin's documents and ask the Planner, over MCP at{" "}
-        <code>{mcpUrl}</code> with the agent token, or through <code>chopin mcp</code>, which they launch.
+        <code>{mcpUrl}</code> with the agent token, or through <code>chopin mcp</code>, which they launch and which
+        needs no token.
       </p>
       <div class="mcp-choices">
         <label>
@@ -275,46 +288,34 @@ function McpSetup({
             <input
               type="radio"
               name="mcp-transport"
-              checked={transport === "http"}
+              checked={via === "http"}
+              disabled={chosen.stdioOnly}
               onChange={() => setTransport("http")}
             />{" "}
             HTTP
           </label>{" "}
           <label>
-            <input
-              type="radio"
-              name="mcp-transport"
-              checked={transport === "stdio"}
-              onChange={() => setTransport("stdio")}
-            />{" "}
+            <input type="radio" name="mcp-transport" checked={via === "stdio"} onChange={() => setTransport("stdio")} />{" "}
             <code>chopin mcp</code>
           </label>
         </span>
       </div>
+      {via === "http" && chosen.httpNeedsEnv && (
+        <>
+          <p class="small">
+            Where you start {chosen.name}, put the agent token in <code>CHOPIN_TOKEN</code> (it stays out of every
+            file):
+          </p>
+          <CopyableBlock text={tokenExport(command)} label="Token for the environment" />
+        </>
+      )}
       <p class="small">{chosen.where}</p>
       <CopyableBlock text={snippet.text} label={`${chosen.name} set-up`} />
       {snippet.note && <p class="muted small">{snippet.note}</p>}
-      {needsToken && token === null && (
-        <p class="small">
-          The snippet shows <code>{TOKEN}</code> in place of the token
-          {onShowToken ? (
-            <>
-              .{" "}
-              <button class="quiet small" onClick={onShowToken}>
-                Show token
-              </button>
-            </>
-          ) : (
-            " until you show it above."
-          )}
-        </p>
-      )}
-      {needsToken && token !== null && (
-        <p class="muted small">
-          Keep the token private: anyone with it can edit your documents. <code>chopin token --rotate</code> replaces
-          it.
-        </p>
-      )}
+      <p class="muted small">
+        Anyone with the token can edit your documents; <code>{command} token --rotate</code> replaces it. Every client,
+        with what each setting does: docs/mcp.md.
+      </p>
     </section>
   );
 }
