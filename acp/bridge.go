@@ -22,22 +22,15 @@ import (
 	"github.com/chopin-desktop/chopin/agentconn/wire"
 )
 
-// Presets are the agents `chopin planner --acp NAME` knows by name.
-var Presets = map[string][]string{
-	"claude": {"npx", "-y", "@zed-industries/claude-code-acp"},
-	"codex":  {"npx", "-y", "@zed-industries/codex-acp"},
-	"gemini": {"gemini", "--experimental-acp"},
-}
-
-// PresetNames are the presets in the order a person reads them.
-var PresetNames = []string{"claude", "codex", "gemini"}
-
 // Config is what a Bridge runs with.
 type Config struct {
 	Name    string   // how messages name the agent: a preset's name, or its command
 	Command []string // the agent's command line
 	// Env is the agent's environment; nil inherits the planner's.
 	Env []string
+	// Version is this build's version (chopin --version's), which the
+	// bridge gives as its clientInfo and its MCP server's serverInfo.
+	Version string
 	// DataDir holds a folder per document (the agent's working directory
 	// when the repository has no checkout) and the ACP session ids kept
 	// for session/load.
@@ -84,6 +77,9 @@ func New(cfg Config) (*Bridge, error) {
 	if cfg.InitializeTimeout <= 0 {
 		cfg.InitializeTimeout = DefaultInitializeTimeout
 	}
+	if cfg.Version == "" {
+		cfg.Version = "dev"
+	}
 	b := &Bridge{cfg: cfg, log: cfg.Logger, notify: cfg.Notify, problem: cfg.Problem}
 	if b.log == nil {
 		b.log = slog.New(slog.DiscardHandler)
@@ -105,6 +101,9 @@ type Target struct {
 	// attempt.
 	Endpoint func() (string, error)
 }
+
+// detachTimeout bounds the wait for Chopin to confirm a detach.
+const detachTimeout = 3 * time.Second
 
 // features are the optional features the bridge asks for; see docs/acp.md.
 var features = []string{
@@ -151,9 +150,14 @@ func (b *Bridge) Serve(ctx context.Context, tgt Target) error {
 		d.attached(ctx, link)
 		select {
 		case <-ctx.Done():
-			dctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			// The agent stops while the link detaches, so that the planner
+			// exits within seconds whatever either takes.
+			stopped := make(chan struct{})
+			go func() { d.close(); close(stopped) }()
+			dctx, cancel := context.WithTimeout(context.Background(), detachTimeout)
 			_ = link.Detach(dctx)
 			cancel()
+			<-stopped
 			b.notify(fmt.Sprintf("Detached from %q.", link.Attached().Document.Title))
 			return nil
 		case <-link.Done():
@@ -197,6 +201,7 @@ type document struct {
 	id, title, repository string
 	link                  *client.Link
 	proc                  *process
+	closed                bool          // the bridge stopped serving the document: no agent starts again
 	session               sdk.SessionId // the ACP session of proc; "" before the first turn
 	cwd                   string        // the session's working directory
 	model                 string        // the session's current model
@@ -249,29 +254,47 @@ func (d *document) ensureProcess(ctx context.Context) (*process, error) {
 	d.start.Lock()
 	defer d.start.Unlock()
 	d.mu.Lock()
-	p := d.proc
+	p, closed := d.proc, d.closed
 	d.mu.Unlock()
+	if closed {
+		return nil, &ProcessError{Message: "The planner is stopping."}
+	}
 	if p != nil && !p.hasExited() {
 		return p, nil
 	}
 	if p != nil {
 		d.forgetProcess(p)
 	}
-	p, err := startProcess(ctx, d.b.cfg.Name, d.b.cfg.Command, d.b.cfg.Env, &agentClient{d: d}, d.b.cfg.InitializeTimeout, d.logger())
+	// The agent runs in the folder its session works in, as the help says.
+	dir, err := d.workingDirectory(ctx)
+	if err != nil {
+		return nil, &ProcessError{Err: err, Message: fmt.Sprintf("The agent's working directory could not be made: %v.", err)}
+	}
+	ac := agentCommand{args: d.b.cfg.Command, dir: dir, env: d.b.cfg.Env}
+	p, err = startProcess(ctx, d.b.cfg.Name, d.b.cfg.Version, ac, &agentClient{d: d}, d.b.cfg.InitializeTimeout, d.logger())
 	if err != nil {
 		d.logger().Warn("agent did not start", "err", err)
 		return nil, err
 	}
 	d.mu.Lock()
-	d.proc = p
+	closed = d.closed
+	if !closed {
+		d.proc = p
+	}
 	d.mu.Unlock()
+	if closed {
+		p.stop()
+		return nil, &ProcessError{Message: "The planner is stopping."}
+	}
 	d.logger().Info("agent started", "agent", d.b.cfg.Name, "loadSession", p.init.AgentCapabilities.LoadSession,
 		"mcpHTTP", p.init.AgentCapabilities.McpCapabilities.Http)
 	return p, nil
 }
 
-// forgetProcess drops p and its session, when p is still the document's.
+// forgetProcess drops p and its session, when p is still the document's,
+// and ends what p left running of its process group.
 func (d *document) forgetProcess(p *process) {
+	go p.stop()
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.proc == p {
@@ -284,10 +307,11 @@ func (d *document) forgetProcess(p *process) {
 	}
 }
 
+// close stops the agent with everything it started, and the MCP server.
 func (d *document) close() {
 	d.mu.Lock()
 	p, m := d.proc, d.mcp
-	d.proc, d.mcp = nil, nil
+	d.proc, d.mcp, d.closed = nil, nil, true
 	d.mu.Unlock()
 	if p != nil {
 		p.stop()

@@ -50,13 +50,13 @@ type mcpEndpoint struct {
 	names  map[string]string // tool name -> its schema and description, as listed
 }
 
-func newMCPEndpoint() (*mcpEndpoint, error) {
+func newMCPEndpoint(version string) (*mcpEndpoint, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, fmt.Errorf("the MCP server for the agent could not listen on loopback: %v", err)
 	}
 	m := &mcpEndpoint{
-		server: mcp.NewServer(&mcp.Implementation{Name: mcpServerName, Version: "1"}, &mcp.ServerOptions{
+		server: mcp.NewServer(&mcp.Implementation{Name: mcpServerName, Title: "Chopin", Version: version}, &mcp.ServerOptions{
 			Instructions: "Chopin's tools for the document you plan: read and edit the plan, ask the people questions.",
 		}),
 		url:   "http://" + ln.Addr().String() + "/mcp",
@@ -167,7 +167,7 @@ func (d *document) mcpServers(p *process) ([]sdk.McpServer, error) {
 	d.mu.Unlock()
 	if m == nil {
 		var err error
-		if m, err = newMCPEndpoint(); err != nil {
+		if m, err = newMCPEndpoint(d.b.cfg.Version); err != nil {
 			return nil, err
 		}
 		d.mu.Lock()

@@ -9,6 +9,7 @@ package acp
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -64,6 +65,9 @@ func (d *document) ensureSession(ctx context.Context, p *process) (sdk.SessionId
 			if p.hasExited() {
 				return "", p.exitError("while opening its session")
 			}
+			if re := (*sdk.RequestError)(nil); errors.As(err, &re) && re.Code == authRequired {
+				return "", fmt.Errorf("The agent %s needs you to sign in first%s. Sign in with the agent's own command, or set its key in the planner's environment, then @chopin again.", p.name, authWays(p.init.AuthMethods))
+			}
 			return "", fmt.Errorf("The agent %s could not open a session: %v", p.name, err)
 		}
 		id, models, options = r.SessionId, r.Models, r.ConfigOptions
@@ -78,6 +82,32 @@ func (d *document) ensureSession(ctx context.Context, p *process) (sdk.SessionId
 	d.mu.Unlock()
 	d.reportCatalog()
 	return id, nil
+}
+
+// authRequired is ACP's error code for an agent that needs signing in.
+const authRequired = -32000
+
+// authWays names the ways the agent offers to sign in, for a person.
+func authWays(methods []sdk.AuthMethod) string {
+	var ways []string
+	for _, m := range methods {
+		switch {
+		case m.EnvVar != nil:
+			var vars []string
+			for _, v := range m.EnvVar.Vars {
+				vars = append(vars, v.Name)
+			}
+			ways = append(ways, m.EnvVar.Name+" ("+strings.Join(vars, ", ")+")")
+		case m.Terminal != nil:
+			ways = append(ways, m.Terminal.Name)
+		case m.Agent != nil:
+			ways = append(ways, m.Agent.Name)
+		}
+	}
+	if len(ways) == 0 {
+		return ""
+	}
+	return " (it offers: " + strings.Join(ways, "; ") + ")"
 }
 
 // sessionFile is where the document's ACP session id is kept across a

@@ -27,12 +27,13 @@ func (b bearerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 }
 
 // ServeStdio forwards MCP over stdio (the process's stdin and stdout) to
-// the bridge's MCP server at url until the agent closes stdin or ctx ends.
-func ServeStdio(ctx context.Context, url, secret string) error {
+// the bridge's MCP server at url until the agent closes stdin or ctx ends;
+// version is this build's, for serverInfo and clientInfo.
+func ServeStdio(ctx context.Context, url, secret, version string) error {
 	if url == "" || secret == "" {
 		return errors.New("this command is started by chopin planner --acp for its agent, with " + EnvMCPURL + " and " + EnvMCPSecret + " set; it is not for people")
 	}
-	local := mcp.NewServer(&mcp.Implementation{Name: mcpServerName, Version: "1"}, nil)
+	local := mcp.NewServer(&mcp.Implementation{Name: mcpServerName, Title: "Chopin", Version: version}, nil)
 	listed := &mcpEndpoint{server: local, names: map[string]string{}}
 	var remote *mcp.ClientSession
 	sync := func(ctx context.Context) {
@@ -52,7 +53,7 @@ func ServeStdio(ctx context.Context, url, secret string) error {
 			return r
 		})
 	}
-	c := mcp.NewClient(&mcp.Implementation{Name: "chopin-acp-mcp", Version: "1"}, &mcp.ClientOptions{
+	c := mcp.NewClient(&mcp.Implementation{Name: "chopin-acp-mcp", Version: version}, &mcp.ClientOptions{
 		ToolListChangedHandler: func(ctx context.Context, _ *mcp.ToolListChangedRequest) { sync(ctx) },
 	})
 	var err error

@@ -12,11 +12,13 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -27,6 +29,7 @@ import (
 	"github.com/chopin-desktop/chopin/cli"
 	"github.com/chopin-desktop/chopin/config"
 	"github.com/chopin-desktop/chopin/room"
+	"github.com/chopin-desktop/chopin/version"
 )
 
 // fakeACPAgentEnv makes this test binary a fake ACP agent: "script" answers
@@ -58,10 +61,25 @@ func TestFakeACPAgent(t *testing.T) {
 	if mode == "" {
 		t.Skip("the fake ACP agent runs only as a child process")
 	}
-	if mode == "silent" {
+	switch mode {
+	case "silent":
+		time.Sleep(time.Hour)
+	case "stubborn":
+		// The child of the "script-child" agent: it ignores every signal
+		// but KILL, and holds the agent's stderr open.
+		signal.Ignore(syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
 		time.Sleep(time.Hour)
 	}
-	a := &fakeAgent{load: mode == "script-load", stdio: mode == "script-stdio"}
+	a := &fakeAgent{load: mode == "script-load", stdio: mode == "script-stdio", auth: mode == "script-auth"}
+	if mode == "script-child" {
+		child := exec.Command(os.Args[0], "-test.run=^TestFakeACPAgent$")
+		child.Env = append(os.Environ(), fakeACPAgentEnv+"=stubborn")
+		child.Stderr = os.Stderr
+		if err := child.Start(); err != nil {
+			panic(err)
+		}
+		a.child = child.Process.Pid
+	}
 	a.mu.Lock() // the connection calls a before NewAgentSideConnection returns
 	a.conn = sdk.NewAgentSideConnection(a, os.Stdout, os.Stdin)
 	done := a.conn.Done()
@@ -74,6 +92,8 @@ type fakeAgent struct {
 	conn  *sdk.AgentSideConnection
 	load  bool // it offers loadSession
 	stdio bool // it takes MCP servers over stdio only
+	child int  // the process id of its stubborn child, in the script-child mode
+	auth  bool // it needs signing in: session/new answers auth_required
 
 	mu       sync.Mutex
 	mcp      *mcp.ClientSession
@@ -81,15 +101,28 @@ type fakeAgent struct {
 	sessions int                             // sessions opened with the MCP server
 	isolated int                             // sessions opened without MCP servers
 	model    string                          // the model the bridge set
-	cwd      string                          // the session's working directory
+	// clientInfo is the bridge's name and version, as initialize gave them
+	clientInfo string
+	cwd        string // the session's working directory
 }
 
 func (a *fakeAgent) Authenticate(context.Context, sdk.AuthenticateRequest) (sdk.AuthenticateResponse, error) {
 	return sdk.AuthenticateResponse{}, nil
 }
 
-func (a *fakeAgent) Initialize(context.Context, sdk.InitializeRequest) (sdk.InitializeResponse, error) {
-	return sdk.InitializeResponse{ProtocolVersion: sdk.ProtocolVersionNumber, AgentCapabilities: sdk.AgentCapabilities{
+func (a *fakeAgent) Initialize(_ context.Context, p sdk.InitializeRequest) (sdk.InitializeResponse, error) {
+	if p.ClientInfo != nil {
+		a.mu.Lock()
+		a.clientInfo = p.ClientInfo.Name + " " + p.ClientInfo.Version
+		a.mu.Unlock()
+	}
+	var auth []sdk.AuthMethod
+	if a.auth {
+		auth = []sdk.AuthMethod{{Agent: &sdk.AuthMethodAgent{Id: "chatgpt", Name: "Login with ChatGPT"}},
+			{EnvVar: &sdk.AuthMethodEnvVarInline{Id: "openai-api-key", Name: "Use OPENAI_API_KEY", Type: "env_var",
+				Vars: []sdk.AuthEnvVar{{Name: "OPENAI_API_KEY"}}}}}
+	}
+	return sdk.InitializeResponse{ProtocolVersion: sdk.ProtocolVersionNumber, AuthMethods: auth, AgentCapabilities: sdk.AgentCapabilities{
 		LoadSession:         a.load,
 		McpCapabilities:     sdk.McpCapabilities{Http: !a.stdio},
 		PromptCapabilities:  sdk.PromptCapabilities{Image: true},
@@ -204,6 +237,9 @@ func (a *fakeAgent) LoadSession(_ context.Context, p sdk.LoadSessionRequest) (sd
 // offered none (an isolated one) is numbered apart, so "sessions" counts
 // only the others.
 func (a *fakeAgent) NewSession(ctx context.Context, p sdk.NewSessionRequest) (sdk.NewSessionResponse, error) {
+	if a.auth {
+		return sdk.NewSessionResponse{}, sdk.NewAuthRequired(nil)
+	}
 	if len(p.McpServers) == 0 {
 		a.mu.Lock()
 		a.isolated++
@@ -379,7 +415,29 @@ func (a *fakeAgent) Prompt(ctx context.Context, p sdk.PromptRequest) (sdk.Prompt
 		a.mu.Lock()
 		n := a.sessions
 		a.mu.Unlock()
-		a.say(ctx, sid, sdk.UpdateAgentMessageText(fmt.Sprintf("%s, session %d, pid %d", sid, n, os.Getpid())))
+		child := ""
+		if a.child != 0 {
+			child = fmt.Sprintf(", child %d", a.child)
+		}
+		a.say(ctx, sid, sdk.UpdateAgentMessageText(fmt.Sprintf("%s, session %d, pid %d%s", sid, n, os.Getpid(), child)))
+	case strings.HasSuffix(text, "how do you run"):
+		// The command line after the test binary's own flags, the folder it
+		// runs in and the session's, and Gemini CLI's trust.
+		var args []string
+		if i := slices.Index(os.Args, "--"); i >= 0 {
+			args = os.Args[i+1:]
+		}
+		wd, _ := os.Getwd()
+		a.mu.Lock()
+		cwd := a.cwd
+		a.mu.Unlock()
+		a.say(ctx, sid, sdk.UpdateAgentMessageText(fmt.Sprintf("args %q, dir %s, session dir %s, trust %q",
+			args, wd, cwd, os.Getenv("GEMINI_CLI_TRUST_WORKSPACE"))))
+	case strings.HasSuffix(text, "who asks"):
+		a.mu.Lock()
+		client, server := a.clientInfo, a.mcp.InitializeResult().ServerInfo
+		a.mu.Unlock()
+		a.say(ctx, sid, sdk.UpdateAgentMessageText(fmt.Sprintf("client %s, MCP server %s %s", client, server.Name, server.Version)))
 	case strings.HasSuffix(text, "model"):
 		a.mu.Lock()
 		m := a.model
@@ -566,6 +624,12 @@ func TestACPPlannerAnswersInChat(t *testing.T) {
 	// The agent keeps its session across turns.
 	if r := reply(browser, "m2", "@chopin sessions"); !strings.HasPrefix(fmt.Sprint(r["text"]), "acp-session-1, session 1, pid ") {
 		t.Errorf("second turn %v", r)
+	}
+	// The bridge names this build's version (chopin --version's) to the
+	// agent, as its clientInfo and its MCP server's serverInfo.
+	v := version.Build().Version
+	if r := reply(browser, "m4", "@chopin who asks"); r["text"] != "client chopin "+v+", MCP server chopin "+v {
+		t.Errorf("versions %v, want %s", r["text"], v)
 	}
 	if code := cli.stop(t); code != 0 {
 		t.Errorf("exit %d; stderr:\n%s", code, cli.stderr)
@@ -760,6 +824,19 @@ func TestACPPlannerSilentAgent(t *testing.T) {
 	if !strings.Contains(cli.stderr.String(), "did not answer initialize within 300ms") {
 		t.Errorf("stderr:\n%s", cli.stderr)
 	}
+}
+
+// TestACPPlannerAgentNeedsSignIn: an agent that answers session/new with
+// auth_required fails the turn with what to do, naming the ways it offers.
+func TestACPPlannerAgentNeedsSignIn(t *testing.T) {
+	ta, ch, browser := startWithLaunch(t)
+	cli := ta.runACPPlanner(t, "script-auth", ta.app.URL()+ch.URL)
+	ta.waitAttached(browser, ch.ID)
+	const want = "needs you to sign in first (it offers: Login with ChatGPT; Use OPENAI_API_KEY (OPENAI_API_KEY)). Sign in with the agent's own command, or set its key in the planner's environment, then @chopin again."
+	if r := reply(browser, "m1", "@chopin hello"); r["status"] != "failed" || !strings.Contains(failure(r), want) {
+		t.Errorf("turn %v", r)
+	}
+	cli.stop(t)
 }
 
 // failure is why a failed reply failed.

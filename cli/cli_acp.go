@@ -14,13 +14,16 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
+	"os/signal"
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/chopin-desktop/chopin/acp"
 	"github.com/chopin-desktop/chopin/config"
+	"github.com/chopin-desktop/chopin/version"
 )
 
 // acpMCPCommand is the hidden command an agent runs for the stdio MCP entry.
@@ -34,31 +37,42 @@ type ACPOptions struct {
 	InitializeTimeout time.Duration // how long the agent may take to answer initialize
 }
 
-// acpAgentCommand is the command line of the agent --acp names.
-func acpAgentCommand(name string, command []string, cfg config.Config) ([]string, error) {
+// acpAgentCommand is the command line of the agent --acp names, and the
+// variables its environment adds: everything after "--" for exec, an
+// [[acp_agent]] of chopin.toml (which replaces a preset of its name), or
+// a preset found on this computer (acp.FindPreset).
+func acpAgentCommand(ctx context.Context, name string, command []string, cfg config.Config) (agent, env []string, err error) {
 	if name == "exec" {
 		if len(command) == 0 {
-			return nil, errors.New(`--acp exec needs the agent's command line after "--", such as: chopin planner --acp exec DOCUMENT -- my-agent --acp`)
+			return nil, nil, errors.New(`--acp exec needs the agent's command line after "--", such as: chopin planner --acp exec DOCUMENT -- my-agent --acp`)
 		}
-		return command, nil
+		return command, nil, nil
 	}
 	if len(command) > 0 {
-		return nil, fmt.Errorf(`a command line after "--" goes with --acp exec, not --acp %s`, name)
+		return nil, nil, fmt.Errorf(`a command line after "--" goes with --acp exec, not --acp %s`, name)
 	}
 	for _, a := range cfg.Agents {
 		if a.Name == name {
-			return a.Command, nil
+			return a.Command, nil, nil
 		}
 	}
-	if cmd, ok := acp.Presets[name]; ok {
-		return cmd, nil
+	preset, ok, err := acp.FindPreset(ctx, name)
+	if err != nil {
+		return nil, nil, errPresetMissing{err}
+	}
+	if ok {
+		return preset.Command, preset.Env, nil
 	}
 	known := slices.Clone(acp.PresetNames)
 	for _, a := range cfg.Agents {
 		known = append(known, a.Name)
 	}
-	return nil, fmt.Errorf("--acp %s: no such agent; name one of %s, an [[acp_agent]] of chopin.toml, or exec", name, strings.Join(known, ", "))
+	return nil, nil, fmt.Errorf("--acp %s: no such agent; name one of %s, an [[acp_agent]] of chopin.toml, or exec", name, strings.Join(known, ", "))
 }
+
+// errPresetMissing is a preset whose agent this computer lacks: not a
+// usage error.
+type errPresetMissing struct{ error }
 
 func (c *CLI) acpPlanner(ctx context.Context, documents, command []string, flags config.Flags, o plannerOptions) int {
 	if len(documents) == 0 {
@@ -69,10 +83,24 @@ func (c *CLI) acpPlanner(ctx context.Context, documents, command []string, flags
 	if !ok {
 		return exitError
 	}
-	agent, err := acpAgentCommand(o.acp, command, cfg)
-	if err != nil {
+	// A closed terminal (SIGHUP) stops the agent as Ctrl+C does: it runs in
+	// a process group of its own, which the terminal's hangup does not
+	// reach.
+	ctx, stopHangup := signal.NotifyContext(ctx, syscall.SIGHUP)
+	defer stopHangup()
+	agent, agentEnv, err := acpAgentCommand(ctx, o.acp, command, cfg)
+	var missing errPresetMissing
+	switch {
+	case errors.As(err, &missing):
+		fmt.Fprintf(c.Stderr, "chopin planner: %v.\n", err)
+		return exitError
+	case err != nil:
 		fmt.Fprintf(c.Stderr, "chopin planner: %v\n", err)
 		return exitUsage
+	}
+	var env []string
+	if len(agentEnv) > 0 {
+		env = append(os.Environ(), agentEnv...)
 	}
 	endpoint, token, code := c.plannerTarget(cfg, o)
 	if code != exitOK {
@@ -95,6 +123,8 @@ func (c *CLI) acpPlanner(ctx context.Context, documents, command []string, flags
 	b, err := acp.New(acp.Config{
 		Name:              name,
 		Command:           agent,
+		Env:               env,
+		Version:           version.Build().Version,
 		DataDir:           cfg.DataDir,
 		Checkout:          checkoutLookup(endpoint, token),
 		MCPStdio:          mcpStdio,
@@ -111,7 +141,7 @@ func (c *CLI) acpPlanner(ctx context.Context, documents, command []string, flags
 		fmt.Fprintf(c.Stderr, "chopin planner: %v\n", err)
 		return exitUsage
 	}
-	say(fmt.Sprintf("Answering with the agent %s (%s). Press Ctrl+C to stop.", name, strings.Join(agent, " ")))
+	say(fmt.Sprintf("Answering with the agent %s (%s). Press Ctrl+C to stop.", name, strings.Join(append(slices.Clone(agentEnv), agent...), " ")))
 	return c.serveDocuments(documents, &outMu, func(doc string) error {
 		return b.Serve(ctx, acp.Target{Document: doc, Token: token, Endpoint: endpoint})
 	})
@@ -163,7 +193,7 @@ func setupACPMCP(*flag.FlagSet) func(context.Context, *CLI, config.Flags) int {
 		if getenv == nil {
 			getenv = os.Getenv
 		}
-		if err := acp.ServeStdio(ctx, getenv(acp.EnvMCPURL), getenv(acp.EnvMCPSecret)); err != nil && ctx.Err() == nil {
+		if err := acp.ServeStdio(ctx, getenv(acp.EnvMCPURL), getenv(acp.EnvMCPSecret), version.Build().Version); err != nil && ctx.Err() == nil {
 			fmt.Fprintf(c.Stderr, "chopin %s: %v\n", acpMCPCommand, err)
 			return exitError
 		}

@@ -71,17 +71,24 @@ confined to the checkout, never .git, with credentials masked.
 With --acp, an agent that speaks the Agent Client Protocol is the Planner
 instead of a model server (docs/acp.md):
 
-  --acp claude      Claude Code: npx -y @zed-industries/claude-code-acp
-  --acp codex       Codex: npx -y @zed-industries/codex-acp
-  --acp gemini      Gemini CLI: gemini --experimental-acp
+  --acp claude      Claude Code: claude-agent-acp when it is installed,
+                    else npx -y @zed-industries/claude-agent-acp
+  --acp codex       Codex: codex-acp when it is installed, else
+                    npx -y @zed-industries/codex-acp
+  --acp gemini      Gemini CLI: gemini --acp (--experimental-acp for a
+                    version without it), its workspace trusted for the run
   --acp NAME        an agent of chopin.toml's [[acp_agent]] tables
   --acp exec DOCUMENT... -- COMMAND [ARGS]
                     any ACP agent: everything after -- is its command line
 
 One agent process runs per document, started at attach, with this
-command's environment. Its working directory is the repository's local
-checkout when one is registered. Chopin's host tools reach it as an MCP
-server; its permission requests become Decisions in the document.
+command's environment, in a process group of its own. Its working
+directory is the repository's local checkout when one is registered,
+else a folder of the document's in Chopin's data directory. Chopin's host
+tools reach it as an MCP server, and it may use them without asking; its
+permission requests for its own tools (commands, file writes) become
+Decisions in the document. Ctrl+C, SIGTERM or a closed terminal stops the
+agent and everything it started, then detaches.
 
 Chopin's composer lets a person choose among the model server's models.
 A turn asks the model at most 32 times: a model still calling tools after 32
