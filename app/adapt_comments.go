@@ -27,25 +27,32 @@ func (p commentStore) Threads(ctx context.Context, channelID string) ([]room.Thr
 	}
 	out := make([]room.Thread, len(ts))
 	for i, t := range ts {
-		th := room.Thread{ID: t.ID, ChannelID: t.ChannelID, Status: t.Status,
-			Passage: room.Passage{From: t.From, To: t.To, Version: t.AnchorVersion, State: t.AnchorState, Quote: t.Quote},
-			Notes:   make([]room.CommentNote, len(t.Notes)), CreatedBy: t.CreatedBy, CreatedAt: t.CreatedAt,
-			UpdatedAt: t.UpdatedAt, DecidedBy: t.DecidedBy, DecidedAt: t.DecidedAt}
-		for _, b := range t.Blocks {
-			th.Passage.Blocks = append(th.Passage.Blocks, room.BlockRef(b))
+		if out[i], err = roomThread(t); err != nil {
+			return nil, err
 		}
-		for j, n := range t.Notes {
-			th.Notes[j] = room.CommentNote(n)
-		}
-		if len(t.Result) > 0 {
-			th.Result = new(room.ThreadResult)
-			if err := json.Unmarshal(t.Result, th.Result); err != nil {
-				return nil, err
-			}
-		}
-		out[i] = th
 	}
 	return out, nil
+}
+
+// roomThread is a stored thread as the room holds it.
+func roomThread(t store.CommentThread) (room.Thread, error) {
+	th := room.Thread{ID: t.ID, ChannelID: t.ChannelID, Status: t.Status,
+		Passage: room.Passage{From: t.From, To: t.To, Version: t.AnchorVersion, State: t.AnchorState, Quote: t.Quote},
+		Notes:   make([]room.CommentNote, len(t.Notes)), CreatedBy: t.CreatedBy, CreatedAt: t.CreatedAt,
+		UpdatedAt: t.UpdatedAt, DecidedBy: t.DecidedBy, DecidedAt: t.DecidedAt}
+	for _, b := range t.Blocks {
+		th.Passage.Blocks = append(th.Passage.Blocks, room.BlockRef(b))
+	}
+	for j, n := range t.Notes {
+		th.Notes[j] = room.CommentNote(n)
+	}
+	if len(t.Result) > 0 {
+		th.Result = new(room.ThreadResult)
+		if err := json.Unmarshal(t.Result, th.Result); err != nil {
+			return room.Thread{}, err
+		}
+	}
+	return th, nil
 }
 
 func (p commentStore) SaveThreads(ctx context.Context, channelID string, threads []room.Thread, placement []room.Update) error {

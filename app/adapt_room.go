@@ -76,13 +76,21 @@ func (p roomStore) Decisions(ctx context.Context, channelID string) ([]room.Deci
 	}
 	out := make([]room.Decision, len(ds))
 	for i, d := range ds {
-		out[i] = room.Decision{ID: d.ID, ChannelID: d.ChannelID, Request: d.Request, Index: d.Index, Call: d.Call,
-			Status: d.Status, AnsweredBy: d.AnsweredBy, Block: d.Block, CreatedAt: d.CreatedAt, UpdatedAt: d.UpdatedAt}
-		if len(d.Answer) > 0 {
-			out[i].Answer = new(room.CardAnswer)
-			if err := json.Unmarshal(d.Answer, out[i].Answer); err != nil {
-				return nil, fmt.Errorf("decision %s: stored answer: %w", d.ID, err)
-			}
+		if out[i], err = roomDecision(d); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// roomDecision is a stored card as the room holds it.
+func roomDecision(d store.Decision) (room.Decision, error) {
+	out := room.Decision{ID: d.ID, ChannelID: d.ChannelID, Request: d.Request, Index: d.Index, Call: d.Call,
+		Status: d.Status, AnsweredBy: d.AnsweredBy, Block: d.Block, CreatedAt: d.CreatedAt, UpdatedAt: d.UpdatedAt}
+	if len(d.Answer) > 0 {
+		out.Answer = new(room.CardAnswer)
+		if err := json.Unmarshal(d.Answer, out.Answer); err != nil {
+			return room.Decision{}, fmt.Errorf("decision %s: stored answer: %w", d.ID, err)
 		}
 	}
 	return out, nil

@@ -9,7 +9,7 @@ package app
 
 import (
 	"context"
-		"errors"
+	"errors"
 	"strconv"
 	"strings"
 	"testing"

@@ -22,6 +22,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"unicode/utf8"
 
@@ -87,6 +88,13 @@ func (a *App) handlePlanMarkdown(c echo.Context) error {
 	return c.Blob(http.StatusOK, "text/markdown; charset=utf-8", data)
 }
 
+// importJSON answers an import: the new document, and a notice when its
+// title was taken and it got the next free one.
+type importJSON struct {
+	channelJSON
+	Notice string `json:"notice,omitempty"`
+}
+
 func (a *App) handleImport(c echo.Context) error {
 	repo, err := a.repository(c)
 	if err != nil {
@@ -101,7 +109,8 @@ func (a *App) handleImport(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	file, err := room.ReadPlanFile(data)
+	ctx := c.Request().Context()
+	file, err := room.ReadPlanFile(ctx, data, heldRecords{a.store})
 	if err != nil {
 		return err
 	}
@@ -118,8 +127,10 @@ func (a *App) handleImport(c echo.Context) error {
 	if c.QueryParam("title") == "" && utf8.RuneCountInString(title) > store.MaxTitleLength {
 		title = string([]rune(title)[:store.MaxTitleLength])
 	}
-	ctx := c.Request().Context()
-	ch, err := a.store.CreateChannel(ctx, repo.NodeID, title)
+	// A title another document has gets the next free one, as a new
+	// document's "Untitled plan" does: importing a file Chopin wrote into
+	// the repository it came from makes a copy, not a refusal.
+	ch, taken, err := a.store.CreateChannelFreeTitle(ctx, repo.NodeID, title)
 	if err != nil {
 		return err
 	}
@@ -130,6 +141,9 @@ func (a *App) handleImport(c echo.Context) error {
 	if err == nil {
 		err = a.store.SetPlanLineEnding(ctx, ch.ID, string(file.LineEnding))
 	}
+	if err == nil {
+		err = a.holdImages(ctx, ch.ID, file.Source)
+	}
 	if err != nil {
 		// Nothing half-made is left behind.
 		a.channelDeleting(ch)
@@ -138,8 +152,39 @@ func (a *App) handleImport(c echo.Context) error {
 		}
 		return err
 	}
+	out := importJSON{channelJSON: toChannelJSON(ch)}
+	if taken != "" {
+		out.Notice = fmt.Sprintf("%s already has a document titled “%s”, so this one is “%s”.", ch.Repository, taken, ch.Title)
+	}
 	c.Response().Header().Set(echo.HeaderLocation, documentPath(ch))
-	return c.JSON(http.StatusCreated, toChannelJSON(ch))
+	return c.JSON(http.StatusCreated, out)
+}
+
+// imageRef finds a document image's path in a plan: /images/<sha256>.<ext>.
+var imageRef = regexp.MustCompile(`/images/([0-9a-f]{64})\.[a-z]+`)
+
+// holdImages gives the new document channelID its own copy of each image
+// its plan shows that another document of this Chopin holds, so the copy
+// keeps showing them when the original goes.
+func (a *App) holdImages(ctx context.Context, channelID, source string) error {
+	seen := map[string]bool{}
+	for _, m := range imageRef.FindAllStringSubmatch(source, -1) {
+		if seen[m[1]] {
+			continue
+		}
+		seen[m[1]] = true
+		img, _, err := a.store.ImageByHash(ctx, m[1])
+		if errors.Is(err, store.ErrNotFound) {
+			continue // shown as missing, as it was in the file's own document
+		}
+		if err != nil {
+			return err
+		}
+		if err := a.store.SaveImage(ctx, channelID, img); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // planSaveJSON answers a save into the checkout.

@@ -98,9 +98,9 @@ func TestImportMalformedNamesTheLine(t *testing.T) {
 	cli, stdout, stderr := cliIn(dir)
 	code := cli.Run(context.Background(), []string{"import", src, "--repository", "acme/rocket"})
 	want := "chopin import: " + src + ": The file cannot become a plan; 3 problems:\n" +
-		"line 4: is not UTF-8 text; save the file as UTF-8\n" +
-		"line 6: <Decision id=\"d1\" /> marks a decision card, which only Chopin places; write the question and answer as text instead (chopin export --decisions=inline does), or delete the line\n" +
-		"line 7: holds the control character U+0000 at column 5; a plan is text\n"
+		"line 4: is not UTF-8 text (byte 0xFF at column 5); save the file as UTF-8\n" +
+		"line 6: <Decision id=\"d1\" /> is the mark of a decision card that this Chopin does not hold (its document was deleted, or the file comes from another computer); delete the line, or write the question and its answer in its place\n" +
+		"line 7: holds the control character U+0000 (NUL) at column 5; a plan is text, with tab the only control character in a line\n"
 	if code != 1 || stderr.String() != want || stdout.Len() != 0 {
 		t.Errorf("exit %d\nstderr:\n%s\nwant:\n%s", code, stderr, want)
 	}

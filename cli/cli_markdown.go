@@ -41,8 +41,12 @@ const importUsage = `Usage: chopin import FILE --repository owner/name [--title 
 
 Creates a document in the repository from a Markdown file, checked as any
 plan is: a file that cannot become a plan is refused with each problem and
-its line. The title is TITLE, else the file's first "# " heading, else the
-file's name. Prints the new document's address.
+its line. A file chopin export wrote imports as it is; its decision cards'
+and accepted comments' lines become their text, as --decisions=inline
+writes it. The title is TITLE, else the file's first "# " heading, else the
+file's name; when another document of the repository has it, the next free
+one ("Launch plan 2"), and the command says so. Prints the new document's
+address.
 
   --repository owner/name   the registered repository the document belongs to
   --title TITLE             the document's title
@@ -144,11 +148,17 @@ func setupImport(fs *flag.FlagSet) func(context.Context, *CLI, config.Flags) int
 				return err
 			}
 			defer resp.Body.Close()
-			var doc document
+			var doc struct {
+				document
+				Notice string `json:"notice"` // the title was taken: which it got instead
+			}
 			if err := decodeJSON(resp.Body, &doc); err != nil {
 				return err
 			}
 			fmt.Fprintf(c.Stdout, "Imported %s as %q: %s%s\n", file, doc.Title, api.origin, doc.URL)
+			if doc.Notice != "" {
+				fmt.Fprintln(c.Stdout, doc.Notice)
+			}
 			return nil
 		})
 		var refused *apiError

@@ -5,12 +5,23 @@ package room
 // endings a file had, and the decision cards (question and answer) and
 // accepted comments (passage and notes) written out inline as Markdown
 // quotes.
+//
+// A file Chopin wrote is one it reads back: a <Decision id="..." /> or
+// <Comment id="..." /> line, as an export that keeps them writes it, comes
+// in as the text an export with decisions=inline writes for that record,
+// read from wherever this Chopin holds it. Only the server places the
+// marks, and a mark names a record of the document it was written in, so
+// a new document cannot keep one; its words can.
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"regexp"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/chopin-desktop/chopin/textrule"
 )
 
 // LineEnding is how a plan file ends its lines. The plan itself always
@@ -28,15 +39,27 @@ const maxPlanFileProblems = 20
 
 // PlanFile is a Markdown file read as a plan.
 type PlanFile struct {
-	Source     string     // the plan text, with "\n" line endings
+	Source     string     // the plan text, with "\n" line endings and its records written as text
 	LineEnding LineEnding // what the file used: CRLF only when every line break was "\r\n"
 	Title      string     // the text of its first "# " heading, or ""
+	Records    int        // how many record lines were written as text
+}
+
+// HeldRecords finds the records a file's record lines name, wherever this
+// Chopin keeps them: a decision card, an accepted comment's thread. found
+// is false for one it does not hold.
+type HeldRecords interface {
+	Decision(ctx context.Context, id string) (d Decision, found bool, err error)
+	Thread(ctx context.Context, id string) (t Thread, found bool, err error)
 }
 
 // ReadPlanFile checks a Markdown file for use as a new document's plan,
 // as an edit of any plan is checked, and refuses it with every problem found
-// (up to 20), each on its own line naming the file's line.
-func ReadPlanFile(data []byte) (PlanFile, error) {
+// (up to 20), each on its own line naming the file's line. Each record line
+// becomes its record's text (InlineDecisions, InlineComments), from held;
+// one whose record held does not have is a problem, and so is a record's
+// mark anywhere else.
+func ReadPlanFile(ctx context.Context, data []byte, held HeldRecords) (PlanFile, error) {
 	var problems []string
 	add := func(line int, format string, args ...any) {
 		if len(problems) < maxPlanFileProblems {
@@ -57,21 +80,33 @@ func ReadPlanFile(data []byte) (PlanFile, error) {
 	}
 	source := NormalizeLineEndings(text)
 	var title string
+	var decisions []Decision
+	var threads []Thread
 	inFence := ""
 	for n, line := range strings.Split(source, "\n") {
 		n++
 		if n == 1 {
 			line = strings.TrimPrefix(line, "\uFEFF") // a byte order mark is kept, but is not the title's
 		}
-		if !utf8.ValidString(line) {
-			add(n, "is not UTF-8 text; save the file as UTF-8")
-			continue
+		var p *textrule.Problem
+		if errors.As(textrule.Text(line), &p) {
+			column := utf8.RuneCountInString(strings.ToValidUTF8(line[:p.Offset], "\uFFFD")) + 1
+			if p.Rune == utf8.RuneError {
+				add(n, "is not UTF-8 text (byte 0x%02X at column %d); save the file as UTF-8", line[p.Offset], column)
+				continue
+			}
+			add(n, "%s at column %d; a plan is text, with tab the only control character in a line", p.What, column)
 		}
-		if i := strings.IndexFunc(line, func(r rune) bool { return r < 0x20 && r != '\t' || r == 0x7f }); i >= 0 {
-			add(n, "holds the control character U+%04X at column %d; a plan is text", line[i], utf8.RuneCountInString(line[:i])+1)
-		}
-		if decisionTag().MatchString(line) {
-			add(n, "%s marks a decision card, which only Chopin places; write the question and answer as text instead (chopin export --decisions=inline does), or delete the line", strings.TrimSpace(line))
+		d, t, problem, err := readRecordLine(ctx, line, held)
+		switch {
+		case err != nil:
+			return PlanFile{}, err
+		case problem != "":
+			add(n, "%s", problem)
+		case d != nil:
+			decisions = append(decisions, *d)
+		case t != nil:
+			threads = append(threads, *t)
 		}
 		trimmed := strings.TrimLeft(line, " ")
 		switch {
@@ -90,7 +125,51 @@ func ReadPlanFile(data []byte) (PlanFile, error) {
 		}
 		return PlanFile{}, errorf(CodeInvalidPlanFile, "The file cannot become a plan; %d %s:\n%s", len(problems), noun, strings.Join(problems, "\n"))
 	}
-	return PlanFile{Source: source, LineEnding: ending, Title: title}, nil
+	if len(decisions)+len(threads) > 0 {
+		source = InlineComments(InlineDecisions(source, decisions), threads)
+	}
+	return PlanFile{Source: source, LineEnding: ending, Title: title, Records: len(decisions) + len(threads)}, nil
+}
+
+// readRecordLine reads a line of a file for a record's mark: a whole
+// <Decision id /> or <Comment id /> line gives its record from held, or a
+// problem when held has none; a mark anywhere else is a problem. The words
+// name what the mark is for, and what a person can do in any surface.
+func readRecordLine(ctx context.Context, line string, held HeldRecords) (*Decision, *Thread, string, error) {
+	if !decisionTag().MatchString(line) {
+		return nil, nil, "", nil
+	}
+	const elsewhere = " (its document was deleted, or the file comes from another computer)"
+	if m := decisionMark().FindStringSubmatch(line); m != nil {
+		var d Decision
+		found := false
+		var err error
+		if held != nil {
+			d, found, err = held.Decision(ctx, m[1])
+		}
+		if err != nil || found {
+			return &d, nil, "", err
+		}
+		return nil, nil, strings.TrimSpace(line) + " is the mark of a decision card that this Chopin does not hold" + elsewhere +
+			"; delete the line, or write the question and its answer in its place", nil
+	}
+	if m := commentMark().FindStringSubmatch(line); m != nil {
+		var t Thread
+		found := false
+		var err error
+		if held != nil {
+			t, found, err = held.Thread(ctx, m[1])
+		}
+		if err != nil || found {
+			return nil, &t, "", err
+		}
+		return nil, nil, strings.TrimSpace(line) + " is the mark of an accepted comment that this Chopin does not hold" + elsewhere +
+			"; delete the line, or write the comment in its place", nil
+	}
+	if strings.Contains(line, "<Comment") {
+		return nil, nil, strings.TrimSpace(line) + " holds <Comment, the mark of an accepted comment, which only Chopin writes, on a line of its own; write the comment as text instead", nil
+	}
+	return nil, nil, strings.TrimSpace(line) + " holds <Decision, the mark of a decision card, which only Chopin writes, on a line of its own; write the question and its answer as text instead", nil
 }
 
 // WithLineEnding is source as a file with ending.
@@ -137,7 +216,7 @@ func InlineComments(source string, ts []Thread) string {
 		for _, n := range t.Notes {
 			b.WriteString("\n>\n> @" + n.Author + ": " + strings.ReplaceAll(n.Text, "\n", "\n> "))
 		}
-		return b.String(), true
+		return withoutMarks(b.String()), true
 	})
 }
 
@@ -184,7 +263,17 @@ func decisionText(d Decision) string {
 	default:
 		quote("", "_"+strings.ToUpper(d.Status[:1])+d.Status[1:]+" without an answer._")
 	}
-	return strings.TrimSuffix(b.String(), "\n")
+	return withoutMarks(strings.TrimSuffix(b.String(), "\n"))
+}
+
+// withoutMarks is a record's text with "<" written as "&lt;" where it would
+// start a record's mark (a question about <Decision /> lines, say): it reads
+// the same, and a file holding it imports as text.
+func withoutMarks(s string) string {
+	if !decisionTag().MatchString(s) {
+		return s
+	}
+	return decisionTag().ReplaceAllStringFunc(s, func(m string) string { return "&lt;" + m[1:] })
 }
 
 // cardQuestion is the question one card asks.

@@ -1,7 +1,9 @@
 package room
 
 import (
+	"context"
 	"encoding/json"
+	"strings"
 	"testing"
 )
 
@@ -36,9 +38,61 @@ func TestReadPlanFileLineEndings(t *testing.T) {
 		"# A\rb\r\n":   LF,
 		"\uFEFF# A\n":  LF,
 	} {
-		f, err := ReadPlanFile([]byte(in))
+		f, err := ReadPlanFile(context.Background(), []byte(in), nil)
 		if err != nil || f.LineEnding != want || f.Title != "A" {
 			t.Errorf("ReadPlanFile(%q) = %+v, %v; want %s", in, f, err, want)
+		}
+	}
+}
+
+// heldMap is the records a test's Chopin holds.
+type heldMap struct {
+	decisions map[string]Decision
+	threads   map[string]Thread
+}
+
+func (h heldMap) Decision(_ context.Context, id string) (Decision, bool, error) {
+	d, ok := h.decisions[id]
+	return d, ok, nil
+}
+
+func (h heldMap) Thread(_ context.Context, id string) (Thread, bool, error) {
+	t, ok := h.threads[id]
+	return t, ok, nil
+}
+
+// A file's record lines come in as the text an inline export writes for
+// them; a record that text would hold a mark in is written so it reads the
+// same and is no mark.
+func TestReadPlanFileWritesRecordsAsText(t *testing.T) {
+	call, _ := json.Marshal(map[string]any{"method": "input", "title": "Keep the <Decision /> lines?"})
+	held := heldMap{
+		decisions: map[string]Decision{"d1": {ID: "d1", Call: call, Status: DecisionAnswered, Answer: &CardAnswer{Text: "Yes, <Comment id=\"x\" /> too"}, AnsweredBy: "ada"}},
+		threads: map[string]Thread{"c1": {ID: "c1", Status: ThreadAccepted, DecidedBy: "bo", Passage: Passage{Quote: "Use SQLite."},
+			Notes: []CommentNote{{Author: "bo", Text: "Why?\nOne file."}}}},
+	}
+	file := "# Plan\r\n\r\nUse SQLite.\r\n\r\n<Comment id=\"c1\" />\r\n\r\n<Decision id=\"d1\" />\r\n"
+	f, err := ReadPlanFile(context.Background(), []byte(file), held)
+	want := "# Plan\n\nUse SQLite.\n\n> **Accepted comment** (@bo) on: Use SQLite.\n>\n> @bo: Why?\n> One file.\n\n" +
+		"> **Decision:** Keep the &lt;Decision /> lines?\n>\n> **Answer:** Yes, &lt;Comment id=\"x\" /> too (@ada)\n"
+	if err != nil || f.Source != want || f.Records != 2 || f.LineEnding != CRLF {
+		t.Fatalf("ReadPlanFile = %+v, %v\nwant source %q", f, err, want)
+	}
+	if err := CheckReserved("# Plan\n", f.Source); err != nil {
+		t.Errorf("the records' text is refused as marks: %v", err)
+	}
+	// Without the records: each line refused in its own words.
+	_, err = ReadPlanFile(context.Background(), []byte(file), nil)
+	msg := ""
+	if err != nil {
+		msg = err.Error()
+	}
+	for _, w := range []string{
+		"line 5: <Comment id=\"c1\" /> is the mark of an accepted comment that this Chopin does not hold",
+		"line 7: <Decision id=\"d1\" /> is the mark of a decision card that this Chopin does not hold",
+	} {
+		if !strings.Contains(msg, w) {
+			t.Errorf("refusal %q lacks %q", msg, w)
 		}
 	}
 }

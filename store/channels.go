@@ -212,16 +212,54 @@ func createChannel(ctx context.Context, tx *sql.Tx, now int64, n newChannel) (Ch
 }
 
 func generateTitle(ctx context.Context, tx *sql.Tx, repositoryNodeID string) (string, error) {
+	return freeTitle(ctx, tx, repositoryNodeID, "Untitled plan")
+}
+
+// freeTitle returns base, or base 2, base 3, ... : the first title no other
+// document of the repository has. A number that would take the title over
+// MaxTitleLength shortens base to make room.
+func freeTitle(ctx context.Context, tx *sql.Tx, repositoryNodeID, base string) (string, error) {
 	for n := 1; ; n++ {
-		title := "Untitled plan"
+		title := base
 		if n > 1 {
-			title += " " + strconv.Itoa(n)
+			suffix := " " + strconv.Itoa(n)
+			runes := []rune(base)
+			title = strings.TrimSpace(string(runes[:min(len(runes), MaxTitleLength-len(suffix))])) + suffix
 		}
 		err := checkTitleFree(ctx, tx, repositoryNodeID, "", title)
 		if !errors.Is(err, ErrConflict) {
 			return title, err
 		}
 	}
+}
+
+// CreateChannelFreeTitle creates a document as CreateChannel does, titled
+// title or, when another document of the repository has it, the first of
+// "title 2", "title 3", ... that none has, as an empty title becomes
+// "Untitled plan 2". taken is the title asked for when another document
+// had it, else "".
+func (s *Store) CreateChannelFreeTitle(ctx context.Context, repositoryNodeID, title string) (c Channel, taken string, err error) {
+	err = s.inCatalogTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		want, err := normalizeTitle(title)
+		if err != nil {
+			return err
+		}
+		free, err := freeTitle(ctx, tx, repositoryNodeID, want)
+		if err != nil {
+			return err
+		}
+		if free != want {
+			taken = want
+		}
+		c, err = createChannel(ctx, tx, s.nowMS(), newChannel{
+			repositoryNodeID: repositoryNodeID,
+			id:               ChannelID(repositoryNodeID, uuid.NewString()),
+			title:            free,
+			source:           SourceBrowser,
+		})
+		return err
+	})
+	return c, taken, err
 }
 
 // checkTitleFree refuses a title that another document of the repository

@@ -46,9 +46,27 @@ type CommentThread struct {
 // CommentThreads reads every thread of a document, oldest first: in the
 // order they were first saved (migration 014_creation_order.sql).
 func (s *Store) CommentThreads(ctx context.Context, channelID string) ([]CommentThread, error) {
-	rows, err := s.read.QueryContext(ctx, `SELECT id, status, blocks, anchor_from, anchor_to, anchor_version, anchor_state,
+	return s.commentThreads(ctx, `t.channel_id = ?`, channelID)
+}
+
+// CommentThread reads one thread, of any document, by its ID.
+func (s *Store) CommentThread(ctx context.Context, id string) (CommentThread, error) {
+	ts, err := s.commentThreads(ctx, `t.id = ?`, id)
+	if err != nil {
+		return CommentThread{}, err
+	}
+	if len(ts) == 0 {
+		return CommentThread{}, notFound("thread-not-found", "no comment thread has the ID %s", id)
+	}
+	return ts[0], nil
+}
+
+// commentThreads reads the threads where holds (of comment_threads t),
+// oldest first, with their notes.
+func (s *Store) commentThreads(ctx context.Context, where string, arg any) ([]CommentThread, error) {
+	rows, err := s.read.QueryContext(ctx, `SELECT id, channel_id, status, blocks, anchor_from, anchor_to, anchor_version, anchor_state,
 		quote, created_by, created_at, updated_at, decided_by, decided_at, result
-		FROM comment_threads WHERE channel_id = ? ORDER BY seq`, channelID)
+		FROM comment_threads t WHERE `+where+` ORDER BY seq`, arg)
 	if err != nil {
 		return nil, fmt.Errorf("read comment threads: %w", err)
 	}
@@ -56,10 +74,10 @@ func (s *Store) CommentThreads(ctx context.Context, channelID string) ([]Comment
 	var out []CommentThread
 	byID := map[string]int{}
 	for rows.Next() {
-		t := CommentThread{ChannelID: channelID}
+		var t CommentThread
 		var blocks string
 		var result sql.NullString
-		if err := rows.Scan(&t.ID, &t.Status, &blocks, &t.From, &t.To, &t.AnchorVersion, &t.AnchorState, &t.Quote,
+		if err := rows.Scan(&t.ID, &t.ChannelID, &t.Status, &blocks, &t.From, &t.To, &t.AnchorVersion, &t.AnchorState, &t.Quote,
 			&t.CreatedBy, &t.CreatedAt, &t.UpdatedAt, &t.DecidedBy, &t.DecidedAt, &result); err != nil {
 			return nil, fmt.Errorf("read comment threads: %w", err)
 		}
@@ -77,7 +95,7 @@ func (s *Store) CommentThreads(ctx context.Context, channelID string) ([]Comment
 	}
 	notes, err := s.read.QueryContext(ctx, `SELECT n.thread_id, n.id, n.author, n.text, n.created_at
 		FROM comment_notes n JOIN comment_threads t ON t.id = n.thread_id
-		WHERE t.channel_id = ? ORDER BY n.thread_id, n.seq`, channelID)
+		WHERE `+where+` ORDER BY n.thread_id, n.seq`, arg)
 	if err != nil {
 		return nil, fmt.Errorf("read comment notes: %w", err)
 	}

@@ -209,8 +209,24 @@ type Decision struct {
 // Decisions reads every card of a document, oldest first: in the order
 // they were first saved.
 func (s *Store) Decisions(ctx context.Context, channelID string) ([]Decision, error) {
+	return s.decisions(ctx, `channel_id = ?`, channelID)
+}
+
+// Decision reads one card, of any document, by its ID.
+func (s *Store) Decision(ctx context.Context, id string) (Decision, error) {
+	ds, err := s.decisions(ctx, `id = ?`, id)
+	if err != nil {
+		return Decision{}, err
+	}
+	if len(ds) == 0 {
+		return Decision{}, notFound("decision-not-found", "no decision card has the ID %s", id)
+	}
+	return ds[0], nil
+}
+
+func (s *Store) decisions(ctx context.Context, where string, arg any) ([]Decision, error) {
 	rows, err := s.read.QueryContext(ctx, `SELECT id, channel_id, request, idx, call, status, answer, answered_by, block,
-		created_at, updated_at FROM decisions WHERE channel_id = ? ORDER BY seq`, channelID)
+		created_at, updated_at FROM decisions WHERE `+where+` ORDER BY seq`, arg)
 	if err != nil {
 		return nil, fmt.Errorf("read decisions: %w", err)
 	}

@@ -890,6 +890,17 @@ try {
     await picker.setInputFiles({ name: "imported.md", mimeType: "text/markdown", buffer: Buffer.from(file) });
     await c.waitForURL(origin + "/documents/octo/site/imported");
     await until("the imported text", async () => (await editorText(c)) === file.replaceAll("\r\n", "\n"));
+    // The same file again: its title is taken, so the copy gets the next
+    // free one, and says so.
+    await c.goto(origin + "/documents/octo/site");
+    await picker.setInputFiles({ name: "imported.md", mimeType: "text/markdown", buffer: Buffer.from(file) });
+    await c.waitForURL(origin + "/documents/octo/site/imported-2");
+    await c
+      .getByText("octo/site already has a document titled “Imported 🚀”, so this one is “Imported 🚀 2”.")
+      .waitFor();
+    await shot(c, "15b-import-next-free-title");
+    await c.goto(origin + "/documents/octo/site/imported");
+    await until("the first import's text", async () => (await editorText(c)) === file.replaceAll("\r\n", "\n"));
     await c.getByRole("button", { name: "Save to checkout" }).click();
     await c.getByText("Saved to docs/plans/imported.md in the checkout.").waitFor();
     const saved = dir + "/docs/plans/imported.md";

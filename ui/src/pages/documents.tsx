@@ -83,7 +83,8 @@ export function DocumentsPage({ owner, repository }: { owner: string; repository
   }
 
   // A Markdown file becomes a new document, checked as any plan is; a
-  // refusal lists each problem with its line.
+  // refusal lists each problem with its line. A title another document has
+  // gets the next free one, and the answer's notice says so.
   async function importFile(input: HTMLInputElement) {
     const file = input.files?.[0];
     input.value = "";
@@ -91,12 +92,13 @@ export function DocumentsPage({ owner, repository }: { owner: string; repository
     setImportError("");
     const q = new URLSearchParams({ fileName: file.name });
     try {
-      const ch = await api<Channel>(
+      const ch = await api<Channel & { notice?: string }>(
         "POST",
         `/api/repositories/${encodeURIComponent(owner)}/${encodeURIComponent(repository)}/imports?${q}`,
         new Blob([file], { type: "text/markdown" }),
       );
       navigate(pathOf(ch.url));
+      if (ch.notice) showToast({ text: ch.notice, ms: 15000 });
     } catch (err) {
       setImportError(`${file.name}: ${(err as Error).message}`);
     }
