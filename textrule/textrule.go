@@ -1,6 +1,7 @@
 package textrule
 
 import (
+	"bytes"
 	"fmt"
 	"unicode"
 	"unicode/utf16"
@@ -44,9 +45,11 @@ func JSON(b []byte) error {
 		return err
 	}
 	for i := 0; i < len(b); i++ {
-		if b[i] != '\\' {
-			continue
+		j := bytes.IndexByte(b[i:], '\\') // vectorised: most text has few escapes
+		if j < 0 {
+			break
 		}
+		i += j
 		if i+1 < len(b) && b[i+1] == 'u' {
 			if r := hex4(b[i:]); utf16.IsSurrogate(r) {
 				if r < 0xdc00 && utf16.DecodeRune(r, hex4(b[i+6:])) != utf8.RuneError {

@@ -1,6 +1,7 @@
 package textrule
 
 import (
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -92,6 +93,48 @@ func TestJSON(t *testing.T) {
 		var p *Problem
 		if err := JSON([]byte(c.in)); !errors.As(err, &p) || p.Offset != c.offset {
 			t.Errorf("%s: %v, want a problem at byte %d", c.in, err, c.offset)
+		}
+	}
+}
+
+// The checks run over every frame and body before it is decoded: their
+// cost per byte, on a keystroke's push and on a frame at the 2 MiB limit
+// of text with escapes and many-byte characters.
+func BenchmarkJSON(b *testing.B) {
+	push := []byte(`{"type":"plan:push","id":"p7","version":14,"updates":[{"clientID":"k3x9","changes":[7,[0,"","Hello 👋"]]}]}`)
+	unit := `{"a":"Ünïcödé \"quoted\" \\ \ud83d\ude80 text, plain text, more plain text"},`
+	big := []byte("[" + strings.Repeat(unit, 2<<20/len(unit)) + "{}]")
+	for _, c := range []struct {
+		name string
+		data []byte
+	}{{"push", push}, {"2MiB", big}} {
+		b.Run(c.name, func(b *testing.B) {
+			b.SetBytes(int64(len(c.data)))
+			for b.Loop() {
+				if err := JSON(c.data); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		// What a door does anyway, for scale: json.Valid reads every byte
+		// once, as the decoder that follows does.
+		b.Run(c.name+"/json.Valid", func(b *testing.B) {
+			b.SetBytes(int64(len(c.data)))
+			for b.Loop() {
+				if !json.Valid(c.data) {
+					b.Fatal("not JSON")
+				}
+			}
+		})
+	}
+}
+
+func BenchmarkText(b *testing.B) {
+	plan := strings.Repeat("# Plan\n\nUse SQLite for everything, and keep backups daily. Ünïcödé ✓\n\n", 3000)
+	b.SetBytes(int64(len(plan)))
+	for b.Loop() {
+		if err := Text(plan); err != nil {
+			b.Fatal(err)
 		}
 	}
 }
