@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
@@ -17,7 +16,9 @@ import (
 
 // The database's integrity at start and its storage failures at run time.
 // A database that existed is never replaced by an empty one; a damaged or
-// unwritable one stops start-up with what to do; and at run time a full
+// unwritable one stops start-up with what to do (read whole only when the
+// last stop was not clean, stoprecord.go; checked in the background while
+// Chopin runs, verify.go); and at run time a full
 // disk or a failing one is a refusal of its own kind, with a plain
 // message, rather than a generic internal error. SQLite's transactions
 // keep what failed from being half-written.
@@ -80,33 +81,21 @@ func damaged(path, found string) error {
 		filepath.Base(path), filepath.Dir(path), found, filepath.Base(path), filepath.Base(path))}
 }
 
-// checkDatabase runs SQLite's quick check and a write that is rolled back,
-// so a damaged or unwritable database stops start-up instead of failing
-// reads and writes later.
-func checkDatabase(ctx context.Context, db *sql.DB, path string) error {
-	rows, err := db.QueryContext(ctx, `PRAGMA quick_check`)
-	if err != nil {
-		return openFailure(path, err)
-	}
-	var found []string
-	for rows.Next() {
-		var line string
-		if err := rows.Scan(&line); err != nil {
-			rows.Close()
+// checkDatabase runs SQLite's quick check when whole is set (a start that
+// cannot trust the file, stoprecord.go) and always a write that is rolled
+// back, so a damaged or unwritable database stops start-up instead of
+// failing reads and writes later.
+func checkDatabase(ctx context.Context, db *sql.DB, path string, whole bool, trace *Opening) error {
+	if whole {
+		found, err := quickCheck(ctx, db, `PRAGMA quick_check`)
+		if err != nil {
 			return openFailure(path, err)
 		}
-		if len(found) < 3 {
-			found = append(found, line)
+		if found != "" {
+			return damaged(path, found)
 		}
 	}
-	if err := rows.Err(); err != nil {
-		rows.Close()
-		return openFailure(path, err)
-	}
-	rows.Close()
-	if len(found) != 1 || found[0] != "ok" {
-		return damaged(path, strings.Join(found, "; "))
-	}
+	trace.step("check")
 	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
 		return openFailure(path, err)
@@ -119,6 +108,7 @@ func checkDatabase(ctx context.Context, db *sql.DB, path string) error {
 	if _, err := tx.ExecContext(ctx, fmt.Sprintf(`PRAGMA user_version = %d`, v)); err != nil {
 		return openFailure(path, err)
 	}
+	trace.step("write-check")
 	return nil
 }
 

@@ -127,8 +127,11 @@ func (s *Store) tidyCatalog() {
 			}
 		}
 		// A failure leaves the index correct, only slower to read; the
-		// next catalog write tries again.
-		_ = optimizeCatalogIndex(context.Background(), s.write)
+		// next catalog write tries again. A damaged database takes no
+		// writes at all.
+		if s.damage.Load() == nil {
+			_ = optimizeCatalogIndex(context.Background(), s.write)
+		}
 	}
 }
 

@@ -51,20 +51,39 @@ type Store struct {
 	walGrew         chan struct{}
 	walCheckpointed atomic.Int64
 	walDone         chan struct{}
+
+	// The file's soundness (stoprecord.go, verify.go): how it was opened,
+	// when it was last checked whole (Unix ms), the damage found since, who
+	// hears of it, and whether a failure means the next start must check
+	// the whole file whatever the stop.
+	opening  Opening
+	checked  atomic.Int64
+	damage   atomic.Pointer[Damage]
+	onDamage atomic.Pointer[func(Damage)]
+	unsound  atomic.Bool
+	closeErr error // Close's answer, made once
 }
 
 // Open opens (creating if needed) the database at path and brings its schema
 // up to date. A database written by a newer Chopin is refused rather than
-// guessed at.
+// guessed at. The whole file is checked only when the last stop was not
+// clean or the file changed since (stoprecord.go); Opening says which, and
+// how long each step took.
 func Open(ctx context.Context, path string) (*Store, error) {
+	trace := &Opening{last: time.Now()}
 	if err := checkFile(path); err != nil {
 		return nil, err
 	}
-	write, err := openDB(path, "_txlock=immediate&"+walPragmas, 1)
+	trace.step("file")
+	rec, clean, why := takeStopRecord(path)
+	trace.FullCheck, trace.Why = !clean, why
+	trace.step("record")
+	write, err := openDB(path, "_txlock=immediate&"+walPragmas, 1, true)
 	if err != nil {
 		return nil, openFailure(path, errors.Unwrap(err))
 	}
-	if err := checkDatabase(ctx, write, path); err != nil {
+	trace.step("connect")
+	if err := checkDatabase(ctx, write, path, !clean, trace); err != nil {
 		write.Close()
 		return nil, err
 	}
@@ -72,23 +91,35 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		write.Close()
 		return nil, err
 	}
-	read, err := openDB(path, readPragmas, 4)
+	trace.step("migrate")
+	// The read pool connects when the first read comes: a start that
+	// answers /healthz first need not wait for it.
+	read, err := openDB(path, readPragmas, 4, false)
 	if err != nil {
 		write.Close()
 		return nil, err
 	}
+	trace.step("read-pool")
 	s := &Store{write: write, read: read, now: time.Now, path: path,
 		catalogWritten: make(chan struct{}, 1), closing: make(chan struct{}), tidied: make(chan struct{}),
 		walGrew: make(chan struct{}, 1), walDone: make(chan struct{})}
+	if clean {
+		s.checked.Store(rec.Checked)
+	} else {
+		s.checked.Store(time.Now().UnixMilli())
+	}
 	// Merge the catalog index once the start is over, in case the last run
 	// stopped before it did.
 	s.catalogWritten <- struct{}{}
 	go s.tidyCatalog()
 	go s.checkpointWAL()
 	if err := s.prepare(ctx); err != nil {
+		s.unsound.Store(true) // not opened: no record of a clean stop
 		s.Close()
 		return nil, err
 	}
+	trace.step("prepare")
+	s.opening = *trace
 	return s, nil
 }
 
@@ -112,7 +143,9 @@ func (s *Store) prepare(ctx context.Context) error {
 // and no mapping).
 const readPragmas = "_pragma=query_only(1)&_pragma=cache_size(-4096)&_pragma=mmap_size(268435456)"
 
-func openDB(path, extra string, conns int) (*sql.DB, error) {
+// openDB makes a pool of conns connections to the database at path; with
+// connect, it opens one at once, so an error in opening comes now.
+func openDB(path, extra string, conns int, connect bool) (*sql.DB, error) {
 	// busy_timeout comes first so that it already applies to the pragmas after it.
 	dsn := "file:" + (&url.URL{Path: path}).EscapedPath() + "?_pragma=busy_timeout(10000)" +
 		"&_pragma=journal_mode(WAL)&_pragma=synchronous(FULL)&_pragma=foreign_keys(1)&" + extra
@@ -123,6 +156,9 @@ func openDB(path, extra string, conns int) (*sql.DB, error) {
 	db.SetMaxOpenConns(conns)
 	db.SetMaxIdleConns(conns)
 	db.SetConnMaxIdleTime(0)
+	if !connect {
+		return db, nil
+	}
 	if err := db.Ping(); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("open %s: %w", path, err)
@@ -133,17 +169,44 @@ func openDB(path, extra string, conns int) (*sql.DB, error) {
 // SetClock replaces the store's clock; tests use it to control timestamps.
 func (s *Store) SetClock(now func() time.Time) { s.now = now }
 
-// Close closes both pools.
+// Close closes both pools, once; then, unless the file is damaged or a
+// write failed for the disk's sake, it records the clean stop, which lets
+// the next start skip the whole check (stoprecord.go).
 func (s *Store) Close() error {
-	s.closeOnce.Do(func() { close(s.closing) })
-	<-s.tidied
-	<-s.walDone
-	for _, st := range []*sql.Stmt{s.advancePlan, s.journalPlan} {
-		if st != nil {
-			st.Close()
+	s.closeOnce.Do(func() {
+		close(s.closing)
+		<-s.tidied
+		<-s.walDone
+		for _, st := range []*sql.Stmt{s.advancePlan, s.journalPlan} {
+			if st != nil {
+				st.Close()
+			}
 		}
+		s.closeErr = errors.Join(s.read.Close(), s.write.Close())
+		if s.closeErr == nil && s.damage.Load() == nil && !s.unsound.Load() && s.closedAll(closeWait) {
+			// Not written, the next start checks the whole file: slower,
+			// never wrong.
+			_ = writeStopRecord(s.path, s.LastChecked())
+		}
+	})
+	return s.closeErr
+}
+
+// closeWait bounds how long Close waits for a statement under way.
+const closeWait = 5 * time.Second
+
+// closedAll waits, at most wait, for the connections still in use when the
+// pools closed (a request's last statement) to end. The last connection
+// to close copies the write-ahead log into the file and removes it.
+func (s *Store) closedAll(wait time.Duration) bool {
+	deadline := time.Now().Add(wait)
+	for s.read.Stats().OpenConnections+s.write.Stats().OpenConnections > 0 {
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(2 * time.Millisecond)
 	}
-	return errors.Join(s.read.Close(), s.write.Close())
+	return true
 }
 
 func (s *Store) nowMS() int64 { return s.now().UnixMilli() }
@@ -153,16 +216,22 @@ func (s *Store) nowMS() int64 { return s.now().UnixMilli() }
 // commits or rolls back whole. (A context that can end also costs the
 // driver a goroutine per statement, to interrupt it.)
 func (s *Store) inTx(ctx context.Context, fn func(ctx context.Context, tx *sql.Tx) error) error {
+	if d := s.damage.Load(); d != nil {
+		return d.refusal()
+	}
 	ctx = context.WithoutCancel(ctx)
 	tx, err := s.write.BeginTx(ctx, nil)
 	if err != nil {
+		s.noteFailure(err)
 		return fmt.Errorf("begin: %w", err)
 	}
 	if err := fn(ctx, tx); err != nil {
 		tx.Rollback()
+		s.noteFailure(err)
 		return err
 	}
 	if err := tx.Commit(); err != nil {
+		s.noteFailure(err)
 		return fmt.Errorf("commit: %w", err)
 	}
 	s.wrote()
