@@ -138,6 +138,8 @@ func TestPermissionQuestion(t *testing.T) {
 			Content:   []sdk.ToolCallContent{sdk.ToolDiffContent("/work/repo/main.go", "package main\n")}},
 			"Claude Code asks to change a file: `Write main.go`\n\nFiles: `main.go`"},
 		{"no title", sdk.ToolCallUpdate{Kind: sdk.Ptr(sdk.ToolKindFetch)}, "Claude Code asks to fetch from the web."},
+		{"Codex's MCP tool call", sdk.ToolCallUpdate{Title: sdk.Ptr("Approve MCP tool call"), RawInput: codexMCPInput("github", "create_issue")},
+			"Claude Code asks to use the tool `create_issue` of the MCP server `github`."},
 	} {
 		in, _ := permissionQuestion("Claude Code", "/work/repo", sdk.RequestPermissionRequest{ToolCall: tc.call,
 			Options: []sdk.PermissionOption{{OptionId: "a", Name: "Allow", Kind: sdk.PermissionOptionKindAllowOnce}}})
@@ -147,15 +149,21 @@ func TestPermissionQuestion(t *testing.T) {
 	}
 }
 
+// codexMCPInput is the raw input of Codex's permission request for an MCP
+// tool call, as codex-acp 0.16.0 sends it.
+func codexMCPInput(server, tool string) map[string]any {
+	return map[string]any{"id": "mcp_tool_call_approval_call_1", "server_name": server, "turn_id": "01a2",
+		"request": map[string]any{"mode": "form", "message": "Allow the " + server + " MCP server to run tool \"" + tool + "\"?",
+			"_meta":            map[string]any{"codex_approval_kind": "mcp_tool_call", "persist": []any{"session", "always"}, "tool_params": map[string]any{}},
+			"requested_schema": map[string]any{"type": "object", "properties": map[string]any{}}}}
+}
+
 // TestHostToolOf: only the exact forms each agent gives a call of the
 // bridge's MCP server count as a host tool's, never a command that names
 // one, nor a tool the server does not offer.
 func TestHostToolOf(t *testing.T) {
 	d := &document{b: &Bridge{}, tools: []wire.Tool{{Name: "read_plan"}, {Name: "edit_plan"}}}
-	codex := func(server string) map[string]any {
-		return map[string]any{"server_name": server, "request": map[string]any{"_meta": map[string]any{
-			"codex_approval_kind": "mcp_tool_call", "tool_title": "edit_plan"}}}
-	}
+	codex := func(server, tool string) map[string]any { return codexMCPInput(server, tool) }
 	for _, tc := range []struct {
 		name  string
 		title string
@@ -165,8 +173,9 @@ func TestHostToolOf(t *testing.T) {
 	}{
 		{"Claude Code", "mcp__chopin__edit_plan", sdk.ToolKindOther, nil, "edit_plan"},
 		{"Gemini CLI", "read_plan (chopin MCP Server)", sdk.ToolKindOther, nil, "read_plan"},
-		{"Codex", "Approve edit_plan", "", codex("chopin"), "edit_plan"},
-		{"Codex, another server", "Approve MCP tool call", "", codex("github"), ""},
+		{"Codex", "Approve MCP tool call", "", codex("chopin", "edit_plan"), "edit_plan"},
+		{"Codex, a tool the server does not offer", "Approve MCP tool call", "", codex("chopin", "delete_everything"), ""},
+		{"Codex, another server", "Approve MCP tool call", "", codex("github", "edit_plan"), ""},
 		{"a command naming the tool", "mcp__chopin__edit_plan", sdk.ToolKindExecute, nil, ""},
 		{"a command mentioning it", "echo mcp__chopin__edit_plan && rm -rf ~", sdk.ToolKindOther, nil, ""},
 		{"another server's tool", "mcp__github__edit_plan", sdk.ToolKindOther, nil, ""},

@@ -17,6 +17,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"regexp"
 	"strings"
 
 	sdk "github.com/coder/acp-go-sdk"
@@ -174,7 +175,7 @@ func hasOption(options []sdk.PermissionOption, id sdk.PermissionOptionId) bool {
 //
 //	Claude Code  title "mcp__chopin__edit_plan"
 //	Gemini CLI   title "edit_plan (chopin MCP Server)"
-//	Codex        rawInput {"server_name": "chopin", "request": {"_meta": {"codex_approval_kind": "mcp_tool_call", ...}}}
+//	Codex        rawInput {"server_name": "chopin", "request": {"_meta": {"codex_approval_kind": "mcp_tool_call"}, ...}}
 //
 // A call of a kind that changes files, runs commands or fetches is never a
 // host tool's.
@@ -196,18 +197,37 @@ func (d *document) hostToolOf(tc sdk.ToolCallUpdate) (string, bool) {
 	if name, ok := strings.CutSuffix(title, " ("+mcpServerName+" MCP Server)"); ok {
 		return name, d.offersHostTool(name)
 	}
-	if in, ok := tc.RawInput.(map[string]any); ok && in["server_name"] == mcpServerName {
-		req, _ := in["request"].(map[string]any)
-		meta, _ := req["_meta"].(map[string]any)
-		if meta["codex_approval_kind"] == "mcp_tool_call" {
-			name, _ := meta["tool_name"].(string)
-			if name == "" {
-				name, _ = meta["tool_title"].(string)
-			}
-			return name, true
-		}
+	if server, name, ok := codexMCPCall(tc.RawInput); ok && server == mcpServerName {
+		// Every tool of the bridge's server is a host tool; a name Codex
+		// gives must be one of them.
+		return name, name == "" || d.offersHostTool(name)
 	}
 	return "", false
+}
+
+// codexToolRE finds the tool in Codex's question for an MCP tool call.
+var codexToolRE = regexp.MustCompile(`run tool "([^"]+)"`)
+
+// codexMCPCall reads Codex's permission request for an MCP tool call: its
+// raw input is the MCP elicitation Codex makes, {"server_name", "request":
+// {"_meta": {"codex_approval_kind": "mcp_tool_call", ...}, "message":
+// "Allow the S MCP server to run tool \"T\"?"}}. name is "" when Codex
+// does not say it.
+func codexMCPCall(raw any) (server, name string, ok bool) {
+	in, _ := raw.(map[string]any)
+	server, _ = in["server_name"].(string)
+	req, _ := in["request"].(map[string]any)
+	meta, _ := req["_meta"].(map[string]any)
+	if server == "" || meta["codex_approval_kind"] != "mcp_tool_call" {
+		return "", "", false
+	}
+	name, _ = meta["tool_name"].(string)
+	if message, _ := req["message"].(string); name == "" {
+		if m := codexToolRE.FindStringSubmatch(message); m != nil {
+			name = m[1]
+		}
+	}
+	return server, name, true
 }
 
 // offersHostTool says whether the MCP server lists the tool now.
@@ -251,7 +271,10 @@ func permissionQuestion(agent, cwd string, p sdk.RequestPermissionRequest) (wire
 	}
 	firstLine, _, _ := strings.Cut(title, "\n")
 	var b strings.Builder
-	if firstLine != "" {
+	if server, name, ok := codexMCPCall(tc.RawInput); ok && name != "" {
+		// Codex titles every MCP tool call "Approve MCP tool call".
+		fmt.Fprintf(&b, "%s asks to use the tool %s of the MCP server %s.", agent, codeSpan(cutText(name, 200)), codeSpan(cutText(server, 200)))
+	} else if firstLine != "" {
 		fmt.Fprintf(&b, "%s asks to %s: %s", agent, action, codeSpan(cutText(firstLine, 300)))
 	} else {
 		fmt.Fprintf(&b, "%s asks to %s.", agent, action)

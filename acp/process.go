@@ -19,6 +19,7 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	sdk "github.com/coder/acp-go-sdk"
@@ -62,6 +63,7 @@ type process struct {
 	waitErr error
 
 	stopOnce sync.Once
+	stopping atomic.Bool   // stop has begun: the agent takes no more requests
 	stopped  chan struct{} // closed when stop has ended the group
 }
 
@@ -212,6 +214,7 @@ func (p *process) exitError(when string) *ProcessError {
 // group is gone (at most about stdinGrace+termGrace), and may be called
 // again, also after the agent ended by itself (its group may outlive it).
 func (p *process) stop() {
+	p.stopping.Store(true)
 	p.stopOnce.Do(func() {
 		defer close(p.stopped)
 		_ = p.stdin.Close()

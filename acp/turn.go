@@ -128,7 +128,12 @@ func (d *document) prompt(ctx context.Context, st *turnState, p *process, sid sd
 		return p.exitError("during the turn; the next @chopin starts it again")
 	case <-ctx.Done():
 		// Stop or abort: ask the agent to cancel, and give it a moment to
-		// answer cancelled.
+		// answer cancelled. An agent being stopped (the planner exits) is
+		// asked nothing more.
+		if p.stopping.Load() {
+			st.end("stopped")
+			return ctx.Err()
+		}
 		if err := p.conn.Cancel(context.Background(), sdk.CancelNotification{SessionId: sid}); err != nil {
 			log.Warn("session/cancel", "err", err)
 		}
