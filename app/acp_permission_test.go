@@ -30,7 +30,7 @@ func plannerReply(browser *apptest.Room) map[string]any {
 }
 
 // answerOverSocket answers a card as a person in the tab does.
-func answerOverSocket(t *testing.T, browser *apptest.Room, id string, answer map[string]any) {
+func answerOverSocket(t testing.TB, browser *apptest.Room, id string, answer map[string]any) {
 	t.Helper()
 	browser.Send(map[string]any{"type": "decision:answer", "id": "answer-" + id, "decision": id, "answer": answer})
 	for {

@@ -61,7 +61,7 @@ type agentBench struct {
 	setup  *mcp.ClientSession
 }
 
-func startAgentBench(t *testing.T) *agentBench {
+func startAgentBench(t testing.TB) *agentBench {
 	t.Helper()
 	agents, err := filepath.Abs("../agents")
 	if err != nil {
@@ -90,7 +90,7 @@ func startAgentBench(t *testing.T) *agentBench {
 }
 
 // startModels starts agents/scripted/server.mjs and returns its URL.
-func (b *agentBench) startModels(t *testing.T) string {
+func (b *agentBench) startModels(t testing.TB) string {
 	t.Helper()
 	cmd := exec.Command(b.node, "scripted/server.mjs", b.log)
 	cmd.Dir = b.agents
@@ -130,7 +130,7 @@ func stopGroup(cmd *exec.Cmd) {
 
 // document creates a document whose plan names the run, so that each
 // run's plan is its own.
-func (b *agentBench) document(t *testing.T, title string) (id, source string) {
+func (b *agentBench) document(t testing.TB, title string) (id, source string) {
 	t.Helper()
 	source = "# " + title + "\n\nShip the rocket; " + title + " reads this line.\n"
 	made := callTool(t, b.setup, "create_document", map[string]any{"idempotencyKey": title, "repository": "acme/rocket", "title": title, "plan": source})

@@ -239,7 +239,7 @@ func answerBrowser(ta *testApp, bp *browserPlanner, ask, channelID, text string)
 
 // testLogWriter sends a child's output to the test log, line by line.
 type testLogWriter struct {
-	t      *testing.T
+	t      testing.TB
 	prefix string
 }
 

@@ -39,7 +39,10 @@ export function conversation(body) {
   for (const m of body.messages || []) {
     const blocks = typeof m.content === "string" ? [{ type: "text", text: m.content }] : m.content || [];
     for (const b of blocks) {
-      if (m.role === "user" && b.type === "text") conv.prompt += b.text + "\n";
+      if (m.role === "user" && b.type === "text") {
+        conv.prompt += b.text + "\n";
+        if (/@chopin\b/i.test(b.text)) conv.turn = conv.calls.length; // a Planner turn's calls start here
+      }
       if (m.role === "assistant" && b.type === "tool_use") {
         const call = { name: b.name, args: b.input, result: null, search: b.name === "ToolSearch" };
         byId.set(b.id, call);
@@ -77,6 +80,7 @@ function messages(log, body, res) {
   const conv = conversation(body);
   const d = decide(conv);
   log({ api: "anthropic", model: body.model, ...d.seen, calls: conv.calls, decision: d.search || d.call || d.text });
+  if (d.wait) return; // left unanswered until the agent gives up the request
   res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
   const ev = (type, data) => res.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`);
   const usage = { input_tokens: 100, output_tokens: 1, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 };

@@ -5,6 +5,8 @@
 // decision back into that API's answer, so the script holds no state: every
 // step is decided from the conversation the agent sends.
 
+import { decidePlanner, isPlannerTurn } from "./planner.mjs";
+
 // The section the script adds; a test finds it in the plan afterwards.
 export const SECTION = "## Risks\n\nThe fuel may freeze.\n";
 
@@ -27,6 +29,8 @@ const DOC = /document ([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{
 //
 // and what it saw, for the log: { doc, step, sawPlan, revision }.
 export function decide(conv) {
+  // A turn of Chopin's Planner (chopin planner --acp) is the Planner task.
+  if (isPlannerTurn(conv)) return decidePlanner(conv);
   const doc = [...conv.prompt.matchAll(DOC)].map((m) => m[1]).pop();
   const seen = { doc, step: "", sawPlan: false, revision: null };
   const done = (step, d) => ({ ...d, seen: { ...seen, step } });

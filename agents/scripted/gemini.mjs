@@ -35,7 +35,10 @@ export function conversation(body) {
   const pending = [];
   for (const c of body.contents || []) {
     for (const p of c.parts || []) {
-      if (c.role === "user" && typeof p.text === "string") conv.prompt += p.text + "\n";
+      if (c.role === "user" && typeof p.text === "string") {
+        conv.prompt += p.text + "\n";
+        if (/@chopin\b/i.test(p.text)) conv.turn = conv.calls.length; // a Planner turn's calls start here
+      }
       if (p.functionCall) {
         const call = { name: p.functionCall.name, args: p.functionCall.args || {}, result: null };
         conv.calls.push(call);
@@ -60,6 +63,7 @@ function stream(log, body, res, path) {
   const d = decide(conv);
   const model = path.slice(path.lastIndexOf("/") + 1, path.lastIndexOf(":"));
   log({ api: "gemini", model, ...d.seen, calls: conv.calls, decision: d.search || d.call || d.text });
+  if (d.wait) return; // left unanswered until the agent gives up the request
   const part = d.text !== undefined ? { text: d.text } : { functionCall: { name: d.call.name, args: d.call.args } };
   res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
   const chunk = { candidates: [{ content: { role: "model", parts: [part] }, finishReason: "STOP", index: 0 }],

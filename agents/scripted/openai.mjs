@@ -44,7 +44,11 @@ export function conversation(body) {
     switch (item.type) {
       case "message":
         if (item.role === "user") {
-          for (const c of item.content || []) if (c.type === "input_text") conv.prompt += c.text + "\n";
+          for (const c of item.content || []) {
+            if (c.type !== "input_text") continue;
+            conv.prompt += c.text + "\n";
+            if (/@chopin\b/i.test(c.text)) conv.turn = conv.calls.length; // a Planner turn's calls start here
+          }
         }
         break;
       case "tool_search_call": {
@@ -91,6 +95,7 @@ function responses(log, body, res) {
   const { conv, names } = conversation(body);
   const d = decide(conv);
   log({ api: "openai", model: body.model, ...d.seen, calls: conv.calls, decision: d.search || d.call || d.text });
+  if (d.wait) return; // left unanswered until the agent gives up the request
   const n = conv.calls.length + 1;
   let item;
   if (d.text !== undefined) {

@@ -17,46 +17,68 @@ import * as gemini from "./gemini.mjs";
 const logFile = process.argv[2];
 // With SCRIPTED_LOG_BODIES set, each line also holds the request's body,
 // to see what an agent sends.
+// With SCRIPTED_DELAY_MS set, each turn request (a Messages, Responses or
+// streamGenerateContent call) is answered that many milliseconds late, as a
+// model takes time to answer; each line's "ms" is the time the request
+// spent in this server.
+const delay = Number(process.env.SCRIPTED_DELAY_MS || 0);
 let current = null;
+let started = 0;
 const log = (entry) => {
   const body = process.env.SCRIPTED_LOG_BODIES && current ? { body: current } : {};
-  if (logFile) fs.appendFileSync(logFile, JSON.stringify({ at: new Date().toISOString(), ...entry, ...body }) + "\n");
+  const ms = Date.now() - started;
+  if (logFile) fs.appendFileSync(logFile, JSON.stringify({ at: new Date().toISOString(), ms, ...entry, ...body }) + "\n");
 };
+const isTurn = (path) => path === "/v1/messages" || path === "/v1/responses" || path.endsWith(":streamGenerateContent");
 
 const routes = { ...anthropic.routes(log), ...openai.routes(log), ...gemini.routes(log) };
 // Both answer GET /v1/models; Claude Code sends anthropic-version.
 routes["GET /v1/models"] = (req, body, res) =>
   (req.headers["anthropic-version"] ? anthropic : openai).routes(log)["GET /v1/models"](req, body, res);
 
+// Claude Code (the one claude-agent-acp runs) opens a connection early
+// with HEAD on its base URL.
+routes["HEAD /"] = (req, body, res) => {
+  res.writeHead(200);
+  res.end();
+};
+
 const server = http.createServer((req, res) => {
   const chunks = [];
   req.on("data", (c) => chunks.push(c));
   req.on("end", () => {
     const path = req.url.split("?")[0];
-    let body = {};
-    const raw = Buffer.concat(chunks).toString("utf8");
-    try {
-      body = raw ? JSON.parse(raw) : {};
-    } catch {
-      body = { raw };
-    }
-    const route = routes[`${req.method} ${path}`] || matchRoute(req.method, path);
-    if (!route) {
-      log({ api: "unknown", method: req.method, path: req.url });
-      res.writeHead(404, { "content-type": "application/json" });
-      res.end(JSON.stringify({ error: { message: `The scripted model server does not serve ${req.method} ${path}.` } }));
-      return;
-    }
-    try {
-      current = body;
-      route(req, body, res, path);
-    } catch (err) {
-      log({ api: "error", path: req.url, error: String(err && err.stack) });
-      res.writeHead(500);
-      res.end(String(err));
-    }
+    const start = Date.now();
+    if (delay > 0 && isTurn(path)) setTimeout(() => answer(req, res, chunks, path, start), delay);
+    else answer(req, res, chunks, path, start);
   });
 });
+
+function answer(req, res, chunks, path, start) {
+  let body = {};
+  const raw = Buffer.concat(chunks).toString("utf8");
+  try {
+    body = raw ? JSON.parse(raw) : {};
+  } catch {
+    body = { raw };
+  }
+  const route = routes[`${req.method} ${path}`] || matchRoute(req.method, path);
+  if (!route) {
+    log({ api: "unknown", method: req.method, path: req.url, agent: req.headers["user-agent"] });
+    res.writeHead(404, { "content-type": "application/json" });
+    res.end(JSON.stringify({ error: { message: `The scripted model server does not serve ${req.method} ${path}.` } }));
+    return;
+  }
+  try {
+    current = body;
+    started = start;
+    route(req, body, res, path);
+  } catch (err) {
+    log({ api: "error", path: req.url, error: String(err && err.stack) });
+    res.writeHead(500);
+    res.end(String(err));
+  }
+}
 
 function matchRoute(method, path) {
   for (const [key, fn] of Object.entries(routes)) {
