@@ -107,6 +107,7 @@ type server struct {
 	origin string
 	cmd    *exec.Cmd
 	done   chan struct{} // closed when the process has exited
+	stderr *bytes.Buffer // its log: read it once done is closed
 }
 
 // start starts a chopin command that serves and waits until its /healthz
@@ -124,7 +125,7 @@ func (h *home) start(args ...string) *server {
 	if err := cmd.Start(); err != nil {
 		h.t.Fatal(err)
 	}
-	srv := &server{cmd: cmd, done: make(chan struct{})}
+	srv := &server{cmd: cmd, done: make(chan struct{}), stderr: &stderr}
 	first := make(chan string, 1)
 	go func() {
 		s := bufio.NewScanner(stdout)

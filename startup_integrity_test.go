@@ -110,6 +110,55 @@ func TestStartRefusesADatabaseItCannotWrite(t *testing.T) {
 	h.refusesToStart(t, "chopin.db in "+h.dataDir+" cannot be written (it is read-only)")
 }
 
+// A start reads the whole database (SQLite's quick_check) only when the
+// last stop was not clean: a start after a clean stop skips it, so its
+// time does not grow with the data; a start after kill -9 runs it. The
+// start-up's log line says which, with the time of every step.
+func TestOnlyAStartAfterACrashChecksTheWholeDatabase(t *testing.T) {
+	h := seed(t, false)
+	startLog := func(srv *server, crash bool) string {
+		t.Helper()
+		if crash {
+			srv.kill9(t)
+		} else {
+			srv.cmd.Process.Signal(os.Interrupt)
+			<-srv.done
+		}
+		for _, line := range strings.Split(srv.stderr.String(), "\n") {
+			if strings.Contains(line, "msg=start-up ") {
+				return line
+			}
+		}
+		t.Fatalf("no start-up line in the log:\n%s", srv.stderr)
+		return ""
+	}
+	clean := startLog(h.start("serve"), true)
+	if !strings.Contains(clean, "whole_check=false") {
+		t.Errorf("a start after a clean stop checked the whole database:\n%s", clean)
+	}
+	for _, step := range []string{"took=", "lock=", "store.check=", "store.migrate=", "listen=", "restore=", "serve="} {
+		if !strings.Contains(clean, " "+step) {
+			t.Errorf("the start-up line lacks %q:\n%s", step, clean)
+		}
+	}
+	// That start was killed: the next one checks the whole file.
+	crashed := startLog(h.start("serve"), false)
+	if !strings.Contains(crashed, "whole_check=true") || !strings.Contains(crashed, `why="Chopin did not stop cleanly last time`) {
+		t.Errorf("a start after kill -9 did not check the whole database:\n%s", crashed)
+	}
+	// And that one stopped cleanly again.
+	again := startLog(h.start("serve"), false)
+	if !strings.Contains(again, "whole_check=false") {
+		t.Errorf("a start after a clean stop checked the whole database:\n%s", again)
+	}
+	srv := h.start("serve")
+	var page struct{ Channels []channel }
+	h.api(srv.origin, "GET", "/api/repositories/octo/plans/channels?limit=100", nil, &page)
+	if len(page.Channels) != 30 {
+		t.Errorf("after these starts: %d documents, want 30", len(page.Channels))
+	}
+}
+
 // Once `chopin token --rotate` returns, the running Chopin refuses the old
 // token and takes the new one: there is no second in between.
 func TestTokenRotationTakesEffectAtOnce(t *testing.T) {

@@ -63,6 +63,9 @@ type App struct {
 	backup     sync.Mutex   // held while a backup is made and sent: one at a time
 	quit       quitSwitch   // POST /api/quit ends Run
 
+	start     *startTrace    // the start's steps, logged once Run serves (startup.go)
+	integrity integrityCheck // the database's check in the background (integrity.go)
+
 	closeOnce sync.Once
 	closeErr  error
 }
@@ -71,6 +74,7 @@ type App struct {
 // but serves nothing until Run. A second process on the same data directory
 // gets an *instance.AlreadyRunningError naming the running instance's origin.
 func New(cfg config.Config, logger *slog.Logger) (*App, error) {
+	trace := newStartTrace()
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
@@ -91,7 +95,8 @@ func New(cfg config.Config, logger *slog.Logger) (*App, error) {
 			return nil, err
 		}
 	}
-	a := &App{cfg: cfg, log: logger, instance: inst}
+	trace.step("lock")
+	a := &App{cfg: cfg, log: logger, instance: inst, start: trace, integrity: defaultIntegrityCheck()}
 	if err := a.open(); err != nil {
 		a.Close()
 		return nil, err
@@ -137,6 +142,9 @@ func (a *App) open() error {
 	if err != nil {
 		return err
 	}
+	a.start.store = a.store.Opening()
+	a.start.step("store")
+	a.store.OnDamage(a.storageDamaged)
 	// Sessions unused for 30 days are over; they go at every start.
 	if n, err := a.store.PruneBrowserSessions(ctx); err != nil {
 		return err
@@ -148,10 +156,12 @@ func (a *App) open() error {
 			return fmt.Errorf("repository %s from the config: %w", r.Name, err)
 		}
 	}
+	a.start.step("sessions")
 	a.agentToken, err = loadAgentToken(a.cfg.ConfigDir)
 	if err != nil {
 		return err
 	}
+	a.start.step("token")
 	a.agentToken.onRotate = func(old string) {
 		a.log.Info("agent token rotated")
 		a.agentTokenRotated(old)
@@ -159,9 +169,11 @@ func (a *App) open() error {
 	if err := a.listen(); err != nil {
 		return err
 	}
+	a.start.step("listen")
 	if err := a.instance.Record(a.origin); err != nil {
 		return err
 	}
+	a.start.step("record")
 	// The job runner exists before anything can attach a Planner (Restore
 	// below already may), and starts once the links are restored.
 	a.newJobs()
@@ -171,12 +183,15 @@ func (a *App) open() error {
 		Attachments: room.AttachmentLimits{MaxBytes: a.cfg.ChatAttachmentMaxBytes, MaxTotal: a.cfg.ChatAttachmentMaxTotal}})
 	a.agent = a.newAgentServer()
 	a.planner.Plug(a.hub, a.agent)
+	a.start.step("rooms")
 	if err := a.agent.Restore(ctx); err != nil {
 		return err
 	}
+	a.start.step("restore")
 	if err := a.describer.runner.Start(ctx); err != nil {
 		return err
 	}
+	a.start.step("jobs")
 	// Its tools' schemas take a while to build, and most runs never see
 	// an MCP client: built when the first one comes, not at start.
 	a.mcp = sync.OnceValue(a.newMCP)
@@ -186,6 +201,7 @@ func (a *App) open() error {
 		Handler:  a.echo,
 		ErrorLog: slog.NewLogLogger(a.log.Handler(), slog.LevelWarn),
 	}
+	a.start.step("http")
 	return nil
 }
 
@@ -243,8 +259,13 @@ func (a *App) Planner() *plannerhost.Host { return a.planner }
 func (a *App) Run(ctx context.Context) error {
 	ctx = a.quit.arm(ctx)
 	errc := make(chan error, 1)
+	// Logged before the first request can be answered: a test or the
+	// harness that kills Chopin right after its first answer reads it.
+	a.start.step("serve")
+	a.start.log(a.log)
 	go func() { errc <- a.server.Serve(a.serveConnections()) }()
 	a.log.Info("chopin is serving", "origin", a.origin, "data", a.cfg.DataDir)
+	a.startIntegrityCheck()
 	stopTokenWatch := a.watchAgentToken()
 	defer stopTokenWatch()
 
@@ -275,6 +296,8 @@ func (a *App) Close() error {
 		// A backup under way ends with its connection; its copy is removed
 		// before the data directory is let go, and none starts after.
 		a.backup.Lock()
+		// A check of the database under way stops at its next step.
+		a.stopIntegrityCheck()
 		if a.describer != nil {
 			// Background jobs stop first: an attempt under way stays
 			// running in the store and starts again at the next launch.

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"context"
 	"crypto/rand"
 	"crypto/subtle"
 	"encoding/base64"
@@ -231,9 +232,13 @@ func (a *App) identify(c echo.Context) caller {
 		a.sessions.Delete(ck.Value)
 		return anonymous
 	}
-	if err := a.store.TouchBrowserSession(r.Context(), ck.Value); err != nil {
-		a.log.Warn("record a browser session's use", "err", err)
-	}
+	// Written down beside the request, not in its way: the first page
+	// after a start would wait for a durable commit.
+	go func() {
+		if err := a.store.TouchBrowserSession(context.WithoutCancel(r.Context()), ck.Value); err != nil {
+			a.log.Warn("record a browser session's use", "err", err)
+		}
+	}()
 	a.sessions.Store(ck.Value, time.Now())
 	return browser
 }

@@ -323,12 +323,14 @@ func (a *App) serveRoomSocket(sock *socket, ch store.Channel, signOuts int64) {
 	}
 	if err != nil {
 		a.log.Error("join room", "channel", ch.ID, "err", err)
+		a.showDamage(sock) // a document never opened needs a write to open
 		sock.Close(websocket.CloseInternalServerErr, "Chopin could not open this document.")
 		drain(conn)
 		return
 	}
 	defer member.Leave()
 	member.ShowModel(a.planner.ModelState(ch.ID))
+	a.showDamage(sock)
 	if views, err := a.jobViews(ctx, ch.ID); err == nil {
 		member.ShowJobs(views)
 	}

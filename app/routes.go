@@ -58,6 +58,7 @@ func (a *App) newEcho() *echo.Echo {
 
 	api := e.Group("/api", a.requireAPIAccess)
 	api.GET("/session", a.handleSession)
+	api.GET("/storage", a.handleStorage) // the database's soundness (integrity.go)
 	api.GET("/agent-token", a.handleAgentToken)
 	// ownPage: a GET that writes, exports or may cost seconds is asked
 	// for only from Chopin's own page (or by a script).
