@@ -11,6 +11,7 @@ import { Workspace } from "./workspace/workspace";
 import { Shell, Problem } from "./pages/shell";
 import { Shortcuts } from "./shortcuts";
 import { QuickSwitcher } from "./switcher";
+import { mountStorageBanner } from "./storagebanner";
 
 function App() {
   const path = usePath();
@@ -120,6 +121,7 @@ function LegacyChannel({ id }: { id: string }) {
   return null;
 }
 
+mountStorageBanner();
 render(
   <>
     <App />

@@ -325,6 +325,12 @@ export interface SessionDeletedFrame {
   type: "session:deleted";
   channel: string;
 }
+// The database was found damaged: Chopin refuses every change from now on
+// (storage-damaged); message says what happened and what to do.
+export interface StorageDamagedFrame {
+  type: "storage:damaged";
+  message: string;
+}
 export interface PlanSnapshotFrame {
   type: "plan:snapshot";
   id?: string;
@@ -490,6 +496,7 @@ export type ServerFrame =
   | SessionChannelFrame
   | SessionPresenceFrame
   | SessionDeletedFrame
+  | StorageDamagedFrame
   | PlanSnapshotFrame
   | PlanUpdatesFrame
   | PlanAckFrame

@@ -2,9 +2,11 @@
 // reconnects with backoff, hands every frame to its listeners and matches
 // replies to requests by id. Close 4404 means the document was deleted: it
 // does not reconnect. Close 4401 means this browser was signed out (sign out
-// everywhere): the page reloads, which shows the sign-in page.
+// everywhere): the page reloads, which shows the sign-in page. A damaged
+// database (storage:damaged) shows the page's banner.
 
 import type { ClientFrame, ClientRequest, OkFrame, ServerFrame } from "./protocol";
+import { showStorageDamage } from "./storagebanner";
 
 export type Connection = "connecting" | "online" | "offline" | "deleted";
 
@@ -49,6 +51,7 @@ export class RoomSocket {
       } catch {
         return;
       }
+      if (f.type === "storage:damaged") showStorageDamage(f.message);
       if ((f.type === "ok" || f.type === "error") && f.id && this.pending.has(f.id)) {
         const p = this.pending.get(f.id)!;
         this.pending.delete(f.id);
