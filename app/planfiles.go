@@ -28,6 +28,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/chopin-desktop/chopin/checkout"
 	"github.com/chopin-desktop/chopin/room"
 	"github.com/chopin-desktop/chopin/store"
 )
@@ -265,10 +266,23 @@ func (a *App) handlePlanSave(c echo.Context) error {
 }
 
 // checkoutFile is rel inside the checkout root, refusing any path that
-// would leave it (.., an absolute path, a symbolic link out) or touch .git.
+// would leave it (.., an absolute path, a symbolic link out) or touch a
+// .git folder, the checkout's or a nested repository's, however the links
+// on its way lead (checkout.Resolve, as the checkout tools read). The
+// folders it needs are created only below the deepest one that already
+// exists and was found inside, so a refused path creates nothing.
 func checkoutFile(root, rel string) (string, error) {
 	refuse := func(why string) error {
 		return httpError(http.StatusConflict, "invalid-plan-path", fmt.Sprintf("Cannot save to %q: %s. Change PLAN_FILE.", rel, why))
+	}
+	confined := func(err error) error {
+		switch {
+		case errors.Is(err, checkout.ErrGit):
+			return refuse("Chopin never writes inside .git")
+		case errors.Is(err, checkout.ErrOutside):
+			return refuse("a symbolic link leads out of the checkout")
+		}
+		return httpError(http.StatusConflict, "checkout-unwritable", fmt.Sprintf("%s cannot be opened: %v", root, err))
 	}
 	clean := filepath.Clean(filepath.FromSlash(rel))
 	if !filepath.IsLocal(clean) {
@@ -283,18 +297,27 @@ func checkoutFile(root, rel string) (string, error) {
 	if err != nil {
 		return "", httpError(http.StatusConflict, "checkout-unreadable", fmt.Sprintf("The checkout %s cannot be opened: %v", root, err))
 	}
-	full := filepath.Join(realRoot, clean)
-	dir := filepath.Dir(full)
+	// The deepest folder on the way that exists, with its links followed.
+	existing, missing := filepath.Join(realRoot, filepath.Dir(clean)), ""
+	for {
+		if _, err := os.Lstat(existing); err == nil || existing == realRoot {
+			break
+		}
+		existing, missing = filepath.Dir(existing), filepath.Join(filepath.Base(existing), missing)
+	}
+	dir, err := checkout.Resolve(realRoot, existing)
+	if err != nil {
+		return "", confined(err)
+	}
+	dir = filepath.Join(dir, missing)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", httpError(http.StatusConflict, "checkout-unwritable", fmt.Sprintf("%s cannot be created: %v", dir, err))
 	}
-	realDir, err := filepath.EvalSymlinks(dir)
-	if err != nil {
-		return "", err
+	// Again, now that the folders are there: nothing was swapped meanwhile.
+	if dir, err = checkout.Resolve(realRoot, dir); err != nil {
+		return "", confined(err)
 	}
-	if r, err := filepath.Rel(realRoot, realDir); err != nil || !filepath.IsLocal(r) && r != "." {
-		return "", refuse("a symbolic link leads out of the checkout")
-	}
+	full := filepath.Join(dir, filepath.Base(clean))
 	if info, err := os.Lstat(full); err == nil && !info.Mode().IsRegular() {
 		return "", refuse("it is not a regular file")
 	}
