@@ -28,6 +28,8 @@ type options struct {
 	searches  int    // searches measured per catalog
 	edits     int    // plan pushes per ack row
 	starts    int    // starts of each server
+	startDocs int    // documents of the large database the start rows start on
+	startMB   int    // megabytes of plans, Chat and pictures in it
 	rooms     int    // open rooms for the memory row
 	parts     int    // paced agent parts
 	burst     int    // parts of the throughput burst
@@ -75,7 +77,9 @@ func (o *options) register(fs *flag.FlagSet) {
 	fs.IntVar(&o.largeDocs, "large-docs", 100_000, "documents in the large catalog (10 of them match the search)")
 	fs.IntVar(&o.searches, "searches", 100, "searches measured on each catalog")
 	fs.IntVar(&o.edits, "edits", 1000, "plan pushes measured on each plan (and relay messages)")
-	fs.IntVar(&o.starts, "starts", 20, "starts of chopin and of the hello-world server")
+	fs.IntVar(&o.starts, "starts", 20, "starts of chopin and of the hello-world server, on each database")
+	fs.IntVar(&o.startDocs, "start-docs", 100_000, "documents in the large database the start rows start on")
+	fs.IntVar(&o.startMB, "start-mb", 1024, "megabytes of plans, Chat and pictures in the large database the start rows start on")
 	fs.IntVar(&o.rooms, "rooms", 1000, "open rooms (and relay sockets) for the memory row")
 	fs.IntVar(&o.parts, "parts", 5000, "agent parts sent at 1,000 a second for the latency row")
 	fs.IntVar(&o.burst, "burst", 20_000, "agent parts sent at once for the throughput row")
@@ -87,6 +91,7 @@ func (o *options) register(fs *flag.FlagSet) {
 // quickSizes are -quick's sizes.
 func (o *options) applyQuick() {
 	o.docs, o.largeDocs, o.searches, o.edits, o.starts, o.rooms, o.parts, o.burst = 200, 500, 5, 20, 2, 20, 100, 500
+	o.startDocs, o.startMB = 500, 8
 }
 
 // row is one line of the table.

@@ -44,14 +44,15 @@ func TestQuickRun(t *testing.T) {
 		"Measured ", "load average", "| Row | Goal | Chopin | Baseline | Ratio | Met? | Alone |", "`-only bigplan`",
 		"listing search matching 10 of 200", "listing search, 500 documents",
 		"edit ack p50 over `/ws`", "edit ack p99 over `/ws`", "CPU per edit", "250 KB plan vs 10 KB plan",
-		"start to first `/healthz`", "(`chopin --version`)", "open rooms of 10 KB", "agent parts at 1,000/s", "most per second", "shrinking a",
+		"start to first `/healthz`, empty database", "start to first page (`/`, signed in), 500 documents",
+		"after a crash (kill -9): the whole check", "the start's own steps", "(`chopin --version`)", "open rooms of 10 KB", "agent parts at 1,000/s", "most per second", "shrinking a",
 	} {
 		if !strings.Contains(table, want) {
 			t.Errorf("the table has no %q", want)
 		}
 	}
-	if n := strings.Count(table, "\n| ") - 2; n != 12 {
-		t.Errorf("%d rows, want 12", n)
+	if n := strings.Count(table, "\n| ") - 2; n != 17 {
+		t.Errorf("%d rows, want 17", n)
 	}
 }
 

@@ -12,7 +12,6 @@ import (
 	"image/png"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -322,56 +321,6 @@ func (b *bench) ackRows(ctx context.Context, ack, cpu, big bool) ([]row, error) 
 			ratioText(float64(l50), float64(s50)), "under 1.2×", met(float64(l50) < 1.2*float64(s50))})
 	}
 	return rows, nil
-}
-
-// startRows: from starting the process to its first 200 from /healthz, for
-// chopin on a database it made before (a second start) and for the
-// hello-world server, alternately. Beside them, the floor under the first:
-// the chopin binary started and run to its exit doing nothing
-// (`chopin --version`), which is loading the executable, the Go runtime's
-// start and every package's initialisation.
-func (b *bench) startRows(ctx context.Context) ([]row, error) {
-	home := b.newHome("start")
-	first, err := b.startChopin(ctx, home) // makes the database and the token
-	if err != nil {
-		return nil, err
-	}
-	first.stop()
-	var chopin, hello, bare []time.Duration
-	for range b.o.starts {
-		start := time.Now()
-		if out, err := exec.CommandContext(ctx, b.chopin, "--version").CombinedOutput(); err != nil {
-			return nil, fmt.Errorf("chopin --version: %v: %s", err, out)
-		}
-		bare = append(bare, time.Since(start))
-		for _, which := range []string{"chopin", "hello"} {
-			port, err := freePort()
-			if err != nil {
-				return nil, err
-			}
-			name, args, env := b.chopin, []string{"serve"}, home.env
-			if which == "hello" {
-				name, args, env = b.hello, nil, os.Environ()
-			}
-			p, took, err := startProc(ctx, name, args, append(env, "PORT="+strconv.Itoa(port)), port)
-			if err != nil {
-				return nil, err
-			}
-			p.stop()
-			if which == "chopin" {
-				chopin = append(chopin, took)
-			} else {
-				hello = append(hello, took)
-			}
-		}
-	}
-	c, h, f := percentile(chopin, 50), percentile(hello, 50), percentile(bare, 50)
-	return []row{
-		{"start", "start to first `/healthz`, median", msText(c), msText(h) + " (hello world)",
-			ratioText(float64(c), float64(h)), "under 2×", met(float64(c) < 2*float64(h))},
-		{"start", "the binary alone, start to exit (`chopin --version`), median", msText(f), msText(h) + " (hello world's `/healthz`)",
-			ratioText(float64(f), float64(h)), "-", ""},
-	}, nil
 }
 
 // roomRows: chopin's resident memory with rooms open, each a document of
