@@ -78,13 +78,11 @@ func (e *ProcessError) Error() string { return e.Message }
 func (e *ProcessError) Unwrap() error { return e.Err }
 
 // agentCommand says how to start the agent: its command line, the folder
-// it runs in, its environment (nil: the planner's), and what to tell a
-// person whose computer lacks the command.
+// it runs in, and its environment (nil: the planner's).
 type agentCommand struct {
-	args    []string
-	dir     string
-	env     []string
-	install string
+	args []string
+	dir  string
+	env  []string
 }
 
 // startProcess starts the agent in a process group of its own, connects
@@ -97,11 +95,7 @@ func startProcess(ctx context.Context, name, version string, ac agentCommand, cl
 	}
 	path, err := exec.LookPath(command[0])
 	if err != nil {
-		hint := "Install it, or name the agent's command after --."
-		if ac.install != "" {
-			hint = ac.install
-		}
-		return nil, &ProcessError{Err: err, Message: fmt.Sprintf("The agent's command %q was not found on this computer. %s", command[0], hint)}
+		return nil, &ProcessError{Err: err, Message: fmt.Sprintf("The agent's command %q was not found on this computer. Install it, or name the agent's command after --.", command[0])}
 	}
 	cmd := exec.Command(path, command[1:]...)
 	cmd.Env, cmd.Dir = ac.env, ac.dir
