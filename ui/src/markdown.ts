@@ -3,6 +3,12 @@
 // (<Callout>, <Tabs>/<Tab>, the server's <Decision id="..." />) are parsed by
 // marked extensions into our own markup; nothing else that looks like a tag
 // is ever a tag. Mermaid fences become placeholders that mermaid.ts draws.
+//
+// Markdown here is untrusted (a message, a plan, the Planner's output), so
+// its nesting is bounded before marked reads it (markdownbound.ts), each
+// message, card and Preview block is converted on its own, and one whose
+// conversion still throws shows as plain text with a note (withFallback):
+// whatever one holds, the others show.
 
 import {
   Marked,
@@ -13,6 +19,9 @@ import {
   type RendererExtension,
 } from "marked";
 import DOMPurify from "dompurify";
+import { bound, maxDepth, sourceOffset } from "./markdownbound";
+
+export { maxDepth };
 
 const escapeMap: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
 export const escapeHTML = (s: string) => s.replace(/[&<>"']/g, (c) => escapeMap[c]);
@@ -34,23 +43,50 @@ interface TabsToken extends Tokens.Generic {
   panes: { title: string; tokens: Token[] }[];
 }
 
+// scanBudget is how many more characters findClose may read while a plan
+// is converted: each component searches the rest of the plan for its end,
+// and one left open searches to the end. A plan's conversion may read a
+// few times its length; past that, a component shows as text.
+let scanBudget = Infinity;
+const planScanBudget = (source: string) => 8 * source.length + 65536;
+
 // findClose finds the closing tag of a component that may nest.
 function findClose(src: string, open: RegExp, close: string, from: number): number {
+  if (scanBudget <= 0) return -1;
   let depth = 1;
   const re = new RegExp(`${open.source}|${close.replace(/[/]/g, "\\/")}`, "g");
   re.lastIndex = from;
   for (let m = re.exec(src); m; m = re.exec(src)) {
     if (m[0].startsWith(close)) {
-      if (--depth === 0) return m.index;
+      if (--depth === 0) {
+        scanBudget -= m.index - from;
+        return m.index;
+      }
     } else depth++;
   }
+  scanBudget -= src.length - from;
   return -1;
 }
+
+// startIn is a component's start function: where in the paragraph that
+// src starts with a line opens the component (tag: "<Callout", say), so
+// the paragraph ends there. marked passes the paragraph without its first
+// character, so only a tag after a line break starts a line. It reads that
+// paragraph only, not the rest of the plan, once a paragraph; marked asks
+// for each line of a list item too, and uses the answer only for a
+// paragraph outside lists, so there it reads nothing.
+const startIn = (tag: string) =>
+  function (this: { lexer: { state: { top: boolean } } }, src: string) {
+    if (!this.lexer.state.top) return undefined;
+    const blank = src.search(/\n[ \t]*\n/);
+    const at = (blank < 0 ? src : src.slice(0, blank)).indexOf("\n" + tag);
+    return at < 0 ? undefined : at + 1;
+  };
 
 const decision: TokenizerExtension & RendererExtension = {
   name: "decision",
   level: "block",
-  start: (src) => src.match(/^<Decision /m)?.index,
+  start: startIn("<Decision "),
   tokenizer(src) {
     const m = /^<Decision id="([^"]*)" \/>[ \t]*(?:\n|$)/.exec(src);
     if (m) return { type: "decision", raw: m[0], id: m[1] };
@@ -63,7 +99,7 @@ const decision: TokenizerExtension & RendererExtension = {
 const commentRecord: TokenizerExtension & RendererExtension = {
   name: "commentRecord",
   level: "block",
-  start: (src) => src.match(/^<Comment /m)?.index,
+  start: startIn("<Comment "),
   tokenizer(src) {
     const m = /^<Comment id="([^"]*)" \/>[ \t]*(?:\n|$)/.exec(src);
     if (m) return { type: "commentRecord", raw: m[0], id: m[1] };
@@ -74,7 +110,7 @@ const commentRecord: TokenizerExtension & RendererExtension = {
 const callout: TokenizerExtension & RendererExtension = {
   name: "callout",
   level: "block",
-  start: (src) => src.match(/^<Callout/m)?.index,
+  start: startIn("<Callout"),
   tokenizer(src) {
     const m = /^<Callout(?:\s+type="([a-z]+)")?\s*>[ \t]*\n?/.exec(src);
     if (!m) return;
@@ -95,7 +131,7 @@ const callout: TokenizerExtension & RendererExtension = {
 const tabs: TokenizerExtension & RendererExtension = {
   name: "tabs",
   level: "block",
-  start: (src) => src.match(/^<Tabs>/m)?.index,
+  start: startIn("<Tabs>"),
   tokenizer(src) {
     const m = /^<Tabs>[ \t]*\n?/.exec(src);
     if (!m) return;
@@ -104,12 +140,19 @@ const tabs: TokenizerExtension & RendererExtension = {
     const after = /^<\/Tabs>[ \t]*(?:\n|$)/.exec(src.slice(end));
     const raw = src.slice(0, end + (after ? after[0].length : "</Tabs>".length));
     const inner = src.slice(m[0].length, end);
+    // Each pane is a <Tab title="..."> and the text to the next </Tab>,
+    // found by searching forward only: a regular expression that tried
+    // each <Tab in turn read to the end for every one left open.
     const panes: TabsToken["panes"] = [];
-    const re = /<Tab\s+title="([^"]*)"\s*>[ \t]*\n?([\s\S]*?)<\/Tab>/g;
-    for (let t = re.exec(inner); t; t = re.exec(inner)) {
+    const open = /<Tab\s+title="([^"\n]{0,500})"\s*>[ \t]*\n?/g;
+    for (let t = open.exec(inner); t; t = open.exec(inner)) {
+      const body = t.index + t[0].length;
+      const end = inner.indexOf("</Tab>", body);
+      if (end < 0) break;
       const tokens: Token[] = [];
-      this.lexer.blockTokens(t[2], tokens);
+      this.lexer.blockTokens(inner.slice(body, end), tokens);
       panes.push({ title: t[1], tokens });
+      open.lastIndex = end + "</Tab>".length;
     }
     return { type: "tabs", raw, panes, tokens: [] };
   },
@@ -132,10 +175,29 @@ const tabs: TokenizerExtension & RendererExtension = {
   },
 };
 
+// setextLines is how many lines a setext heading's text (the lines above
+// its === or --- line) may take. marked looks for the underline from every
+// line of a list item's text to the item's end, which made a list item of
+// 30,000 lines take 14 s; it now looks this far.
+const setextLines = 64;
+
 function makeMarked(breaks: boolean, components: boolean): Marked {
   const m = new Marked({ gfm: true, breaks });
   if (components) m.use({ extensions: [decision, commentRecord, callout, tabs] });
   m.use({
+    tokenizer: {
+      lheading(src: string) {
+        let end = -1;
+        for (let i = 0; i <= setextLines; i++) {
+          end = src.indexOf("\n", end + 1);
+          if (end < 0) break;
+        }
+        const head = end < 0 ? src : src.slice(0, end);
+        // No underline that near: no setext heading here. Otherwise
+        // marked's own, which stops at that underline.
+        return /\n {0,3}(?:=+|-+)[ \t]*(?:\n|$)/.test(head) ? false : undefined;
+      },
+    },
     renderer: {
       html: ({ text }: Tokens.HTML | Tokens.Tag) => escapeHTML(text),
       code({ text, lang }: Tokens.Code) {
@@ -164,9 +226,12 @@ function makeMarked(breaks: boolean, components: boolean): Marked {
 const planMarked = makeMarked(false, true);
 const chatMarked = makeMarked(true, false);
 
-DOMPurify.addHook("afterSanitizeAttributes", (node) => {
-  if (node.tagName === "A" && node.getAttribute("target") === "_blank") node.setAttribute("rel", "noopener noreferrer");
-});
+// DOMPurify needs a DOM; the unit tests under Node have none and never sanitise.
+if (typeof DOMPurify.addHook === "function")
+  DOMPurify.addHook("afterSanitizeAttributes", (node) => {
+    if (node.tagName === "A" && node.getAttribute("target") === "_blank")
+      node.setAttribute("rel", "noopener noreferrer");
+  });
 
 export const sanitize = (html: string) =>
   DOMPurify.sanitize(html, { ADD_ATTR: ["target"], FORBID_TAGS: ["style", "form", "input"] });
@@ -178,6 +243,25 @@ const sanitizeFragment = (html: string) =>
     FORBID_TAGS: ["style", "form", "input"],
     RETURN_DOM_FRAGMENT: true,
   });
+
+// plainMarkup is text shown as it is, with a note that it is: what a
+// message or block whose Markdown could not be converted shows. It is
+// built of escaped text only, so it is safe unsanitised.
+export const plainMarkup = (text: string, what: "message" | "block" = "message") =>
+  `<p class="md-fallback muted small">This ${what} could not be shown as Markdown, so it is shown as plain text.</p>` +
+  `<p class="md-plain">${escapeHTML(text).replace(/\n/g, "<br>")}</p>`;
+
+// withFallback is render(text), or text as plain markup when render throws
+// (marked overflowing its stack, say): one message or block that cannot be
+// converted never takes the others with it.
+export function withFallback(text: string, render: (text: string) => string, what: "message" | "block" = "message") {
+  try {
+    return render(text);
+  } catch (e) {
+    console.warn(`A ${what} could not be converted from Markdown:`, e);
+    return plainMarkup(text, what);
+  }
+}
 
 // A block's place in the plan's source is from..to (its text without the
 // blank lines after it), so the Preview can show the Planner's marks on it.
@@ -194,6 +278,66 @@ export interface PlanMark {
   kind: "added" | "changed" | "removed";
   from: number;
   to: number;
+}
+
+// A plan's top-level token, with the source it came from: marked reads the
+// plan with its nesting bounded (markdownbound.ts), whose offsets differ
+// from the plan's by the backslashes added.
+interface PlanToken {
+  token: Token;
+  from: number;
+  to: number;
+  source: string; // the block's own text in the plan
+}
+
+// lexPlan is the plan's top-level tokens and link definitions. When even
+// the bounded plan cannot be read, each run of lines between blank lines
+// is a block of plain text.
+function lexPlan(source: string): { tokens: PlanToken[]; links: TokensList["links"] } {
+  const b = bound(source, true);
+  let tokens: TokensList;
+  try {
+    scanBudget = planScanBudget(source);
+    tokens = planMarked.lexer(b.text);
+  } catch (e) {
+    console.warn("The plan could not be read as Markdown:", e);
+    const out: PlanToken[] = [];
+    for (const m of source.matchAll(/[^\n]*\S[^\n]*(?:\n[^\n]*\S[^\n]*)*/g)) {
+      const raw = m[0];
+      out.push({ token: { type: "plain", raw } as Token, from: m.index, to: m.index + raw.length, source: raw });
+    }
+    return { tokens: out, links: {} as TokensList["links"] };
+  } finally {
+    scanBudget = Infinity;
+  }
+  const out: PlanToken[] = [];
+  let pos = 0; // each token's place in the bounded text: their raw texts make it up
+  for (const t of tokens) {
+    const at = pos;
+    pos += t.raw.length;
+    if (t.type === "space") continue;
+    const from = sourceOffset(b, at);
+    const to = sourceOffset(b, at + t.raw.trimEnd().length);
+    out.push({ token: t, from, to, source: source.slice(from, to) });
+  }
+  return { tokens: out, links: tokens.links };
+}
+
+// blockMarkup is one top-level token as HTML, before it is sanitised.
+function blockMarkup(t: PlanToken, links: TokensList["links"]): string {
+  if (t.token.type === "plain") return plainMarkup(t.source, "block");
+  return withFallback(t.source, () => planMarked.parser(Object.assign([t.token], { links })), "block");
+}
+
+// planMarkup is the plan's top-level blocks as HTML before it is
+// sanitised, each with its place in the source; a decision card's is "".
+export function planMarkup(source: string): { from: number; to: number; markup: string }[] {
+  const { tokens, links } = lexPlan(source);
+  return tokens.map((t) => ({
+    from: t.from,
+    to: t.to,
+    markup: t.token.type === "decision" ? "" : blockMarkup(t, links),
+  }));
 }
 
 // blockCache holds each top-level block's sanitised HTML by its source (and
@@ -214,28 +358,26 @@ export function planBlocks(source: string): PlanBlock[] {
   return blocks;
 }
 
+type Todo = { block: { html: string }; digest: string; token: PlanToken };
+
 function convertPlan(source: string): PlanBlock[] {
-  const tokens = planMarked.lexer(source);
-  const links = tokens.links;
+  const { tokens, links } = lexPlan(source);
   const linkKey = Object.keys(links).length ? JSON.stringify(links) : "";
   const seen = new Map<string, number>();
   const out: PlanBlock[] = [];
-  const todo: { block: { html: string }; digest: string; token: Token }[] = [];
-  let pos = 0; // each token's place in source: their raw texts make it up
+  const todo: Todo[] = [];
   for (const t of tokens) {
-    const from = pos;
-    const to = from + t.raw.trimEnd().length;
-    pos += t.raw.length;
-    if (t.type === "space") continue;
-    if (t.type === "decision") {
-      const id = (t as DecisionToken).id;
+    const { from, to } = t;
+    if (t.token.type === "decision") {
+      const id = (t.token as DecisionToken).id;
       out.push({ kind: "decision", key: "d" + id, id, from, to });
       continue;
     }
-    const digest = linkKey + "\u0000" + t.raw;
-    const n = seen.get(t.raw) ?? 0;
-    seen.set(t.raw, n + 1);
-    const block = { kind: "html" as const, key: `${digest32(t.raw)}.${t.raw.length}.${n}`, html: "", from, to };
+    const raw = t.token.raw;
+    const digest = linkKey + "\u0000" + raw;
+    const n = seen.get(raw) ?? 0;
+    seen.set(raw, n + 1);
+    const block = { kind: "html" as const, key: `${digest32(raw)}.${raw.length}.${n}`, html: "", from, to };
     const html = blockCache.get(digest);
     if (html === undefined) todo.push({ block, digest, token: t });
     else block.html = html;
@@ -245,16 +387,27 @@ function convertPlan(source: string): PlanBlock[] {
   return out;
 }
 
-// convertBlocks converts and sanitises blocks together (one parse for them
-// all) and keeps each in the cache.
-function convertBlocks(todo: { block: { html: string }; digest: string; token: Token }[], links: TokensList["links"]) {
+// convertBlocks converts and sanitises blocks, each on its own (one that
+// fails shows as plain text) but sanitised together, in one pass, and
+// keeps each in the cache.
+function convertBlocks(todo: Todo[], links: TokensList["links"]) {
   if (!todo.length) return;
-  const joined = todo
-    .map(({ token }) => `<div data-plan-block="">${planMarked.parser(Object.assign([token], { links }))}</div>`)
-    .join("");
-  const parts = Array.from(sanitizeFragment(joined).children);
+  const markup = todo.map(({ token }) => blockMarkup(token, links));
+  let parts: (string | undefined)[];
+  try {
+    const joined = markup.map((m) => `<div data-plan-block="">${m}</div>`).join("");
+    parts = Array.from(sanitizeFragment(joined).children, (c) => c.innerHTML);
+  } catch {
+    parts = markup.map((m, i) => {
+      try {
+        return sanitize(m);
+      } catch {
+        return plainMarkup(todo[i].token.source, "block");
+      }
+    });
+  }
   todo.forEach(({ block, digest }, i) => {
-    block.html = parts[i]?.innerHTML ?? "";
+    block.html = parts[i] ?? "";
     if (blockCache.size >= maxCachedBlocks) blockCache.delete(blockCache.keys().next().value!);
     blockCache.set(digest, block.html);
   });
@@ -264,16 +417,15 @@ function convertBlocks(todo: { block: { html: string }; digest: string; token: T
 // of the step it returns converts up to batch blocks not converted yet, and
 // says whether any are left. The Preview is then ready before it is asked.
 export function warmPlanBlocks(source: string, batch = 40): () => boolean {
-  const tokens = planMarked.lexer(source);
-  const links = tokens.links;
+  const { tokens, links } = lexPlan(source);
   const linkKey = Object.keys(links).length ? JSON.stringify(links) : "";
   let i = 0;
   return () => {
-    const todo: { block: { html: string }; digest: string; token: Token }[] = [];
+    const todo: Todo[] = [];
     for (; i < tokens.length && todo.length < batch; i++) {
       const t = tokens[i];
-      if (t.type === "space" || t.type === "decision") continue;
-      const digest = linkKey + "\u0000" + t.raw;
+      if (t.token.type === "decision") continue;
+      const digest = linkKey + "\u0000" + t.token.raw;
       if (!blockCache.has(digest) && !todo.some((x) => x.digest === digest))
         todo.push({ block: { html: "" }, digest, token: t });
     }
@@ -291,12 +443,30 @@ function digest32(s: string): string {
   return (h >>> 0).toString(36);
 }
 
-// renderChat is the Markdown Chat renders: a line break is a line break.
-export const renderChat = (text: string) => sanitize(chatMarked.parse(text) as string);
+// chatMarkup is a Chat message as HTML, before it is sanitised: a line
+// break is a line break.
+export const chatMarkup = (text: string) =>
+  withFallback(text, (t) => chatMarked.parse(bound(t).text) as string, "message");
+
+// renderChat is the Markdown Chat renders, sanitised.
+export function renderChat(text: string): string {
+  const html = chatMarkup(text);
+  try {
+    return sanitize(html);
+  } catch {
+    return plainMarkup(text);
+  }
+}
 
 // renderInline is for a card's heading: inline Markdown only, so a line that
 // looks like a list or a heading stays text.
-export const renderInline = (text: string) => sanitize(chatMarked.parseInline(text) as string);
+export function renderInline(text: string): string {
+  try {
+    return sanitize(withFallback(text, (t) => chatMarked.parseInline(bound(t).text) as string));
+  } catch {
+    return plainMarkup(text);
+  }
+}
 
 // cardText splits a question into its heading (the first line) and body.
 export function cardText(question: string): { heading: string; body: string } {

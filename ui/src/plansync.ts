@@ -20,7 +20,7 @@ import { ChangeSet, Compartment, EditorState, Text, Transaction, type Extension 
 import { EditorView, drawSelection, highlightActiveLine, keymap, placeholder } from "@codemirror/view";
 import { defaultKeymap, history, historyKeymap } from "@codemirror/commands";
 import { editorKeys } from "./editorkeys";
-import { markdown } from "@codemirror/lang-markdown";
+import { planLanguage } from "./editormarkdown";
 import { HighlightStyle, syntaxHighlighting } from "@codemirror/language";
 import { tags as t } from "@lezer/highlight";
 import { collab, getSyncedVersion, receiveUpdates, sendableUpdates, getClientID } from "@codemirror/collab";
@@ -215,7 +215,7 @@ export class PlanSync {
       highlightActiveLine(),
       keymap.of([...defaultKeymap, ...historyKeymap]),
       editorKeys(),
-      markdown(),
+      planLanguage(doc),
       syntaxHighlighting(planHighlight),
       EditorView.lineWrapping,
       editorTheme,

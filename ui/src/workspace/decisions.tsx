@@ -4,6 +4,7 @@
 import { useEffect, useState } from "preact/hooks";
 import type { CardAnswer, ClientRequest, Decision, Question } from "../protocol";
 import { cardText, renderChat, renderInline } from "../markdown";
+import { Isolated } from "../isolated";
 import { ago, ErrorText } from "../pages/shell";
 import { drawDiagrams } from "../mermaid";
 import type { WorkspaceCtx } from "./context";
@@ -25,7 +26,9 @@ export function DecisionsPane({ ctx }: { ctx: WorkspaceCtx }) {
           <>
             <h2 class="section-title">Waiting for an answer · {open.length}</h2>
             {open.map((d) => (
-              <DecisionCard key={d.id} ctx={ctx} d={d} />
+              <Isolated key={d.id} text={headingOf(d).heading} what="card">
+                <DecisionCard ctx={ctx} d={d} />
+              </Isolated>
             ))}
           </>
         )}
@@ -33,7 +36,9 @@ export function DecisionsPane({ ctx }: { ctx: WorkspaceCtx }) {
           <>
             <h2 class="section-title">Settled</h2>
             {closed.map((d) => (
-              <DecisionCard key={d.id} ctx={ctx} d={d} />
+              <Isolated key={d.id} text={headingOf(d).heading} what="card">
+                <DecisionCard ctx={ctx} d={d} />
+              </Isolated>
             ))}
           </>
         )}

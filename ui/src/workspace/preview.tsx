@@ -1,6 +1,8 @@
 // The Plan's Preview, fast on a long plan: the plan as its top-level
 // blocks, each converted and sanitised once per source and keyed by a
-// digest of it, so an edit re-renders only the blocks it changed. Every
+// digest of it, so an edit re-renders only the blocks it changed. Each
+// block is converted on its own: one that cannot be shows as plain text
+// with a note, and the others show (markdown.ts). Every
 // block's text is in the page at once; only Mermaid diagrams wait, drawn as
 // they scroll into view.
 
@@ -9,7 +11,8 @@ import { useEffect, useRef, useState } from "preact/hooks";
 import { planBlocks, warmPlanBlocks, type PlanBlock, type PlanMark } from "../markdown";
 import "./preview.css";
 import { drawBlocks } from "../mermaid";
-import { DecisionCard } from "./decisions";
+import { DecisionCard, headingOf } from "./decisions";
+import { Isolated } from "../isolated";
 import type { WorkspaceCtx } from "./context";
 
 // A block the Planner added or changed: its kind and the mark's index.
@@ -167,7 +170,9 @@ export function PlanView({ ctx, shown }: { ctx: WorkspaceCtx; shown: boolean }) 
           ) : !shown ? (
             <div key={b.key} class="decision-slot" />
           ) : byId.has(b.id) ? (
-            <DecisionCard key={b.key} ctx={ctx} d={byId.get(b.id)!} inPlan />
+            <Isolated key={b.key} text={headingOf(byId.get(b.id)!).heading} what="card">
+              <DecisionCard ctx={ctx} d={byId.get(b.id)!} inPlan />
+            </Isolated>
           ) : (
             <div key={b.key} class="decision-missing muted small">
               A decision card ({b.id.slice(0, 8)}) is not loaded yet.

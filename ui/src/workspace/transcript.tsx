@@ -10,6 +10,7 @@ import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
 import { api } from "../api";
 import type { FieldCut, Message, MessageDetails, MessagePage, TextPage } from "../protocol";
 import { renderChat } from "../markdown";
+import { Isolated } from "../isolated";
 import { ErrorText } from "../pages/shell";
 import { Gallery } from "./gallery";
 import { MessageFiles } from "./attachments";
@@ -25,7 +26,9 @@ const pageSize = 100;
 
 // chatHTML is a message's text as sanitised HTML, converted once per text:
 // kept by message ID, so a re-render, a reconnect's snapshot or another
-// message's stream costs nothing here.
+// message's stream costs nothing here. It never throws: Markdown nested past
+// the bounds shows as text, and a message that still cannot be converted
+// shows as plain text with a note (markdown.ts).
 const htmlCache = new Map<string, { text: string; html: string }>();
 export function chatHTML(id: string, text: string): string {
   const hit = htmlCache.get(id);
@@ -205,7 +208,11 @@ class Item extends Component<ItemProps> {
     return n.m !== p.m || n.retry !== p.retry || n.canEdit !== p.canEdit || n.me !== p.me || n.channel !== p.channel;
   }
   render(p: ItemProps) {
-    return <ChatMessage {...p} />;
+    return (
+      <Isolated text={p.m.text} what="message">
+        <ChatMessage {...p} />
+      </Isolated>
+    );
   }
 }
 
