@@ -63,6 +63,7 @@ func pathologicalPlans(size int) []corpusPlan {
 		// Nesting built up over lines.
 		{"quote-stairs", linesTo(size, func(i int) string { return strings.Repeat(">", i+1) + " a" })},
 		{"list-stairs", linesTo(size, func(i int) string { return strings.Repeat("  ", i) + "- a" })},
+		{"long-list-item", "- a\n" + repeatTo("  b\n", size-4)},
 		{"deep-list-blank-lines", deep + strings.Repeat("\n", max(size-len(deep)-8, 0)) + "  last\n"},
 		{"deep-list-lazy-lines", deep + repeatTo("a\n", max(size-len(deep), 2))},
 		// Long runs of delimiters.

@@ -85,6 +85,7 @@ func TestOutlineOfPathologicalPlans(t *testing.T) {
 		"quotes-and-lists":      "1 blocks, first blockquote 1-1",
 		"quote-stairs":          "1 blocks, first blockquote 1-720",
 		"list-stairs":           "1 blocks, first list 1-510",
+		"long-list-item":        "1 blocks, first list 1-65536",
 		"deep-list-blank-lines": "1 blocks, first list 1-221737",
 		"deep-list-lazy-lines":  "1 blocks, first list 1-110972",
 		"brackets":              "1 blocks, first paragraph 1-1",
