@@ -65,6 +65,7 @@ type sockets struct {
 	mu     sync.Mutex
 	open   map[*socket]struct{}
 	closed bool
+	wait   time.Duration // each frame's write deadline; writeWait when zero (tests set it)
 }
 
 func (ss *sockets) add(c *socket) bool {
@@ -77,6 +78,7 @@ func (ss *sockets) add(c *socket) bool {
 		ss.open = map[*socket]struct{}{}
 	}
 	ss.open[c] = struct{}{}
+	c.wait = ss.wait
 	return true
 }
 
@@ -129,6 +131,16 @@ type socket struct {
 	closing   bool
 	closeMsg  []byte // a close frame to write once the queue is sent
 	ended     bool   // the reader is gone: no more pings
+
+	wait time.Duration // writeWait, unless a test set another
+}
+
+// writeDeadline is when a write started now must be done.
+func (c *socket) writeDeadline() time.Time {
+	if c.wait > 0 {
+		return time.Now().Add(c.wait)
+	}
+	return time.Now().Add(writeWait)
 }
 
 // Send queues frame. A tab with sendQueueFrames already waiting fell
@@ -224,7 +236,7 @@ func (c *socket) write() {
 			}
 			c.mu.Unlock()
 			// The writer stays marked as running: nothing follows a close.
-			_ = c.conn.WriteControl(websocket.CloseMessage, msg, time.Now().Add(writeWait))
+			_ = c.conn.WriteControl(websocket.CloseMessage, msg, c.writeDeadline())
 			c.conn.Close()
 			return
 		}
@@ -232,7 +244,7 @@ func (c *socket) write() {
 		c.queue[0] = nil
 		c.queue = c.queue[1:]
 		c.mu.Unlock()
-		_ = c.conn.SetWriteDeadline(time.Now().Add(writeWait))
+		_ = c.conn.SetWriteDeadline(c.writeDeadline())
 		if err := c.conn.WriteMessage(websocket.TextMessage, frame); err != nil {
 			c.mu.Lock()
 			c.closing, c.queue, c.closeMsg = true, nil, nil
@@ -245,7 +257,7 @@ func (c *socket) write() {
 
 // keepAlive pings the socket every pingPeriod, from a timer.
 func (c *socket) keepAlive() {
-	_ = c.conn.WriteControl(websocket.PingMessage, nil, time.Now().Add(writeWait))
+	_ = c.conn.WriteControl(websocket.PingMessage, nil, c.writeDeadline())
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if !c.ended {

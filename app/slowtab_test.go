@@ -8,6 +8,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net"
 	"net/http"
 	"strings"
@@ -47,30 +48,81 @@ func openSlowTab(ta *testApp, channelID string) *apptest.Room {
 	return rc
 }
 
-func TestSlowTabIsClosedWith4408(t *testing.T) {
-	ta := startApp(t)
+// startAppWriteWait starts the app with each frame's write deadline set
+// to wait.
+func startAppWriteWait(t *testing.T, wait time.Duration) *testApp {
+	t.Helper()
+	a, err := New(testConfig(t, t.TempDir()), testLogger(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.sockets.wait = wait
+	return &testApp{App: apptest.Serve(t, a), app: a}
+}
+
+// pushLarge has the editor rewrite the whole plan with 64 KiB of text,
+// the i-th time, and waits for its acknowledgement; it returns the new
+// length.
+func pushLarge(t *testing.T, editor *apptest.Room, i, length int) int {
+	t.Helper()
+	text := strings.Repeat(string(rune('a'+i%26)), 64<<10)
+	changes, _ := json.Marshal([]any{[]any{length, text}})
+	editor.Send(map[string]any{"type": "plan:push", "id": "p", "version": i,
+		"updates": []any{map[string]any{"clientID": "E", "changes": json.RawMessage(changes)}}})
+	if ack := editor.Until("plan:ack"); ack["version"] != float64(i+1) {
+		t.Fatalf("push %d: %v", i, ack)
+	}
+	return len(text)
+}
+
+// longestQueue is the most frames waiting in one socket's send queue.
+func longestQueue(ta *testApp) int {
+	most := 0
+	ta.app.sockets.each(func(c *socket) {
+		c.mu.Lock()
+		most = max(most, len(c.queue))
+		c.mu.Unlock()
+	})
+	return most
+}
+
+// openEditor opens the plan of a new document on a socket that reads, and
+// returns it with the plan's length.
+func openEditor(ta *testApp) (*apptest.Room, apptest.Document, int) {
 	ta.AddRepository("octo/plans")
 	ch := ta.CreateDocument("octo/plans", "Slow")
 	editor := ta.DialRoom(ch.ID)
 	editor.Send(map[string]any{"type": "plan:open", "id": "o1", "epoch": "", "version": 0})
-	length := len(editor.Until("plan:snapshot")["source"].(string))
-	slow := openSlowTab(ta, ch.ID)
-	openSlowTab(ta, ch.ID) // never reads again
+	return editor, ch, len(editor.Until("plan:snapshot")["source"].(string))
+}
 
-	// Neither slow tab reads while the editor rewrites the plan, 64 KiB at
-	// a time, more times than the socket buffers (about 64 frames of 64 KiB
-	// on Linux's defaults) and the queue hold. Not many more: the slow tab
-	// must read again before the write in progress passes its deadline.
-	const pushes = sendQueueFrames + 200
-	for i := range pushes {
-		text := strings.Repeat(string(rune('a'+i%26)), 64<<10)
-		changes, _ := json.Marshal([]any{[]any{length, text}})
+func TestSlowTabIsClosedWith4408(t *testing.T) {
+	// A write deadline far past the test's run: the slow tab is closed for
+	// its queue, never for a write that took long on a busy machine.
+	ta := startAppWriteWait(t, time.Hour)
+	editor, ch, length := openEditor(ta)
+	slow := openSlowTab(ta, ch.ID)
+
+	// The slow tab does not read while the editor rewrites the plan, 64 KiB
+	// at a time, until the socket buffers toward it (about 64 frames of
+	// 64 KiB on Linux's defaults) are full and frames wait in its queue;
+	// then the editor types a letter at a time, more times than the queue
+	// holds.
+	i := 0
+	for ; longestQueue(ta) == 0; i++ {
+		if i == sendQueueFrames {
+			t.Fatalf("after %d pushes of 64 KiB no frame waits in a queue", i)
+		}
+		length = pushLarge(t, editor, i, length)
+	}
+	for range sendQueueFrames + 1 {
 		editor.Send(map[string]any{"type": "plan:push", "id": "p", "version": i,
-			"updates": []any{map[string]any{"clientID": "E", "changes": json.RawMessage(changes)}}})
+			"updates": []any{map[string]any{"clientID": "E", "changes": json.RawMessage(fmt.Sprintf(`[%d,[0,"x"]]`, length))}}})
 		if ack := editor.Until("plan:ack"); ack["version"] != float64(i+1) {
 			t.Fatalf("push %d: %v", i, ack)
 		}
-		length = len(text)
+		length++
+		i++
 	}
 
 	// Now the slow tab reads again: it gets what was already on its way,
@@ -93,14 +145,25 @@ func TestSlowTabIsClosedWith4408(t *testing.T) {
 	if frames >= sendQueueFrames {
 		t.Errorf("the tab read %d frames before the close: its queue was sent before the close", frames)
 	}
+}
 
-	// The tab that never reads again is dropped once the write in progress
-	// passes its deadline: only the editor's socket stays.
-	deadline := time.Now().Add(writeWait + 2*apptest.Wait)
-	for ta.app.sockets.count() != 1 {
-		if time.Now().After(deadline) {
-			t.Fatalf("%d sockets open, want the editor's alone", ta.app.sockets.count())
+func TestTabThatNeverReadsIsDropped(t *testing.T) {
+	// A short write deadline, so the test need not wait writeWait.
+	ta := startAppWriteWait(t, 2*time.Second)
+	editor, ch, length := openEditor(ta)
+	openSlowTab(ta, ch.ID) // never reads again
+
+	// The editor rewrites the plan until the socket buffers toward the tab
+	// are full, a write to it passes its deadline and the tab is dropped:
+	// only the editor's socket stays.
+	const most = sendQueueFrames * 4
+	for i := 0; ta.app.sockets.count() != 1; i++ {
+		if i == most {
+			t.Fatalf("after %d pushes %d sockets are open, want the editor's alone", i, ta.app.sockets.count())
 		}
-		time.Sleep(50 * time.Millisecond)
+		if i > 0 && i%64 == 0 {
+			time.Sleep(3 * time.Second) // past a blocked write's deadline
+		}
+		length = pushLarge(t, editor, i, length)
 	}
 }
