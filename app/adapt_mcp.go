@@ -160,14 +160,16 @@ func (m mcpStore) Brief(ctx context.Context, id string) (string, error) {
 }
 
 // Replace edits the plan as a person's PUT does, and says in Chat who made
-// the change: the edit itself carries no author.
+// the change and what it changed: the edit itself carries no author.
 func (m mcpStore) Replace(ctx context.Context, id string, revision int64, plan, author string) (int64, error) {
 	var now int64
 	err := m.withRoom(ctx, id, func(r *room.Room) error {
+		before := r.View().Source
 		var err error
 		now, err = r.ReplaceText(ctx, revision, plan)
 		if err == nil && now != revision { // the same text changes nothing
-			r.Notice(ctx, fmt.Sprintf("%s replaced the plan over MCP (revision %d).", author, now))
+			r.Notice(ctx, fmt.Sprintf("%s replaced the plan over MCP (revision %d): %s.",
+				author, now, room.ChangeSummary(before, r.View().Source)))
 		}
 		return err
 	})

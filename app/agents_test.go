@@ -249,7 +249,7 @@ func (b *agentBench) wantUpdated(t *testing.T, id, source, client string, deferr
 		t.Errorf("the plan is at revision %d:\n%s\nwant revision 1:\n%s", plan.Revision, plan.Source, want)
 	}
 	msgs := b.ta.Do("GET", "/api/channels/"+id+"/messages", nil)
-	if note := client + " replaced the plan over MCP (revision 1)."; !strings.Contains(string(msgs.Body), note) {
+	if note := client + " replaced the plan over MCP (revision 1): added 2 blocks, under “Risks”."; !strings.Contains(string(msgs.Body), note) {
 		t.Errorf("Chat has no %q: %s", note, msgs.Body)
 	}
 }

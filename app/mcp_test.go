@@ -517,7 +517,7 @@ func TestMCPUpdateReachesOpenTab(t *testing.T) {
 		t.Fatalf("plan:updates: %v", frame)
 	}
 	msg := tab.Until("chat:message")
-	if m := msg["message"].(map[string]any); !strings.HasPrefix(m["text"].(string), "codex replaced the plan over MCP") {
+	if m := msg["message"].(map[string]any); m["text"] != "codex replaced the plan over MCP (revision 1): added 1 block, under “Live”." {
 		t.Fatalf("chat:message: %v", msg)
 	}
 }
