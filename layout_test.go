@@ -31,13 +31,13 @@ const module = "github.com/chopin-desktop/chopin"
 // layout first, then here.
 var layout = map[string][]string{
 	"":                    {"cli", "app"},
-	"cli":                 {"config", "instance", "version", "ident", "fault", "planner", "acp", "checkout", "assets"},
+	"cli":                 {"config", "instance", "version", "ident", "fault", "planner", "acp", "checkout", "assets", "modelserver"},
 	"config":              {"agentconn/wire", "ident"},
 	"instance":            {},
 	"version":             {},
 	"ident":               {"fault"},
 	"textrule":            {},
-	"app":                 {"config", "instance", "version", "ident", "store", "room", "plannerhost", "agentconn", "agentconn/wire", "mcpserver", "jobs", "assets", "fault", "picture", "checkout", "redact", "textrule"},
+	"app":                 {"config", "instance", "version", "ident", "store", "room", "plannerhost", "agentconn", "agentconn/wire", "mcpserver", "jobs", "assets", "fault", "picture", "checkout", "redact", "textrule", "modelserver"},
 	"jobs":                {},
 	"app/apptest":         {},
 	"store":               {"fault", "ident", "textrule"},
@@ -50,6 +50,7 @@ var layout = map[string][]string{
 	"planner":             {"agentconn/client", "agentconn/wire", "checkout", "redact"},
 	"acp":                 {"agentconn/client", "agentconn/wire", "checkout", "redact"},
 	"checkout":            {},
+	"modelserver":         {},
 	"redact":              {},
 	"picture":             {},
 	"picture/picturetest": {},

@@ -33,6 +33,7 @@ import (
 	"github.com/chopin-desktop/chopin/config"
 	"github.com/chopin-desktop/chopin/instance"
 	"github.com/chopin-desktop/chopin/mcpserver"
+	"github.com/chopin-desktop/chopin/modelserver"
 	"github.com/chopin-desktop/chopin/plannerhost"
 	"github.com/chopin-desktop/chopin/room"
 	"github.com/chopin-desktop/chopin/store"
@@ -62,6 +63,9 @@ type App struct {
 	signOuts   atomic.Int64 // sign-outs everywhere so far (see closeSignedOutSockets)
 	backup     sync.Mutex   // held while a backup is made and sent: one at a time
 	quit       quitSwitch   // POST /api/quit ends Run
+	// modelServers replaces the model servers GET /api/model-servers asks
+	// (modelservers.go) when set: tests give their own.
+	modelServers atomic.Pointer[[]modelserver.Server]
 
 	start     *startTrace    // the start's steps, logged once Run serves (startup.go)
 	integrity integrityCheck // the database's check in the background (integrity.go)

@@ -66,6 +66,7 @@ func (a *App) newEcho() *echo.Echo {
 	api.POST("/session/sign-out-everywhere", a.handleSignOutEverywhere)
 	api.GET("/status", a.handleStatus)
 	api.POST("/quit", a.handleQuit, a.ownPage)
+	api.GET("/model-servers", a.handleModelServers, a.ownPage) // asks this computer's model servers
 
 	api.GET("/search", a.handleSearch)
 
