@@ -14,6 +14,7 @@ import (
 
 	"github.com/chopin-desktop/chopin/config"
 	"github.com/chopin-desktop/chopin/instance"
+	"github.com/chopin-desktop/chopin/modelserver"
 	"github.com/chopin-desktop/chopin/version"
 )
 
@@ -35,6 +36,9 @@ type CLI struct {
 	Local Local
 	// ACP is how chopin planner --acp starts its agent.
 	ACP ACPOptions
+	// ModelServers are where chopin planner looks for a model server when
+	// none is named; modelserver.Usual if nil.
+	ModelServers []modelserver.Server
 }
 
 // Local is what the commands need of Chopin's server and database inside

@@ -36,11 +36,15 @@ this data directory), with this computer's agent token.
 
   --model NAME      the model for turns that name none; a turn's own model
                     (a person's choice in Chat, or Chopin's MODEL setting)
-                    wins. Default: the model server's only model, when
-                    it has exactly one
-  --base-url URL    the model server's OpenAI-compatible API (default
-                    http://127.0.0.1:11434/v1, Ollama's); a URL without a
-                    path gets /v1
+                    wins. Default: the model chosen in Chopin's composer
+                    for one of the documents, when the server has it, else
+                    the server's first (the planner says which)
+  --base-url URL    the model server's OpenAI-compatible API; a URL
+                    without a path gets /v1. Default: the first that
+                    answers of Ollama (http://127.0.0.1:11434/v1),
+                    llama.cpp's llama-server (http://127.0.0.1:8080/v1),
+                    LM Studio (http://127.0.0.1:1234/v1) and vLLM
+                    (http://127.0.0.1:8000/v1)
   --reasoning-effort LEVEL
                     sent as reasoning_effort (such as low, medium or high),
                     for models that take one. With it, Chopin's composer
@@ -118,6 +122,9 @@ func setupPlanner(fs *flag.FlagSet) func(context.Context, *CLI, config.Flags) in
 	fs.StringVar(&o.acp, "acp", "", "")
 	return func(ctx context.Context, c *CLI, flags config.Flags) int {
 		documents, command := splitDashes(fs.Args())
+		for i, doc := range documents {
+			documents[i] = documentRef(doc)
+		}
 		if o.acp != "" {
 			return c.acpPlanner(ctx, documents, command, flags, o)
 		}
@@ -180,8 +187,18 @@ func (c *CLI) planner(ctx context.Context, documents []string, flags config.Flag
 			return exitUsage
 		}
 	}
+	baseURL := cmp.Or(o.baseURL, getenv("OPENAI_BASE_URL"))
+	if baseURL == "" {
+		if baseURL, err = c.findModelServer(ctx); err != nil {
+			if ctx.Err() != nil {
+				return exitOK
+			}
+			fmt.Fprintf(c.Stderr, "chopin planner: %v\n", err)
+			return exitError
+		}
+	}
 	p, err := planner.New(planner.Config{
-		BaseURL:         cmp.Or(o.baseURL, getenv("OPENAI_BASE_URL"), planner.DefaultBaseURL),
+		BaseURL:         baseURL,
 		APIKey:          getenv("OPENAI_API_KEY"),
 		Model:           o.model,
 		ReasoningEffort: o.effort,
@@ -203,14 +220,23 @@ func (c *CLI) planner(ctx context.Context, documents []string, flags config.Flag
 	if ctx.Err() != nil {
 		return exitOK
 	}
-	if err != nil {
-		fmt.Fprintf(c.Stderr, "chopin planner: %v\n", err)
+	var several *planner.NoModelError
+	if err != nil && (!errors.As(err, &several) || len(several.Known) == 0) {
+		fmt.Fprintf(c.Stderr, "chopin planner: %v\n", modelCheckError(err))
 		return exitError
 	}
 
 	endpoint, token, code := c.plannerTarget(cfg, o)
 	if code != exitOK {
 		return code
+	}
+	if several != nil && len(several.Known) > 0 {
+		at, _ := endpoint()
+		chooseCtx, cancel := context.WithTimeout(ctx, startingWait)
+		model, sentence := chooseModel(chooseCtx, at, token, documents, several.Known)
+		cancel()
+		p.UseModel(model)
+		fmt.Fprintf(c.Stderr, "chopin planner: %s\n", sentence)
 	}
 	say(fmt.Sprintf("Answering with %s on %s. Press Ctrl+C to stop.", p.Model(), p.Server().BaseURL()))
 
@@ -321,6 +347,20 @@ func (l lockedWriter) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.w.Write(p)
+}
+
+// documentRef is a document as the agent connection's attach names it:
+// owner/name/slug, which chopin export takes too, becomes the document's
+// path (/documents/owner/name/slug); an ID or an address stays as given.
+func documentRef(doc string) string {
+	if u, err := url.Parse(doc); err != nil || u.Scheme != "" || strings.HasPrefix(doc, "/") {
+		return doc
+	}
+	parts := strings.Split(doc, "/")
+	if len(parts) != 3 || parts[0] == "documents" || slices.Contains(parts, "") {
+		return doc
+	}
+	return "/documents/" + doc
 }
 
 // splitList reads a comma-separated flag value, leaving out empty names.

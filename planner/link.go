@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/chopin-desktop/chopin/agentconn/client"
+	"github.com/chopin-desktop/chopin/agentconn/wire"
 )
 
 // Target is one document for the Planner to serve.
@@ -226,10 +227,18 @@ func refusalText(document, code, message string) string {
 		words = fmt.Sprintf("Chopin refused to attach (%s).", code)
 	}
 	text := document + ": " + words
-	if message != "" {
+	if message != "" && message != specWording[code] {
 		text += " Chopin said: " + message
 	}
 	return text
+}
+
+// specWording is the spec's fixed message of a refusal code, which says
+// no more than refusalWords: it is not repeated after them.
+var specWording = map[string]string{
+	"document-unavailable": wire.MsgDocumentUnavailable,
+	"document-archived":    wire.MsgDocumentArchived,
+	"unavailable":          wire.MsgUnavailable,
 }
 
 func closeText(ce *client.CloseError) string {

@@ -85,6 +85,10 @@ func (p *Planner) Server() *ModelServer { return p.server }
 // Model is the model used for turns that name none.
 func (p *Planner) Model() string { return p.model }
 
+// UseModel sets the model for turns that name none, such as one of the
+// Known models of a *NoModelError. It is for before Serve.
+func (p *Planner) UseModel(id string) { p.model = id }
+
 // ErrNoModel is a Planner without a model on a server that lists several.
 var ErrNoModel = errors.New("no model chosen")
 

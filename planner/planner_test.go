@@ -706,11 +706,11 @@ func TestAttachErrors(t *testing.T) {
 		},
 		{
 			name: "no such document", doc: "nope",
-			want: `nope: No document matches this id or URL, or it is being deleted. Copy the document's address from Chopin and try again. Chopin said: No document matches this id or URL, or it is being deleted. Check the document's URL in Chopin.`,
+			want: `nope: No document matches this id or URL, or it is being deleted. Copy the document's address from Chopin and try again.`,
 		},
 		{
 			name: "archived", doc: "old",
-			want: "old: The document is archived. Restore it in Chopin, then run this again. Chopin said: This document is archived. Restore it in Chopin, then connect again.",
+			want: "old: The document is archived. Restore it in Chopin, then run this again.",
 		},
 		{
 			name: "not a Chopin", doc: "doc1",
