@@ -33,8 +33,10 @@ func FlagsHelp() string {
 	return b.String()
 }
 
-// EnvironmentHelp lists every environment variable with what it allows and
-// its default, for chopin --help.
+// EnvironmentHelp lists every environment variable a person may set with
+// what it allows and its default, for chopin --help. A setting whose only
+// supported value is its default (AUTH_MODE, HARNESS) is left out: nobody
+// sets it, though Load still reads and checks it.
 func EnvironmentHelp() string {
 	width := 0
 	for _, s := range settings {
@@ -43,7 +45,7 @@ func EnvironmentHelp() string {
 	var b strings.Builder
 	b.WriteString("\nEnvironment (wins over chopin.toml; chopin.toml.example explains each):\n")
 	for _, s := range settings {
-		if s.env == "" {
+		if s.env == "" || s.kind == onlySetting {
 			continue
 		}
 		line := s.allowed()

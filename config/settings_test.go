@@ -184,8 +184,8 @@ func TestSettingsExampleMatchesTable(t *testing.T) {
 	}
 }
 
-// --help lists every environment variable with its range and default, and
-// every global flag.
+// --help lists every environment variable a person may set, with its range
+// and default, and every global flag.
 func TestHelpListsEverySetting(t *testing.T) {
 	help := FlagsHelp() + EnvironmentHelp()
 	lines := strings.Split(help, "\n")
@@ -203,6 +203,14 @@ func TestHelpListsEverySetting(t *testing.T) {
 			find("  --" + s.flag + " " + s.flagArg + " ")
 		}
 		if s.env == "" {
+			continue
+		}
+		if s.kind == onlySetting {
+			// Nobody sets a setting whose only value is its default:
+			// --help leaves it out; it is still read and checked.
+			if strings.Contains(help, s.env) {
+				t.Errorf("--help lists %s, which has only the value %q", s.env, s.defText)
+			}
 			continue
 		}
 		line := find("  " + s.env + " ")
