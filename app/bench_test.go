@@ -233,6 +233,7 @@ func BenchmarkOpenSockets(b *testing.B) {
 		conns = nil
 
 		mem0, rss0 = heldMemory(), processRSS()
+		stacks0 := stackInUse()
 		goroutines0 := runtime.NumGoroutine()
 		for _, ch := range channels {
 			rc := ta.DialRoom(ch.ID)
@@ -252,6 +253,7 @@ func BenchmarkOpenSockets(b *testing.B) {
 		}
 		appMem, appRSS := heldMemory()-mem0, processRSS()-rss0
 		b.ReportMetric(float64(runtime.NumGoroutine()-goroutines0)/rooms, "goroutines/socket")
+		b.ReportMetric(float64(stackInUse()-stacks0)/rooms/1024, "stack-KB/socket")
 		if ta.app.hub.OpenRooms() != rooms {
 			b.Fatalf("%d rooms open", ta.app.hub.OpenRooms())
 		}
@@ -275,6 +277,18 @@ func heldMemory() int64 {
 	var m runtime.MemStats
 	runtime.ReadMemStats(&m)
 	return int64(m.HeapInuse + m.StackInuse)
+}
+
+// stackInUse is the goroutine stacks' memory once idle stacks have shrunk:
+// a collection halves a stack at most, and only one using under a quarter
+// of it, so a stack grown while a frame was handled takes a few.
+func stackInUse() int64 {
+	for range 10 {
+		runtime.GC()
+	}
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return int64(m.StackInuse)
 }
 
 // processRSS is the resident memory of this process, in bytes (0 where

@@ -31,16 +31,18 @@ type options struct {
 	startDocs int    // documents of the large database the start rows start on
 	startMB   int    // megabytes of plans, Chat and pictures in it
 	rooms     int    // open rooms for the memory row
+	fanEdits  int    // edits of the fan-out rows, on each side
 	parts     int    // paced agent parts
 	burst     int    // parts of the throughput burst
 	quick     bool   // small sizes, for the test
 	verbose   bool
-	writeDoc  string   // a Markdown file whose marked table the run replaces
-	args      []string // the command line's flags, as the doc names the run
+	hold      time.Duration // how long the rooms row keeps its rooms open after measuring, for a profiler
+	writeDoc  string        // a Markdown file whose marked table the run replaces
+	args      []string      // the command line's flags, as the doc names the run
 }
 
 // rowNames are the rows in the order of the table, as -only names them.
-var rowNames = []string{"search", "search100k", "ack", "cpu", "bigplan", "start", "rooms", "parts", "throughput", "image"}
+var rowNames = []string{"search", "search100k", "ack", "cpu", "bigplan", "start", "rooms", "fanout", "parts", "throughput", "image"}
 
 func main() {
 	if len(os.Args) > 1 {
@@ -81,16 +83,19 @@ func (o *options) register(fs *flag.FlagSet) {
 	fs.IntVar(&o.startDocs, "start-docs", 100_000, "documents in the large database the start rows start on")
 	fs.IntVar(&o.startMB, "start-mb", 1024, "megabytes of plans, Chat and pictures in the large database the start rows start on")
 	fs.IntVar(&o.rooms, "rooms", 1000, "open rooms (and relay sockets) for the memory row")
+	fs.IntVar(&o.fanEdits, "fan-edits", 2000, "edits sent to 20 readers by Chopin and by the relay, each, for the fan-out rows")
 	fs.IntVar(&o.parts, "parts", 5000, "agent parts sent at 1,000 a second for the latency row")
 	fs.IntVar(&o.burst, "burst", 20_000, "agent parts sent at once for the throughput row")
 	fs.BoolVar(&o.quick, "quick", false, "small sizes and few repeats: checks the harness works, measures nothing worth keeping")
 	fs.BoolVar(&o.verbose, "v", false, "say what it is doing on stderr")
+	fs.DurationVar(&o.hold, "hold", 0, "keep the rooms row's rooms (and the fan-out row's sockets) open this long after measuring, saying chopin's pid on stderr: time to take a profile")
 	fs.StringVar(&o.writeDoc, "write-doc", "", "also write the table into this Markdown file (docs/performance.md), between its lines\n"+docBegin+"\nand "+docEnd+"; every row, full size: not with -only or -quick")
 }
 
 // quickSizes are -quick's sizes.
 func (o *options) applyQuick() {
 	o.docs, o.largeDocs, o.searches, o.edits, o.starts, o.rooms, o.parts, o.burst = 200, 500, 5, 20, 2, 20, 100, 500
+	o.fanEdits = 50
 	o.startDocs, o.startMB = 500, 8
 }
 
@@ -184,6 +189,7 @@ func run(ctx context.Context, o options, out, log io.Writer) error {
 		}},
 		{[]string{"start"}, b.startRows},
 		{[]string{"rooms"}, b.roomRows},
+		{[]string{"fanout"}, b.fanoutRows},
 		{[]string{"parts", "throughput"}, func(ctx context.Context) ([]row, error) {
 			return b.partRows(ctx, has("parts"), has("throughput"))
 		}},

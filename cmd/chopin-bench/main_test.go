@@ -45,14 +45,15 @@ func TestQuickRun(t *testing.T) {
 		"listing search matching 10 of 200", "listing search, 500 documents",
 		"edit ack p50 over `/ws`", "edit ack p99 over `/ws`", "CPU per edit", "250 KB plan vs 10 KB plan",
 		"start to first `/healthz`, empty database", "start to first page (`/`, signed in), 500 documents",
-		"after a crash (kill -9): the whole check", "the start's own steps", "(`chopin --version`)", "open rooms of 10 KB", "agent parts at 1,000/s", "most per second", "shrinking a",
+		"after a crash (kill -9): the whole check", "the start's own steps", "(`chopin --version`)", "idle process RSS before any room", "open rooms of 10 KB",
+		"fan-out, 1 writer → 20 readers", "fan-out, delivery latency p99", "vs a bare SQLite commit of its rows", "agent parts at 1,000/s", "most per second", "shrinking a",
 	} {
 		if !strings.Contains(table, want) {
 			t.Errorf("the table has no %q", want)
 		}
 	}
-	if n := strings.Count(table, "\n| ") - 2; n != 17 {
-		t.Errorf("%d rows, want 17", n)
+	if n := strings.Count(table, "\n| ") - 2; n != 21 {
+		t.Errorf("%d rows, want 21", n)
 	}
 }
 

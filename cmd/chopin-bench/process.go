@@ -390,6 +390,16 @@ func cpuTime(pid int) (time.Duration, error) {
 	return time.Duration(utime+stime) * time.Second / clockTicks, nil
 }
 
+// ownCPU is the CPU time this process has used so far, to the
+// microsecond (getrusage), where /proc/pid/stat counts 10 ms ticks.
+func ownCPU() time.Duration {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
 // clockTicks is USER_HZ, the unit of /proc/pid/stat's times: 100 on every
 // Linux the project runs on.
 const clockTicks = 100

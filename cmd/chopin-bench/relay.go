@@ -17,7 +17,9 @@ import (
 // are its own. /ack writes each message as one row in its own fsync'd
 // transaction and then answers; /fanout forwards each message to the other
 // /fanout sockets (an agent's socket to the browsers'); /idle holds a
-// socket, reading, as a server holding an idle browser does.
+// socket, reading, as a server holding an idle browser does; /edits
+// (fanout.go) inserts each edit, answers its sender and forwards it to the
+// other /edits sockets.
 
 func runRelay(args []string, out io.Writer) error {
 	fs := flag.NewFlagSet("relay", flag.ContinueOnError)
@@ -31,10 +33,18 @@ func runRelay(args []string, out io.Writer) error {
 		return err
 	}
 	defer closeDB()
+	edits, err := newEditRelay(*dbPath + "-edits")
+	if err != nil {
+		return err
+	}
+	defer edits.db.Close()
+	mux := http.NewServeMux()
+	mux.Handle("/", h)
+	mux.Handle("/edits", edits)
 	l, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(*port))
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(out, "relay at http://%s\n", l.Addr())
-	return http.Serve(l, h)
+	return http.Serve(l, mux)
 }

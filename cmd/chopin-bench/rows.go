@@ -217,9 +217,14 @@ func (b *bench) ackRows(ctx context.Context, ack, cpu, big bool) ([]row, error) 
 		return nil, err
 	}
 	type result struct {
-		chopin, relay       []time.Duration
-		chopinCPU, relayCPU time.Duration
+		chopin, relay                []time.Duration
+		chopinCPU, relayCPU, bareCPU time.Duration
 	}
+	bare, err := openBareCommits(b.tmp)
+	if err != nil {
+		return nil, err
+	}
+	defer bare.close()
 	measure := func(size int) (result, error) {
 		var res result
 		id, err := s.createDocument("octo/plans", fmt.Sprintf("Plan of %d bytes", size), planSource(size))
@@ -280,8 +285,15 @@ func (b *bench) ackRows(ctx context.Context, ack, cpu, big bool) ([]row, error) 
 				return res, fmt.Errorf("the relay answered %q, %v", reply, err)
 			}
 			relayTook := time.Since(start)
+
+			// The same rows committed by SQLite alone, in this process.
+			own0 := ownCPU()
+			if err := bare.commit(ctx, `[5000,[0,"a"],5000]`); err != nil {
+				return res, err
+			}
 			if i >= warm {
 				res.chopin, res.relay = append(res.chopin, took), append(res.relay, relayTook)
+				res.bareCPU += ownCPU() - own0
 			}
 		}
 		cpu1, err := cpuTime(s.pid())
@@ -293,6 +305,7 @@ func (b *bench) ackRows(ctx context.Context, ack, cpu, big bool) ([]row, error) 
 			return res, err
 		}
 		res.chopinCPU, res.relayCPU = (cpu1-cpu0)/time.Duration(b.o.edits), (rcpu1-rcpu0)/time.Duration(b.o.edits)
+		res.bareCPU /= time.Duration(b.o.edits)
 		return res, nil
 	}
 	small, err := measure(10_000)
@@ -310,6 +323,9 @@ func (b *bench) ackRows(ctx context.Context, ack, cpu, big bool) ([]row, error) 
 	if cpu {
 		rows = append(rows, row{"cpu", "CPU per edit, 10 KB plan", msText(small.chopinCPU), msText(small.relayCPU) + " (relay)",
 			ratioText(float64(small.chopinCPU), float64(small.relayCPU)), "under 1.5× the relay", met(float64(small.chopinCPU) < 1.5*float64(small.relayCPU))})
+		rows = append(rows, row{"cpu", "CPU per acknowledged edit, 10 KB plan, vs a bare SQLite commit of its rows", msText(small.chopinCPU),
+			msText(small.bareCPU) + " (the plan's version and a journal row, one fsync'd transaction)",
+			ratioText(float64(small.chopinCPU), float64(small.bareCPU)), "under 2×", met(float64(small.chopinCPU) < 2*float64(small.bareCPU))})
 	}
 	if big {
 		large, err := measure(250_000)
@@ -358,6 +374,17 @@ func (b *bench) roomRows(ctx context.Context) ([]row, error) {
 		return nil, err
 	}
 	defer s.stop()
+	// Idle, before any room: both processes as they are once started and
+	// settled (Chopin signed a browser in; the relay answered /healthz).
+	time.Sleep(2 * time.Second)
+	idle, err := residentBytes(s.pid())
+	if err != nil {
+		return nil, err
+	}
+	relayIdle, err := residentBytes(relay.pid())
+	if err != nil {
+		return nil, err
+	}
 	var sockets []*websocket.Conn
 	defer func() {
 		for _, c := range sockets {
@@ -399,8 +426,12 @@ func (b *bench) roomRows(ctx context.Context) ([]row, error) {
 	if err != nil {
 		return nil, err
 	}
-	return []row{{"rooms", fmt.Sprintf("%s open rooms of 10 KB, process RSS", thousands(b.o.rooms)), mbText(c), mbText(r) + " (relay holding as many sockets)",
-		ratioText(float64(c), float64(r)), "under 60 MB", met(c < 60<<20)}}, nil
+	b.holdFor("rooms", s.pid())
+	return []row{
+		{"rooms", fmt.Sprintf("idle process RSS before any room, %s documents of 10 KB made", thousands(b.o.rooms)), mbText(idle), mbText(relayIdle) + " (relay before any socket)",
+			ratioText(float64(idle), float64(relayIdle)), "within 2× the relay", met(idle <= 2*relayIdle)},
+		{"rooms", fmt.Sprintf("%s open rooms of 10 KB, process RSS", thousands(b.o.rooms)), mbText(c), mbText(r) + " (relay holding as many sockets)",
+			ratioText(float64(c), float64(r)), "under 60 MB", met(c < 60<<20)}}, nil
 }
 
 // partRows: a fake Planner attached over chopin.agent.v1 streams a reply's
@@ -677,6 +708,14 @@ func (b *bench) imageRows(context.Context) ([]row, error) {
 	d := percentile(took, 50)
 	return []row{{"image", fmt.Sprintf("shrinking a %.0f MB PNG (tool image over the 10 MiB limit), median", float64(len(data))/1e6),
 		fmt.Sprintf("%.2f s (CPU %.2f s)", d.Seconds(), percentile(cpu, 50).Seconds()), "-", "-", "under 3 s", met(d < 3*time.Second)}}, nil
+}
+
+// holdFor waits -hold with the row's processes running, for a profiler.
+func (b *bench) holdFor(what string, pid int) {
+	if b.o.hold > 0 {
+		fmt.Fprintf(os.Stderr, "%s: holding for %s; chopin's pid is %d\n", what, b.o.hold, pid)
+		time.Sleep(b.o.hold)
+	}
 }
 
 func mbText(n int64) string { return fmt.Sprintf("%.1f MB", float64(n)/(1<<20)) }
