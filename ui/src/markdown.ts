@@ -181,6 +181,11 @@ const tabs: TokenizerExtension & RendererExtension = {
 // 30,000 lines take 14 s; it now looks this far.
 const setextLines = 64;
 
+// taskIndex numbers the Plan's checkboxes within the block being converted
+// (blockMarkup resets it), in the order the renderer meets them, which is
+// the order taskOffsets finds their items.
+let taskIndex = 0;
+
 function makeMarked(breaks: boolean, components: boolean): Marked {
   const m = new Marked({ gfm: true, breaks });
   if (components) m.use({ extensions: [decision, commentRecord, callout, tabs] });
@@ -200,6 +205,10 @@ function makeMarked(breaks: boolean, components: boolean): Marked {
     },
     renderer: {
       html: ({ text }: Tokens.HTML | Tokens.Tag) => escapeHTML(text),
+      checkbox: ({ checked }: Tokens.Checkbox) =>
+        components
+          ? `<input type="checkbox" class="task-box" data-task="${taskIndex++}"${checked ? " checked" : ""}> `
+          : `<input type="checkbox" class="task-box" disabled${checked ? " checked" : ""}> `,
       code({ text, lang }: Tokens.Code) {
         const language = (lang || "").trim().split(/\s+/)[0];
         if (language === "mermaid")
@@ -233,16 +242,30 @@ if (typeof DOMPurify.addHook === "function")
       node.setAttribute("rel", "noopener noreferrer");
   });
 
-export const sanitize = (html: string) =>
-  DOMPurify.sanitize(html, { ADD_ATTR: ["target"], FORBID_TAGS: ["style", "form", "input"] });
+// The only input that survives is a task item's checkbox as the renderer
+// writes it (class "task-box", type checkbox), with only the attributes it
+// writes: no other type, no name, value or form.
+const taskBoxAttrs = new Set(["type", "class", "checked", "disabled", "data-task"]);
+const isTaskBox = (node: Element) =>
+  node.getAttribute("type") === "checkbox" && node.getAttribute("class") === "task-box";
+if (typeof DOMPurify.addHook === "function") {
+  DOMPurify.addHook("uponSanitizeElement", (node, data) => {
+    if (data.tagName === "input" && !isTaskBox(node as Element)) node.parentNode?.removeChild(node);
+  });
+  DOMPurify.addHook("afterSanitizeAttributes", (node) => {
+    if (node.tagName !== "INPUT") return;
+    for (const name of node.getAttributeNames()) if (!taskBoxAttrs.has(name)) node.removeAttribute(name);
+    const n = node.getAttribute("data-task");
+    if (n !== null && !/^\d{1,6}$/.test(n)) node.removeAttribute("data-task");
+  });
+}
+
+const purifyConfig = { ADD_ATTR: ["target"], FORBID_TAGS: ["style", "form"] };
+
+export const sanitize = (html: string) => DOMPurify.sanitize(html, purifyConfig);
 
 // sanitizeFragment is sanitize's result as a fragment.
-const sanitizeFragment = (html: string) =>
-  DOMPurify.sanitize(html, {
-    ADD_ATTR: ["target"],
-    FORBID_TAGS: ["style", "form", "input"],
-    RETURN_DOM_FRAGMENT: true,
-  });
+const sanitizeFragment = (html: string) => DOMPurify.sanitize(html, { ...purifyConfig, RETURN_DOM_FRAGMENT: true });
 
 // plainMarkup is text shown as it is, with a note that it is: what a
 // message or block whose Markdown could not be converted shows. It is
@@ -265,8 +288,10 @@ export function withFallback(text: string, render: (text: string) => string, wha
 
 // A block's place in the plan's source is from..to (its text without the
 // blank lines after it), so the Preview can show the Planner's marks on it.
+// An HTML block's tasks are where in the plan its checkboxes' items have
+// their "[ ]" or "[x]", in data-task order (-1 for one not found).
 export type PlanBlock = (
-  { kind: "html"; key: string; html: string } | { kind: "decision"; key: string; id: string }
+  { kind: "html"; key: string; html: string; tasks: number[] } | { kind: "decision"; key: string; id: string }
 ) & {
   from: number;
   to: number;
@@ -288,6 +313,51 @@ interface PlanToken {
   from: number;
   to: number;
   source: string; // the block's own text in the plan
+  tasks: number[]; // its checkboxes' brackets in the plan (PlanBlock)
+}
+
+// A list item as the lexer leaves it: a task's checkbox is its first
+// token, or its paragraph's first when the list is loose.
+const hasBox = (item: Tokens.ListItem) => {
+  const first = item.tokens[0] as Token | undefined;
+  return first?.type === "checkbox" || (first as Tokens.Paragraph | undefined)?.tokens?.[0]?.type === "checkbox";
+};
+
+// taskOffsets is where in raw, the text of a top-level token, the "[ ]" or
+// "[x]" of each task item is, in the order the renderer numbers their
+// checkboxes (depth first). The lexer keeps no offsets, and a nested
+// item's raw lost its indentation and its block quotes' ">", so each
+// item's first line up to its brackets is searched for from the last one
+// found, at the start of a line after only such prefixes; -1 for one that
+// is not found.
+function taskOffsets(token: Token, raw: string): number[] {
+  const out: number[] = [];
+  let cursor = 0;
+  const find = (item: Tokens.ListItem) => {
+    const m = /\[[ xX]\]/.exec(item.raw);
+    if (!m) return out.push(-1);
+    const head = item.raw.slice(0, m.index + 3).replace(/^\s+/, "");
+    for (let at = raw.indexOf(head, cursor); at >= 0; at = raw.indexOf(head, at + 1)) {
+      const line = raw.lastIndexOf("\n", at - 1) + 1;
+      if (!/^[ \t>*+\-\d.)]*$/.test(raw.slice(line, at))) continue;
+      cursor = at + head.length;
+      return out.push(at + head.length - 3);
+    }
+    out.push(-1);
+  };
+  const walk = (tokens: Token[]) => {
+    for (const t of tokens) {
+      if (t.type === "list")
+        for (const item of (t as Tokens.List).items) {
+          if (hasBox(item)) find(item);
+          walk(item.tokens);
+        }
+      else if (t.type === "tabs") for (const p of (t as TabsToken).panes) walk(p.tokens);
+      else if ("tokens" in t && Array.isArray(t.tokens)) walk(t.tokens);
+    }
+  };
+  walk([token]);
+  return out;
 }
 
 // lexPlan is the plan's top-level tokens and link definitions. When even
@@ -304,7 +374,13 @@ function lexPlan(source: string): { tokens: PlanToken[]; links: TokensList["link
     const out: PlanToken[] = [];
     for (const m of source.matchAll(/[^\n]*\S[^\n]*(?:\n[^\n]*\S[^\n]*)*/g)) {
       const raw = m[0];
-      out.push({ token: { type: "plain", raw } as Token, from: m.index, to: m.index + raw.length, source: raw });
+      out.push({
+        token: { type: "plain", raw } as Token,
+        from: m.index,
+        to: m.index + raw.length,
+        source: raw,
+        tasks: [],
+      });
     }
     return { tokens: out, links: {} as TokensList["links"] };
   } finally {
@@ -318,7 +394,10 @@ function lexPlan(source: string): { tokens: PlanToken[]; links: TokensList["link
     if (t.type === "space") continue;
     const from = sourceOffset(b, at);
     const to = sourceOffset(b, at + t.raw.trimEnd().length);
-    out.push({ token: t, from, to, source: source.slice(from, to) });
+    const tasks = /\[[ xX]\]/.test(t.raw)
+      ? taskOffsets(t, t.raw).map((rel) => (rel < 0 ? -1 : sourceOffset(b, at + rel)))
+      : [];
+    out.push({ token: t, from, to, source: source.slice(from, to), tasks });
   }
   return { tokens: out, links: tokens.links };
 }
@@ -326,6 +405,7 @@ function lexPlan(source: string): { tokens: PlanToken[]; links: TokensList["link
 // blockMarkup is one top-level token as HTML, before it is sanitised.
 function blockMarkup(t: PlanToken, links: TokensList["links"]): string {
   if (t.token.type === "plain") return plainMarkup(t.source, "block");
+  taskIndex = 0;
   return withFallback(t.source, () => planMarked.parser(Object.assign([t.token], { links })), "block");
 }
 
@@ -377,7 +457,14 @@ function convertPlan(source: string): PlanBlock[] {
     const digest = linkKey + "\u0000" + raw;
     const n = seen.get(raw) ?? 0;
     seen.set(raw, n + 1);
-    const block = { kind: "html" as const, key: `${digest32(raw)}.${raw.length}.${n}`, html: "", from, to };
+    const block = {
+      kind: "html" as const,
+      key: `${digest32(raw)}.${raw.length}.${n}`,
+      html: "",
+      tasks: t.tasks,
+      from,
+      to,
+    };
     const html = blockCache.get(digest);
     if (html === undefined) todo.push({ block, digest, token: t });
     else block.html = html;

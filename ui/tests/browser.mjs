@@ -1903,6 +1903,7 @@ try {
     await c.close();
   });
 
+  await walkTaskLists(a);
   await walkNoDeadEnds(a, { selectLine });
   await walkAbout(a);
 
@@ -2058,5 +2059,81 @@ async function walkQuit() {
         ),
       ),
     );
+  });
+}
+
+// ---- task lists: checkboxes in Preview (ticked to edit the plan) and Chat ----
+async function walkTaskLists(a) {
+  await step("a task list shows checkboxes; ticking one in Preview edits the plan's source, and it stays", async () => {
+    const made = await a.evaluate(async () => {
+      const r = await fetch("/api/repositories/octo/plans/channels", {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ title: "Checklist" }),
+      });
+      return { status: r.status, body: await r.json(), location: r.headers.get("Location") };
+    });
+    if (made.status !== 201) throw new Error("create: " + JSON.stringify(made));
+    const channel = made.body.id;
+    await ask({
+      ask: "append",
+      channel,
+      text:
+        "\n- [ ] Write the plan\n- [x] Pick a name\n  - [ ] Nested step\n\n" +
+        '<input type="text" name="x" value="raw"> <input type="checkbox" class="task-box" checked>\n',
+    });
+    await a.goto(origin + made.location);
+    await a.getByRole("tab", { name: "Preview" }).click();
+    const view = a.locator(".plan-view");
+    const boxes = view.locator("input.task-box");
+    await until("three checkboxes", async () => (await boxes.count()) === 3);
+    // Raw HTML stays text: the only inputs are the task items'.
+    await view.getByText('<input type="text" name="x" value="raw">', { exact: false }).waitFor();
+    if ((await view.locator("input").count()) !== 3) throw new Error("an input other than a task's checkbox");
+    const states = await boxes.evaluateAll((els) => els.map((e) => [e.checked, e.disabled, e.type, e.name]));
+    if (
+      JSON.stringify(states) !==
+      JSON.stringify([
+        [false, false, "checkbox", ""],
+        [true, false, "checkbox", ""],
+        [false, false, "checkbox", ""],
+      ])
+    )
+      throw new Error("boxes: " + JSON.stringify(states));
+    await shot(a, "70-task-list");
+    // Ticking the nested one flips exactly its brackets in the source.
+    await boxes.nth(2).click();
+    const want = "- [ ] Write the plan\n- [x] Pick a name\n  - [x] Nested step\n";
+    await until("the server's plan", async () => (await ask({ ask: "plan", channel })).source.includes(want));
+    await until("the box ticked", async () => view.locator("input.task-box").nth(2).isChecked());
+    // By keyboard: Space on the focused box unticks the second.
+    await view.locator("input.task-box").nth(1).focus();
+    await a.keyboard.press("Space");
+    const want2 = "- [ ] Write the plan\n- [ ] Pick a name\n  - [x] Nested step\n";
+    await until("the second unticked", async () => (await ask({ ask: "plan", channel })).source.includes(want2));
+    // A reload shows what the plan holds.
+    await a.reload();
+    await a.getByRole("tab", { name: "Preview" }).click();
+    await until("the stored ticks", async () => {
+      const s = await a.locator(".plan-view input.task-box").evaluateAll((els) => els.map((e) => e.checked));
+      return JSON.stringify(s) === "[false,false,true]";
+    });
+    // In Chat a task list shows its boxes read-only.
+    const box = a.getByRole("textbox", { name: "Message" });
+    await box.fill("- [x] done\n- [ ] to do");
+    await box.press("Control+Enter");
+    const msg = a.locator(".transcript .msg-person .msg-body").filter({ hasText: "to do" });
+    await msg.waitFor();
+    const chat = await msg.locator("input").evaluateAll((els) => els.map((e) => [e.type, e.checked, e.disabled]));
+    if (
+      JSON.stringify(chat) !==
+      JSON.stringify([
+        ["checkbox", true, true],
+        ["checkbox", false, true],
+      ])
+    )
+      throw new Error("Chat's boxes: " + JSON.stringify(chat));
+    await shot(a, "71-task-list-chat");
+    await a.getByRole("tab", { name: "Edit" }).click();
   });
 }

@@ -14,20 +14,25 @@ import { drawBlocks } from "../mermaid";
 import { DecisionCard, headingOf } from "./decisions";
 import { Isolated } from "../isolated";
 import type { WorkspaceCtx } from "./context";
+import { taskToggle } from "../tasklist";
 
 // A block the Planner added or changed: its kind and the mark's index.
 type BlockMark = { kind: "added" | "changed"; index: number } | null;
 
 // HTMLBlock renders a block again only when its HTML or its mark changed.
-class HTMLBlock extends Component<{ html: string; mark: BlockMark }> {
-  shouldComponentUpdate(n: { html: string; mark: BlockMark }) {
+// Its key (a digest of its source, markdown.ts) is on it as data-block, so
+// a ticked checkbox names its block (tickTask).
+type HTMLBlockProps = { html: string; mark: BlockMark; blockKey: string };
+class HTMLBlock extends Component<HTMLBlockProps> {
+  shouldComponentUpdate(n: HTMLBlockProps) {
     const m = this.props.mark;
     return n.html !== this.props.html || n.mark?.kind !== m?.kind || n.mark?.index !== m?.index;
   }
-  render({ html, mark }: { html: string; mark: BlockMark }) {
-    if (!mark) return <div class="plan-block" dangerouslySetInnerHTML={{ __html: html }} />;
+  render({ html, mark, blockKey }: HTMLBlockProps) {
+    if (!mark) return <div class="plan-block" data-block={blockKey} dangerouslySetInnerHTML={{ __html: html }} />;
     return (
       <div
+        data-block={blockKey}
         class={`plan-block plan-change plan-change-${mark.kind}`}
         data-change={mark.index}
         title={mark.kind === "added" ? "Added by the Planner" : "Changed by the Planner"}
@@ -41,6 +46,22 @@ class HTMLBlock extends Component<{ html: string; mark: BlockMark }> {
 function markOf(b: PlanBlock, marks: readonly PlanMark[]): BlockMark {
   const index = marks.findIndex((m) => m.kind !== "removed" && m.from < Math.max(b.to, b.from + 1) && b.from < m.to);
   return index < 0 ? null : { kind: marks[index].kind as "added" | "changed", index };
+}
+
+// tickTask edits the plan as a tick on a task's checkbox asks, through the
+// editor as typing does (so it syncs, and Undo in the editor undoes it),
+// at the item's place in the text the editor holds now (tasklist.ts); a
+// box whose item is no longer there, or no longer as it showed, changes
+// nothing. It says whether the plan changed.
+function tickTask(ctx: WorkspaceCtx, box: HTMLInputElement): boolean {
+  const view = ctx.plan.view;
+  const key = box.closest<HTMLElement>("[data-block]")?.dataset.block;
+  if (!key || view.state.readOnly) return false;
+  // The click has already flipped the box: it showed the other state.
+  const change = taskToggle(view.state.doc.toString(), key, Number(box.dataset.task), !box.checked);
+  if (!change) return false;
+  view.dispatch({ changes: change, userEvent: "input.task" });
+  return true;
 }
 
 const removedLine = (index: number) => (
@@ -152,6 +173,17 @@ export function PlanView({ ctx, shown }: { ctx: WorkspaceCtx; shown: boolean }) 
     return () => io.disconnect();
   }, [blocks, shown]);
   const onClick = (e: MouseEvent) => {
+    const box = (e.target as HTMLElement).closest<HTMLInputElement>("input.task-box[data-task]");
+    if (box) {
+      // The box shows what the plan says: the edit, rendered at once, ticks it.
+      e.preventDefault();
+      if (!tickTask(ctx, box)) return;
+      const at = [...root.current!.querySelectorAll("input.task-box[data-task]")].indexOf(box);
+      now.current();
+      // The block is a new element now: keep the keyboard's place on the box.
+      setTimeout(() => root.current?.querySelectorAll<HTMLInputElement>("input.task-box[data-task]")[at]?.focus());
+      return;
+    }
     const tab = (e.target as HTMLElement).closest<HTMLElement>("button[data-tab]");
     if (!tab) return;
     const tabs = tab.closest(".tabs")!;
@@ -166,7 +198,7 @@ export function PlanView({ ctx, shown }: { ctx: WorkspaceCtx; shown: boolean }) 
       <article class="prose">
         {withMarks(shown ? blocks : blocks.slice(0, limit), marks, (b, mark) =>
           b.kind === "html" ? (
-            <HTMLBlock key={b.key} html={b.html} mark={mark} />
+            <HTMLBlock key={b.key} blockKey={b.key} html={b.html} mark={mark} />
           ) : !shown ? (
             <div key={b.key} class="decision-slot" />
           ) : byId.has(b.id) ? (
