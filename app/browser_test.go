@@ -23,6 +23,7 @@ import (
 	"github.com/chopin-desktop/chopin/agentconn/client"
 	"github.com/chopin-desktop/chopin/agentconn/wire"
 	"github.com/chopin-desktop/chopin/app/apptest"
+	"github.com/chopin-desktop/chopin/modelserver"
 	"github.com/chopin-desktop/chopin/room"
 )
 
@@ -42,6 +43,13 @@ func TestBrowser(t *testing.T) {
 	chopinOnPath(t) // so the texts name "chopin", as for a person who installed it
 
 	ta := startApp(t)
+	// The model servers the Connect dialog looks for: one not running, one
+	// on a free port with two models (never the real well-known ports).
+	servers := []modelserver.Server{
+		{ID: "ollama", Name: "Ollama", BaseURL: closedLoopbackURL(t), Start: "ollama serve", Pull: "ollama pull qwen2.5"},
+		{ID: "llama.cpp", Name: "llama.cpp", BaseURL: fakeLocalModelServer(t, "qwen2.5", "llama3.2"), Start: "llama-server -m model.gguf --port 8080"},
+	}
+	ta.app.modelServers.Store(&servers)
 	// The walk takes under a minute alone and about twice that beside the
 	// other packages' race-enabled tests; the limit only catches a hang.
 	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
@@ -55,7 +63,7 @@ func TestBrowser(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	bp := &browserPlanner{ta: ta}
+	bp := &browserPlanner{ta: ta, modelServers: servers}
 	steps := 0
 	sc := bufio.NewScanner(stdout)
 	sc.Buffer(make([]byte, 1<<20), 1<<24)
@@ -106,6 +114,8 @@ func TestBrowser(t *testing.T) {
 // answerBrowser does for the script what only the server side can.
 func answerBrowser(ta *testApp, bp *browserPlanner, ask, channelID, text string) (any, error) {
 	switch ask {
+	case "model-servers":
+		return map[string]any{"servers": bp.modelServers}, nil
 	case "attach":
 		return map[string]bool{"ok": true}, bp.attach(channelID)
 	case "attach-asking":
@@ -256,7 +266,8 @@ func (w *testLogWriter) Write(p []byte) (int, error) {
 // refused one, then works until Stop aborts it. Stop pauses the live run and
 // Resume resumes it, each reporting the runs again.
 type browserPlanner struct {
-	ta *testApp
+	ta           *testApp
+	modelServers []modelserver.Server // what GET /api/model-servers asks
 
 	mu       sync.Mutex
 	link     *client.Link

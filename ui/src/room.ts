@@ -76,8 +76,8 @@ export class RoomSocket {
         window.location.reload();
         return;
       }
-      this.setState("offline");
       const delay = Math.min(10000, 300 * 2 ** this.retry++);
+      this.setState("offline");
       this.timer = window.setTimeout(() => this.connect(), delay);
     };
   }
@@ -113,6 +113,12 @@ export class RoomSocket {
   on(l: (f: ServerFrame) => void): () => void {
     this.listeners.add(l);
     return () => this.listeners.delete(l);
+  }
+
+  // failures is how many times in a row the socket closed or could not
+  // connect: 0 while it is open.
+  get failures(): number {
+    return this.retry;
   }
 
   onState(l: (s: Connection) => void): () => void {

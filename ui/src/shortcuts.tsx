@@ -42,6 +42,7 @@ export const shortcutGroups: { title: string; keys: [string[], string][] }[] = [
       [["Esc"], "Leave the editor (then Tab or Shift+Tab moves on, Enter comes back)"],
       [["Tab"], "Move to the next control; in a list item, or when “Tab indents” is on, indent"],
       [["Shift", "Tab"], "Move to the previous control; in an indented list item, outdent"],
+      [[mod, alt, "M"], "Comment on the selected text (in Preview too)"],
       [[mod, "Z"], "Undo"],
       [isMac ? [mod, "Shift", "Z"] : [mod, "Y"], "Redo"],
     ],
@@ -76,12 +77,19 @@ export function Shortcuts() {
 
 function ShortcutsDialog({ onClose }: { onClose: () => void }) {
   const ref = useRef<HTMLDialogElement>(null);
+  const title = useRef<HTMLHeadingElement>(null);
   useEffect(() => {
     ref.current?.showModal();
+    // showModal focuses the first control, Close at the bottom, which
+    // scrolls a tall list past its title: the list opens at its top.
+    title.current?.focus({ preventScroll: true });
+    if (ref.current) ref.current.scrollTop = 0;
   }, []);
   return (
     <dialog ref={ref} class="shortcuts-dialog" onClose={onClose} aria-labelledby="shortcuts-title">
-      <h2 id="shortcuts-title">Keyboard shortcuts</h2>
+      <h2 id="shortcuts-title" ref={title} tabIndex={-1}>
+        Keyboard shortcuts
+      </h2>
       {shortcutGroups.map((g) => (
         <section key={g.title} aria-label={g.title}>
           <h3>{g.title}</h3>

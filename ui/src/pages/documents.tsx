@@ -26,6 +26,9 @@ export function DocumentsPage({ owner, repository }: { owner: string; repository
   const [createError, setCreateError] = useState("");
   const [importError, setImportError] = useState("");
   const gen = useRef(0);
+  // Whether the repository has archived documents, asked only when none
+  // is shown, so an empty list says where they are.
+  const [hasArchived, setHasArchived] = useState(false);
 
   function params(c?: string | null) {
     const p = new URLSearchParams();
@@ -70,6 +73,19 @@ export function DocumentsPage({ owner, repository }: { owner: string; repository
     const t = setTimeout(() => load(), query ? 180 : 0);
     return () => clearTimeout(t);
   }, [query, archived]);
+
+  const empty = list !== null && list.length === 0 && !query.trim() && !archived;
+  useEffect(() => {
+    if (!empty) return setHasArchived(false);
+    let live = true;
+    api<Page>("GET", `${base}?includeArchived=true&limit=1`).then(
+      (p) => live && setHasArchived(p.channels.length > 0),
+      () => {},
+    );
+    return () => {
+      live = false;
+    };
+  }, [empty]);
 
   async function create(e: Event) {
     e.preventDefault();
@@ -157,7 +173,21 @@ export function DocumentsPage({ owner, repository }: { owner: string; repository
         <ErrorText error={error} />
         {list && list.length === 0 && (
           <p class="empty">
-            {query ? "No document matches this search." : "No documents yet. Create the first one above."}
+            {query ? (
+              "No document matches this search."
+            ) : archived ? (
+              "No documents yet. Create the first one above."
+            ) : hasArchived ? (
+              <>
+                Every document here is archived.{" "}
+                <button class="link" onClick={() => setArchived(true)}>
+                  Show archived
+                </button>{" "}
+                lists them, with Restore; or create a new one above.
+              </>
+            ) : (
+              "No documents yet. Create the first one above."
+            )}
           </p>
         )}
         {list && list.length > 0 && (

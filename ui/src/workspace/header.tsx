@@ -176,6 +176,39 @@ export function ArchiveButton({ ctx }: { ctx: WorkspaceCtx }) {
 
 // ArchivedBar says an archived document is read-only, with Restore for
 // whoever may restore it.
+// stoppedAfter is how many failed reconnects in a row (about two seconds)
+// mean Chopin itself is not running, rather than a blip.
+export const stoppedAfter = 3;
+
+// StoppedBar says, once reconnecting keeps failing, that Chopin is not
+// running and the command that starts it: the running binary's full path
+// when chopin is not on the PATH, as the About page says it.
+export function StoppedBar({ ctx }: { ctx: WorkspaceCtx }) {
+  const [copied, setCopied] = useState(false);
+  if (ctx.state.connection !== "offline" || ctx.socket.failures < stoppedAfter) return null;
+  const command = ctx.session.command || "chopin";
+  return (
+    <div class="archived-bar stopped-bar" role="alert">
+      <span>
+        Chopin is not running, so this tab cannot reach it. Start it again with <code>{command}</code> in a terminal;
+        the tab reconnects by itself and keeps your unsent edits.
+      </span>
+      <button
+        class="restore-button"
+        aria-label="Copy the start command"
+        onClick={() =>
+          navigator.clipboard?.writeText(command).then(
+            () => setCopied(true),
+            () => {},
+          )
+        }
+      >
+        {copied ? "Copied" : "Copy"}
+      </button>
+    </div>
+  );
+}
+
 export function ArchivedBar({ ctx, docsHref }: { ctx: WorkspaceCtx; docsHref: string }) {
   const { state } = ctx;
   const [error, setError] = useState("");

@@ -4,6 +4,7 @@ import { useEffect, useRef, useState } from "preact/hooks";
 import { api, ApiError } from "../api";
 import type { WorkspaceCtx } from "./context";
 import type { PlannerState } from "./reduce";
+import type { ModelState } from "../protocol";
 import type { McpTransport } from "./mcpsetup";
 
 const at = (iso?: string) => (iso ? new Date(iso).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" }) : "");
@@ -37,16 +38,28 @@ export function readsWords(p: PlannerState): { path: string; at: string; label: 
   };
 }
 
+// modelLabel names the model the attached Planner answers with, as the
+// composer shows it: the document's choice, else the client's default;
+// "" when its client reported no models.
+export function modelLabel(m?: ModelState): string {
+  if (!m?.offered) return "";
+  const id = m.model || m.default?.id;
+  if (!id) return "";
+  const known = m.models.find((x) => x.id === id);
+  return (m.model && m.modelName) || known?.name || id;
+}
+
 // plannerWords says who holds the document's Planner and how, in a short
-// label for the button and a sentence for its title and the dialog.
-export function plannerWords(p: PlannerState): { label: string; sentence: string } {
+// label for the button and a sentence for its title and the dialog. The
+// label names the model it answers with, never the computer's login.
+export function plannerWords(p: PlannerState, m?: ModelState): { label: string; sentence: string } {
   const who = p.login ? `@${p.login}` : "its owner";
   switch (p.state) {
     case "attached":
       return {
-        label: p.login ? `Planner · ${p.login}` : "Planner attached",
+        label: `Planner · ${modelLabel(m) || "attached"}`,
         sentence:
-          `The Planner is attached from ${who}'s machine${p.since ? ` since ${at(p.since)}` : ""}. Mention @chopin in Chat to ask it.` +
+          `The Planner is attached${p.since ? ` since ${at(p.since)}` : ""}${modelLabel(m) ? ` and answers with ${modelLabel(m)}` : ""}. Mention @chopin in Chat to ask it.` +
           (readsWords(p) ? " " + readsWords(p)!.sentence : ""),
       };
     case "grace":
@@ -90,7 +103,7 @@ export function Reads({ ctx }: { ctx: WorkspaceCtx }) {
 
 export function PlannerButton({ ctx, onClick }: { ctx: WorkspaceCtx; onClick: () => void }) {
   const p = ctx.state.planner;
-  const { label, sentence } = plannerWords(p);
+  const { label, sentence } = plannerWords(p, ctx.state.model);
   return (
     <button
       class={"planner-button planner-" + p.state}
@@ -99,17 +112,53 @@ export function PlannerButton({ ctx, onClick }: { ctx: WorkspaceCtx; onClick: ()
       title={sentence || undefined}
     >
       <span class="dot" />
-      {label}
+      <span class="planner-label">{label}</span>
     </button>
   );
 }
 
-// The agents chopin planner --acp knows by name (package acp's presets).
+// The agents chopin planner --acp knows by name (package acp's presets),
+// with how to install each and sign in (docs/acp.md).
 const acpPresets = [
-  { name: "claude", title: "Claude Code" },
-  { name: "codex", title: "Codex" },
-  { name: "gemini", title: "Gemini CLI" },
+  {
+    name: "claude",
+    title: "Claude Code",
+    install: "npm install -g @zed-industries/claude-agent-acp",
+    note: "Optional: without it, npx fetches the adapter at the first start. Sign in by running claude once, or set ANTHROPIC_API_KEY.",
+  },
+  {
+    name: "codex",
+    title: "Codex",
+    install: "npm install -g @zed-industries/codex-acp",
+    note: "Optional: without it, npx fetches the adapter at the first start. Sign in with codex login, or set OPENAI_API_KEY.",
+  },
+  {
+    name: "gemini",
+    title: "Gemini CLI",
+    install: "npm install -g @google/gemini-cli",
+    note: "Then run gemini once to sign in, or set GEMINI_API_KEY.",
+  },
 ];
+
+// ModelServer is one entry of GET /api/model-servers.
+export interface ModelServer {
+  id: string;
+  name: string;
+  baseUrl: string;
+  start: string;
+  pull?: string;
+  running: boolean;
+  models: string[];
+}
+
+// portOf is the port a server's base URL names, for "on port 11434".
+const portOf = (baseUrl: string) => {
+  try {
+    return new URL(baseUrl).port;
+  } catch {
+    return "";
+  }
+};
 
 export function ConnectDialog({ ctx, onClose }: { ctx: WorkspaceCtx; onClose: () => void }) {
   const ref = useRef<HTMLDialogElement>(null);
@@ -120,8 +169,192 @@ export function ConnectDialog({ ctx, onClose }: { ctx: WorkspaceCtx; onClose: ()
   const bin = session.command || "chopin";
   const docURL = new URL(state.channel.url, location.origin).href;
   const p = state.planner;
-  // The agent token, once the person asks to see it; the commands and the
-  // MCP snippet carry it from then on.
+  return (
+    <dialog ref={ref} class="connect-dialog" onClose={onClose} aria-labelledby="connect-title">
+      <h2 id="connect-title">Connect a Planner</h2>
+      <p class="muted planner-sentence">
+        {plannerWords(p, state.model).sentence || plannerWords({ state: "none" }).sentence}
+      </p>
+      {!session.agentUrl ? (
+        <p>
+          The agent connection is turned off on this Chopin (<code>AGENT=off</code>).
+        </p>
+      ) : (
+        <>
+          <BundledPlanner bin={bin} docURL={docURL} />
+          <section class="connect-section" aria-labelledby="acp-title">
+            <h3 id="acp-title">Or a coding agent as the Planner (ACP)</h3>
+            <p class="small">
+              A coding agent you already use can be the Planner through the Agent Client Protocol. It asks before it
+              edits or runs anything, as a Decision here.
+            </p>
+            {acpPresets.map((a) => (
+              <div key={a.name} class="acp-preset">
+                <p class="small">
+                  <strong>{a.title}</strong>: install, then run
+                </p>
+                <Copyable text={a.install} label={`${a.title} install`} />
+                <Copyable text={`${bin} planner --acp ${a.name} ${docURL}`} label={`${a.title} command`} />
+                <p class="muted small">{a.note}</p>
+              </div>
+            ))}
+            <p class="muted small">
+              Another ACP agent:{" "}
+              <code>
+                {bin} planner --acp exec {docURL} -- its command
+              </code>
+              .
+            </p>
+          </section>
+        </>
+      )}
+      <McpSetup mcpUrl={session.mcpUrl} command={bin} binary={session.binary || bin} />
+      {session.agentUrl && <OwnClient agentUrl={session.agentUrl} bin={bin} />}
+      <div class="actions">
+        <button class="primary" onClick={() => ref.current?.close()}>
+          Done
+        </button>
+      </div>
+    </dialog>
+  );
+}
+
+// BundledPlanner is chopin planner with a model server on this computer:
+// the servers found running, with their models and the exact command, and
+// how to start the others.
+function BundledPlanner({ bin, docURL }: { bin: string; docURL: string }) {
+  const [servers, setServers] = useState<ModelServer[] | null>(null);
+  const [error, setError] = useState("");
+  const [looking, setLooking] = useState(false);
+  const look = async () => {
+    setLooking(true);
+    setError("");
+    try {
+      setServers((await api<{ servers: ModelServer[] }>("GET", "/api/model-servers")).servers);
+    } catch (e) {
+      setError(e instanceof ApiError ? e.message : "Chopin could not look for a model server.");
+    } finally {
+      setLooking(false);
+    }
+  };
+  useEffect(() => {
+    look();
+  }, []);
+  const running = (servers ?? []).filter((s) => s.running);
+  const stopped = (servers ?? []).filter((s) => !s.running);
+  return (
+    <section class="connect-section" aria-labelledby="bundled-title">
+      <h3 id="bundled-title">The bundled Planner, with a model on this computer</h3>
+      <p class="small">
+        <code>{bin} planner</code> answers @chopin with a model on a model server you run: Ollama, llama.cpp, LM Studio
+        or vLLM. Nothing leaves your computer.
+      </p>
+      {servers === null && !error && (
+        <p class="muted small" role="status">
+          Looking for a model server on this computer…
+        </p>
+      )}
+      {error && (
+        <p class="error-text small" role="alert">
+          {error}
+        </p>
+      )}
+      {running.map((s) => (
+        <FoundServer key={s.baseUrl} server={s} bin={bin} docURL={docURL} />
+      ))}
+      {servers !== null && running.length === 0 && (
+        <p class="small" role="status">
+          No model server answers on this computer yet. Start one of these, then run the Planner:
+        </p>
+      )}
+      {servers !== null && stopped.length > 0 && (
+        <details class="model-servers" open={running.length === 0}>
+          <summary class="small">
+            {running.length ? "Other model servers" : "Model servers and how to start each"}
+          </summary>
+          <ul class="server-list">
+            {stopped.map((s) => (
+              <li key={s.baseUrl}>
+                <p class="small">
+                  <strong>{s.name}</strong> (port {portOf(s.baseUrl)})
+                </p>
+                <Copyable text={s.start} label={`Start ${s.name}`} />
+                {s.pull && <Copyable text={s.pull} label={`A model for ${s.name}`} />}
+              </li>
+            ))}
+          </ul>
+        </details>
+      )}
+      {servers !== null && running.length === 0 && (
+        <>
+          <p class="small">With the server running:</p>
+          <Copyable text={`${bin} planner ${docURL}`} label="Planner command" />
+          <p class="muted small">
+            It uses the first of these servers that answers, or the one you name with <code>--base-url</code>.
+          </p>
+        </>
+      )}
+      {servers !== null && (
+        <button class="quiet small" onClick={look} disabled={looking}>
+          {looking ? "Looking…" : "Look again"}
+        </button>
+      )}
+    </section>
+  );
+}
+
+// FoundServer is a model server that answered: its models, a choice of
+// one, and the command that runs the Planner with it.
+function FoundServer({ server, bin, docURL }: { server: ModelServer; bin: string; docURL: string }) {
+  const [model, setModel] = useState(server.models[0] ?? "");
+  const command = `${bin} planner --base-url ${server.baseUrl}${model ? ` --model ${shellQuote(model)}` : ""} ${docURL}`;
+  return (
+    <div class="found-server" aria-label={`${server.name} found`} role="group">
+      <p class="small">
+        <span class="found-dot" aria-hidden="true" /> <strong>{server.name}</strong> is running at{" "}
+        <code>{server.baseUrl}</code>
+        {server.models.length === 0
+          ? " but has no models yet."
+          : ` with ${server.models.length === 1 ? "one model" : `${server.models.length} models`}.`}
+      </p>
+      {server.models.length === 0 && server.pull && (
+        <Copyable text={server.pull} label={`A model for ${server.name}`} />
+      )}
+      {server.models.length > 1 && (
+        <label class="small">
+          Model{" "}
+          <select
+            value={model}
+            onChange={(e) => setModel((e.target as HTMLSelectElement).value)}
+            aria-label={`${server.name} model`}
+          >
+            {server.models.map((m) => (
+              <option key={m} value={m}>
+                {m}
+              </option>
+            ))}
+          </select>
+        </label>
+      )}
+      {server.models.length === 1 && (
+        <p class="small">
+          Model: <code>{server.models[0]}</code>
+        </p>
+      )}
+      {server.models.length > 0 && <Copyable text={command} label="Planner command" />}
+      {server.models.length > 1 && (
+        <p class="muted small">Anyone in the document can switch among its models later, with the composer's picker.</p>
+      )}
+    </div>
+  );
+}
+
+// shellQuote quotes a model name for a POSIX shell when it needs it.
+const shellQuote = (s: string) => (/^[\w@%+=:,./-]+$/.test(s) ? s : "'" + s.replaceAll("'", `'\\''`) + "'");
+
+// OwnClient is the agent connection's URL and token, for a client of
+// chopin.agent.v1 a person writes: chopin planner needs neither.
+function OwnClient({ agentUrl, bin }: { agentUrl: string; bin: string }) {
   const [token, setToken] = useState<string | null>(null);
   const [tokenError, setTokenError] = useState("");
   const showToken = async () => {
@@ -133,91 +366,36 @@ export function ConnectDialog({ ctx, onClose }: { ctx: WorkspaceCtx; onClose: ()
       setTokenError(e instanceof ApiError ? e.message : "The token could not be read.");
     }
   };
-  const withToken = token ? `--token ${token} ` : "";
   return (
-    <dialog ref={ref} class="connect-dialog" onClose={onClose} aria-labelledby="connect-title">
-      <h2 id="connect-title">Connect a Planner</h2>
-      <p class="muted planner-sentence">{plannerWords(p).sentence || plannerWords({ state: "none" }).sentence}</p>
-      {!session.agentUrl ? (
-        <p>
-          The agent connection is turned off on this Chopin (<code>AGENT=off</code>).
-        </p>
+    <details class="connect-section own-client">
+      <summary>A Planner client you write yourself</summary>
+      <p class="small">
+        Any client of <code>chopin.agent.v1</code> attaches at this URL, signed in with this computer's agent token (
+        <code>{bin} token</code> prints it too). <code>{bin} planner</code> finds both itself.
+      </p>
+      <Copyable text={agentUrl} label="Agent URL" />
+      {token === null ? (
+        <div class="copyable">
+          <code aria-label="Agent token">••••••••••••</code>
+          <button class="quiet small" onClick={showToken}>
+            Show token
+          </button>
+        </div>
       ) : (
-        <ol class="steps">
-          <li>
-            <p>The agent connection's URL:</p>
-            <Copyable text={session.agentUrl} label="Agent URL" />
-          </li>
-          <li>
-            <p>
-              The client signs in with this computer's agent token (<code>chopin token</code> prints it too):
-            </p>
-            {token === null ? (
-              <div class="copyable">
-                <code aria-label="Agent token">••••••••••••</code>
-                <button class="quiet small" onClick={showToken}>
-                  Show token
-                </button>
-              </div>
-            ) : (
-              <>
-                <Copyable text={token} label="Agent token" />
-                <p class="muted small">
-                  Keep the token private: anyone with it can edit your documents. The commands below now carry it;{" "}
-                  <code>chopin token --rotate</code> replaces it.
-                </p>
-              </>
-            )}
-            {tokenError && (
-              <p class="error-text small" role="alert">
-                {tokenError}
-              </p>
-            )}
-          </li>
-          <li>
-            <p>
-              Run the bundled Planner client from a checkout of <code>{state.channel.repository}</code> and point it at
-              this document:
-            </p>
-            <Copyable text={`${bin} planner ${withToken}${docURL}`} label="Planner command" />
-            <p class="muted small">
-              <code>chopin planner --help</code> lists the model options. Any client of <code>chopin.agent.v1</code>{" "}
-              works the same way.
-            </p>
-          </li>
-          <li>
-            <p>
-              Or make a coding agent you already run the Planner, through the Agent Client Protocol. It asks before it
-              edits or runs anything, as a Decision here:
-            </p>
-            {acpPresets.map((a) => (
-              <div key={a.name} class="acp-preset">
-                <p class="small">{a.title}</p>
-                <Copyable text={`${bin} planner --acp ${a.name} ${withToken}${docURL}`} label={`${a.title} command`} />
-              </div>
-            ))}
-            <p class="muted small">
-              Another ACP agent:{" "}
-              <code>
-                {bin} planner --acp exec {withToken + docURL} -- its command
-              </code>
-              .
-            </p>
-          </li>
-        </ol>
+        <>
+          <Copyable text={token} label="Agent token" />
+          <p class="muted small">
+            Keep the token private: anyone with it can edit your documents. <code>{bin} token --rotate</code> replaces
+            it.
+          </p>
+        </>
       )}
-      <McpSetup mcpUrl={session.mcpUrl} command={bin} binary={session.binary || bin} />
-      {!session.agentUrl && tokenError && (
+      {tokenError && (
         <p class="error-text small" role="alert">
           {tokenError}
         </p>
       )}
-      <div class="actions">
-        <button class="primary" onClick={() => ref.current?.close()}>
-          Done
-        </button>
-      </div>
-    </dialog>
+    </details>
   );
 }
 

@@ -16,7 +16,7 @@ import { DecisionsPane } from "./decisions";
 import { ConnectDialog, PlannerButton, Reads } from "./planner";
 import { PlanFileActions } from "./planfile";
 import { useWorkspaceShortcuts } from "../shortcuts";
-import { ArchiveButton, ArchivedBar, ChatToggle, DocTitle, useChatShown } from "./header";
+import { ArchiveButton, ArchivedBar, ChatToggle, DocTitle, StoppedBar, stoppedAfter, useChatShown } from "./header";
 import { headingOf } from "./decisions";
 import { ThemeToggle } from "../theme";
 import { observeCode } from "../highlight";
@@ -146,6 +146,7 @@ export function Workspace({ initial, session }: { initial: Channel; session: Ses
     <div class={"workspace " + (wide ? "wide" : "compact") + (wide && !chatShown ? " chat-hidden" : "")} ref={root}>
       <TopBar ctx={ctx} docsHref={docsHref} onPlanner={() => setConnectOpen(true)} />
       <ArchivedBar ctx={ctx} docsHref={docsHref} />
+      <StoppedBar ctx={ctx} />
       <div class="panes">
         <section class="pane chat-pane" hidden={!chatOn} aria-label="Chat" id="chat-pane">
           <ChatPane ctx={ctx} />
@@ -225,9 +226,12 @@ function focusDestination(where: "plan" | "decisions" | "chat", plan: PlanSync) 
 
 function TopBar({ ctx, docsHref, onPlanner }: { ctx: WorkspaceCtx; docsHref: string; onPlanner: () => void }) {
   const { state } = ctx;
-  const label = { connecting: "Connecting…", online: "Live", offline: "Offline, reconnecting…", deleted: "Deleted" }[
-    state.connection
-  ];
+  const label =
+    state.connection === "offline" && ctx.socket.failures >= stoppedAfter
+      ? "Chopin is not running"
+      : { connecting: "Connecting…", online: "Live", offline: "Offline, reconnecting…", deleted: "Deleted" }[
+          state.connection
+        ];
   return (
     <header class="top-bar">
       <a class="brand" href="/" onClick={onLinkClick} title="Repositories">
