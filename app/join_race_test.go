@@ -33,7 +33,9 @@ type joiningTab struct {
 
 func (j *joiningTab) read() map[string]any {
 	j.t.Helper()
-	j.conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+	// A guard against a hang, not a time limit: a busy machine under the
+	// race detector has taken over 10 s to send the 128 KiB snapshot.
+	j.conn.SetReadDeadline(time.Now().Add(time.Minute))
 	_, data, err := j.conn.ReadMessage()
 	if err != nil {
 		j.t.Fatalf("joining tab: %v", err)
