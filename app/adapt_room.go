@@ -86,11 +86,17 @@ func (p roomStore) Decisions(ctx context.Context, channelID string) ([]room.Deci
 // roomDecision is a stored card as the room holds it.
 func roomDecision(d store.Decision) (room.Decision, error) {
 	out := room.Decision{ID: d.ID, ChannelID: d.ChannelID, Request: d.Request, Index: d.Index, Call: d.Call,
-		Status: d.Status, AnsweredBy: d.AnsweredBy, Block: d.Block, CreatedAt: d.CreatedAt, UpdatedAt: d.UpdatedAt}
+		Status: d.Status, AnsweredBy: d.AnsweredBy, Block: d.Block, CreatedAt: d.CreatedAt, UpdatedAt: d.UpdatedAt,
+		DiscardedBy: d.DiscardedBy}
 	if len(d.Answer) > 0 {
 		out.Answer = new(room.CardAnswer)
 		if err := json.Unmarshal(d.Answer, out.Answer); err != nil {
 			return room.Decision{}, fmt.Errorf("decision %s: stored answer: %w", d.ID, err)
+		}
+	}
+	if len(d.Previous) > 0 {
+		if err := json.Unmarshal(d.Previous, &out.Previous); err != nil {
+			return room.Decision{}, fmt.Errorf("decision %s: stored previous answers: %w", d.ID, err)
 		}
 	}
 	return out, nil
@@ -100,9 +106,13 @@ func (p roomStore) SaveDecisions(ctx context.Context, channelID string, cards []
 	out := make([]store.Decision, len(cards))
 	for i, d := range cards {
 		out[i] = store.Decision{ID: d.ID, ChannelID: channelID, Request: d.Request, Index: d.Index, Call: d.Call,
-			Status: d.Status, AnsweredBy: d.AnsweredBy, Block: d.Block, CreatedAt: d.CreatedAt, UpdatedAt: d.UpdatedAt}
+			Status: d.Status, AnsweredBy: d.AnsweredBy, Block: d.Block, CreatedAt: d.CreatedAt, UpdatedAt: d.UpdatedAt,
+			DiscardedBy: d.DiscardedBy}
 		if d.Answer != nil {
 			out[i].Answer, _ = json.Marshal(d.Answer) // a struct of strings always encodes
+		}
+		if len(d.Previous) > 0 {
+			out[i].Previous, _ = json.Marshal(d.Previous)
 		}
 	}
 	return storageErr(p.s.SaveDecisions(ctx, channelID, out, storeUpdates(placement)))

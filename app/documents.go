@@ -102,11 +102,24 @@ func (a *App) handleDecisionAnswer(c echo.Context) error {
 }
 
 func (a *App) handleDecisionCancel(c echo.Context) error {
+	return a.decisionChange(c, (*room.Room).CancelDecision)
+}
+
+func (a *App) handleDecisionDiscard(c echo.Context) error {
+	return a.decisionChange(c, (*room.Room).DiscardDecision)
+}
+
+func (a *App) handleDecisionReopen(c echo.Context) error {
+	return a.decisionChange(c, (*room.Room).ReopenDecision)
+}
+
+// decisionChange runs a change to one card that takes no body.
+func (a *App) decisionChange(c echo.Context, change func(*room.Room, context.Context, room.Identity, string) (room.Decision, error)) error {
 	if err := a.canWrite(c); err != nil {
 		return err
 	}
 	return a.withRoom(c, func(_ store.Channel, r *room.Room) error {
-		d, err := r.CancelDecision(c.Request().Context(), a.identity(), c.Param("decisionId"))
+		d, err := change(r, c.Request().Context(), a.identity(), c.Param("decisionId"))
 		if err != nil {
 			return err
 		}

@@ -274,7 +274,7 @@ func TestRoomDecisions(t *testing.T) {
 	c.Send(map[string]any{"type": "decision:answer", "id": "a1", "decision": first, "answer": map[string]any{"labels": []string{"SQLite"}}})
 	for {
 		d := c.Until("decision:update")["decision"].(map[string]any)
-		if d["id"] == first && d["status"] == "answered" {
+		if d["id"] == first && d["status"] == "decided" {
 			break
 		}
 	}
@@ -305,7 +305,7 @@ func TestRoomDecisions(t *testing.T) {
 	})
 	ta.Do("GET", "/api/channels/"+ch.ID+"/decisions", nil).JSON(t, &list)
 	last := list.Decisions[len(list.Decisions)-1]
-	if last.Status != "withdrawn" {
+	if last.Status != "expired" {
 		t.Fatalf("withdrawn card %+v", last)
 	}
 	apptest.Want(t, ta.Do("POST", "/api/channels/"+ch.ID+"/decisions/"+last.ID+"/answer", map[string]any{"yes": true}), 409, "decision-closed")
@@ -315,7 +315,7 @@ func TestRoomDecisions(t *testing.T) {
 	ta.Stop()
 	ta2 := startAppWith(t, ta.app.cfg)
 	ta2.Do("GET", "/api/channels/"+ch.ID+"/decisions", nil).JSON(t, &list)
-	if len(list.Decisions) != 3 || list.Decisions[0].Status != "answered" || list.Decisions[0].Answer.Labels[0] != "SQLite" || list.Decisions[2].Status != "withdrawn" {
+	if len(list.Decisions) != 3 || list.Decisions[0].Status != "decided" || list.Decisions[0].Answer.Labels[0] != "SQLite" || list.Decisions[2].Status != "expired" {
 		t.Errorf("after restart %+v", list.Decisions)
 	}
 }

@@ -146,7 +146,7 @@ func answerPrompt(ans room.Answered) string {
 	for _, c := range ans.Cards {
 		b.WriteString("\nQuestion: " + cardQuestion(ans.Call, c.Index) + "\n")
 		switch {
-		case c.Status != room.DecisionAnswered || c.Answer == nil:
+		case c.Status != room.DecisionDecided || c.Answer == nil:
 			b.WriteString("Not answered (" + c.Status + ").\n")
 		default:
 			b.WriteString("Answer: " + cardAnswer(*c.Answer) + "\n")

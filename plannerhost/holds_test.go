@@ -77,7 +77,7 @@ func (ta *testApp) parked(channelID string) (session, decision string) {
 	return session, decision
 }
 
-// wantEnded checks a hold ended for good: its Decision withdrawn, its run
+// wantEnded checks a hold ended for good: its Decision expired, its run
 // shown stopped (when the document is still there) and its row gone.
 func (ta *testApp) wantEnded(channelID string, document bool) {
 	ta.T.Helper()
@@ -88,7 +88,7 @@ func (ta *testApp) wantEnded(channelID string, document bool) {
 	if !document {
 		return
 	}
-	if got := ta.decisionStatuses(channelID); !reflect.DeepEqual(got, []string{"withdrawn"}) {
+	if got := ta.decisionStatuses(channelID); !reflect.DeepEqual(got, []string{"expired"}) {
 		ta.T.Errorf("decisions %v", got)
 	}
 	var st struct {
@@ -307,7 +307,7 @@ func TestAgentStopChatLines(t *testing.T) {
 	if got := ta.chatLines(ch.ID); !reflect.DeepEqual(got, lines) {
 		t.Fatalf("after a stop that withdrew a question %q", got)
 	}
-	if got := ta.decisionStatuses(ch.ID); !reflect.DeepEqual(got, []string{"withdrawn"}) {
+	if got := ta.decisionStatuses(ch.ID); !reflect.DeepEqual(got, []string{"expired"}) {
 		t.Errorf("decisions %v", got)
 	}
 }
@@ -372,7 +372,7 @@ func TestAgentUndeliveredAnswerReachesPlanner(t *testing.T) {
 				}
 			}
 			answerTurnOf(t, fresh)
-			if got := ta.decisionStatuses(ch.ID); !reflect.DeepEqual(got, []string{"answered"}) {
+			if got := ta.decisionStatuses(ch.ID); !reflect.DeepEqual(got, []string{"decided"}) {
 				t.Errorf("decisions %v", got)
 			}
 		})

@@ -429,7 +429,7 @@ func TestAgentHoldEndsForGood(t *testing.T) {
 	ta.eventually(func() bool {
 		var body struct{ Decisions []map[string]any }
 		ta.Do("GET", "/api/channels/"+ch.ID+"/decisions", nil).JSON(ta.T, &body)
-		return len(body.Decisions) == 1 && body.Decisions[0]["status"] == "withdrawn"
+		return len(body.Decisions) == 1 && body.Decisions[0]["status"] == "expired"
 	})
 	var st struct {
 		State string

@@ -140,10 +140,12 @@ func openDecisions(r *room.Room, mem *outlineMemory, input json.RawMessage) (any
 				Message: "open_decisions takes no arguments: call it with {}."}
 		}
 	}
+	open, discarded := r.OpenDecisions()
 	return struct {
 		Decisions   []room.Decision  `json:"decisions"`
+		Discarded   []room.Decision  `json:"discarded"`
 		CurrentPlan room.CurrentPlan `json:"current_plan"`
-	}{r.OpenDecisions(), mem.currentPlan(r)}, nil
+	}{open, discarded, mem.currentPlan(r)}, nil
 }
 
 // toolError makes a room's refusal the structured tool error the Planner

@@ -63,7 +63,7 @@ func (r *Room) AnsweredCall(request string) (Answered, bool) {
 	}
 	answered := false
 	for _, c := range out.Cards {
-		answered = answered || c.Status == DecisionAnswered
+		answered = answered || c.Status == DecisionDecided
 	}
 	return out, answered
 }

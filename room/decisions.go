@@ -7,13 +7,17 @@ import (
 	"strings"
 )
 
-// Decision card statuses.
+// Decision card statuses, the specification's.
 const (
 	DecisionOpen      = "open"
-	DecisionAnswered  = "answered"
-	DecisionCancelled = "cancelled" // a member cancelled it
-	DecisionWithdrawn = "withdrawn" // the Planner withdrew it, its session ended, or another card of its call was cancelled
+	DecisionDecided   = "decided"
+	DecisionReopened  = "reopened"  // decided, then opened again for a new answer
+	DecisionDiscarded = "discarded" // a member set it aside, answered or not
+	DecisionExpired   = "expired"   // closed without an answer: the Planner withdrew it, its session ended, or another card of its call was discarded
 )
+
+// waiting reports whether a card takes an answer.
+func waiting(status string) bool { return status == DecisionOpen || status == DecisionReopened }
 
 // Decision is one card: one question of a question call, placed in the plan
 // by a <Decision id="..." /> line that only the server writes.
@@ -29,6 +33,19 @@ type Decision struct {
 	Block      int             `json:"block"` // the block it follows, -1 when placed at the end, NotInPlan when not placed
 	CreatedAt  int64           `json:"createdAt"`
 	UpdatedAt  int64           `json:"updatedAt"`
+	// Previous is the answers the card had before each time it was
+	// reopened, oldest first.
+	Previous    []PreviousAnswer `json:"previous,omitempty"`
+	DiscardedBy string           `json:"discardedBy,omitempty"`
+}
+
+// PreviousAnswer is an answer a card had until someone reopened it.
+type PreviousAnswer struct {
+	Answer     CardAnswer `json:"answer"`
+	AnsweredBy string     `json:"answeredBy,omitempty"`
+	DecidedAt  int64      `json:"decidedAt"`
+	ReopenedBy string     `json:"reopenedBy,omitempty"`
+	ReopenedAt int64      `json:"reopenedAt"`
 }
 
 // CardAnswer is what a member submits for one card:
@@ -212,11 +229,20 @@ func clipLine(s string, n int) string {
 	return line
 }
 
-// Answer records a member's answer to a card. The call settles as answered
-// once every card of it has an answer.
+// Answer records a member's answer to an open or reopened card. An open
+// card's call settles as answered once every card of it has an answer; a
+// reopened card's call was settled long ago, so the new answer reaches the
+// Planner as a Chat notice, read with its next turn.
 func (r *Room) Answer(ctx context.Context, who Identity, id string, a CardAnswer) (Decision, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	card, err := r.cardLocked(id)
+	if err != nil {
+		return Decision{}, err
+	}
+	if card.Status == DecisionReopened {
+		return r.answerReopenedLocked(ctx, who, card, a)
+	}
 	card, rec, err := r.openCardLocked(id)
 	if err != nil {
 		return Decision{}, err
@@ -225,7 +251,7 @@ func (r *Room) Answer(ctx context.Context, who Identity, id string, a CardAnswer
 	if err != nil {
 		return Decision{}, err
 	}
-	card.Status, card.Answer, card.AnsweredBy = DecisionAnswered, &a, who.Login
+	card.Status, card.Answer, card.AnsweredBy = DecisionDecided, &a, who.Login
 	changed := []Decision{card}
 
 	var outcome *Outcome
@@ -246,27 +272,127 @@ func (r *Room) Answer(ctx context.Context, who Identity, id string, a CardAnswer
 	return changed[0], nil
 }
 
-// CancelDecision is a member cancelling a card: its call settles as
-// cancelled, keeping a questionnaire's answered questions, and the call's
-// other open cards are withdrawn.
+func (r *Room) answerReopenedLocked(ctx context.Context, who Identity, card Decision, a CardAnswer) (Decision, error) {
+	call, err := ParseQuestionCall(card.Call)
+	if err != nil {
+		return Decision{}, fmt.Errorf("decision %s: %w", card.ID, err)
+	}
+	if _, err := checkCardAnswer(call, card.Index, a); err != nil {
+		return Decision{}, err
+	}
+	card.Status, card.Answer, card.AnsweredBy = DecisionDecided, &a, who.Login
+	changed := []Decision{card}
+	if err := r.saveCardsLocked(ctx, changed); err != nil {
+		return Decision{}, err
+	}
+	text := fmt.Sprintf("@%s answered the reopened decision “%s”: %s", who.Login, clipLine(cardQuestion(call, card.Index), askedHeading), clipLine(answerText(a), askedHeading))
+	if n := len(card.Previous); n > 0 {
+		text += fmt.Sprintf(" (before: %s)", clipLine(answerText(card.Previous[n-1].Answer), askedHeading))
+	}
+	r.noticeLocked(ctx, text+".")
+	return changed[0], nil
+}
+
+// CancelDecision is DiscardDecision for a card that is still open: the name
+// the decision:cancel message and the cancel request keep.
 func (r *Room) CancelDecision(ctx context.Context, who Identity, id string) (Decision, error) {
 	r.mu.Lock()
-	defer r.mu.Unlock()
-	card, rec, err := r.openCardLocked(id)
+	card, err := r.cardLocked(id)
+	r.mu.Unlock()
 	if err != nil {
 		return Decision{}, err
 	}
-	card.Status, card.AnsweredBy = DecisionCancelled, who.Login
-	changed := append([]Decision{card}, r.cards.othersOpenLocked(rec, card.ID, DecisionWithdrawn)...)
-	answered := r.cards.answeredPicksLocked(rec)
-	outcome, err := rec.call.Cancelled(answered)
+	if !waiting(card.Status) {
+		return Decision{}, errorf(CodeDecisionClosed, "This decision is already %s; only an open one can be cancelled.", card.Status)
+	}
+	return r.DiscardDecision(ctx, who, id)
+}
+
+// DiscardDecision is a member setting a card aside, open, reopened or
+// decided. A card whose call the Planner still waits on settles the call
+// as cancelled, keeping a questionnaire's answered questions, and the
+// call's other open cards expire. A decided card keeps its answer, shown
+// as the one discarded. For any other card Chat says so, for the people
+// and the Planner's next turn.
+func (r *Room) DiscardDecision(ctx context.Context, who Identity, id string) (Decision, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	card, err := r.cardLocked(id)
 	if err != nil {
 		return Decision{}, err
+	}
+	if card.Status == DecisionDiscarded || card.Status == DecisionExpired {
+		return Decision{}, errorf(CodeDecisionClosed, "This decision is already %s; there is nothing to discard.", card.Status)
+	}
+	rec, waited := r.cards.calls[card.Request]
+	waited = waited && card.Status == DecisionOpen
+	was := card.Status
+	card.Status, card.DiscardedBy = DecisionDiscarded, who.Login
+	changed := []Decision{card}
+	var outcome Outcome
+	if waited {
+		changed = append(changed, r.cards.othersOpenLocked(rec, card.ID, DecisionExpired)...)
+		if outcome, err = rec.call.Cancelled(r.cards.answeredPicksLocked(rec)); err != nil {
+			return Decision{}, err
+		}
 	}
 	if err := r.saveCardsLocked(ctx, changed); err != nil {
 		return Decision{}, err
 	}
-	r.settleLocked(card.Request, outcome)
+	if waited {
+		r.settleLocked(card.Request, outcome)
+	}
+	question := card.ID
+	if call, err := ParseQuestionCall(card.Call); err == nil {
+		question = clipLine(cardQuestion(call, card.Index), askedHeading)
+	}
+	text := fmt.Sprintf("@%s discarded the decision “%s”", who.Login, question)
+	if was == DecisionDecided && card.Answer != nil {
+		text += fmt.Sprintf(", answered %s before; set its answer aside.", clipLine(answerText(*card.Answer), askedHeading))
+	} else {
+		text += " without an answer."
+	}
+	// The Planner still waiting on the card learns of it from its
+	// request's cancelled result; a card nobody waits on, from Chat.
+	if !waited {
+		r.noticeLocked(ctx, text)
+	}
+	return changed[0], nil
+}
+
+// ReopenDecision opens a decided card again for a new answer: its answer
+// becomes its latest previous one, shown under it, and Chat says so, for
+// the people and the Planner's next turn. A card asked apart from the plan
+// (a permission the Planner already acted on) cannot be reopened.
+func (r *Room) ReopenDecision(ctx context.Context, who Identity, id string) (Decision, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	card, err := r.cardLocked(id)
+	if err != nil {
+		return Decision{}, err
+	}
+	switch {
+	case waiting(card.Status):
+		return Decision{}, errorf(CodeDecisionOpen, "This decision is still waiting for an answer; answer it instead of reopening it.")
+	case card.Status != DecisionDecided || card.Answer == nil:
+		return Decision{}, errorf(CodeDecisionClosed, "This decision is %s; only a decided one can be reopened.", card.Status)
+	case card.Block == NotInPlan:
+		return Decision{}, errorf(CodeDecisionClosed, "This was a permission the Planner asked for and acted on; it cannot be reopened. Ask the Planner in Chat instead.")
+	}
+	now := r.hub.now().UnixMilli()
+	prev := PreviousAnswer{Answer: *card.Answer, AnsweredBy: card.AnsweredBy, DecidedAt: card.UpdatedAt, ReopenedBy: who.Login, ReopenedAt: now}
+	card.Previous = append(append([]PreviousAnswer(nil), card.Previous...), prev)
+	card.Status, card.Answer, card.AnsweredBy = DecisionReopened, nil, ""
+	changed := []Decision{card}
+	if err := r.saveCardsLocked(ctx, changed); err != nil {
+		return Decision{}, err
+	}
+	question := card.ID
+	if call, err := ParseQuestionCall(card.Call); err == nil {
+		question = clipLine(cardQuestion(call, card.Index), askedHeading)
+	}
+	r.noticeLocked(ctx, fmt.Sprintf("@%s reopened the decision “%s” (it was: %s); it waits for a new answer in Decisions.",
+		who.Login, question, clipLine(answerText(prev.Answer), askedHeading)))
 	return changed[0], nil
 }
 
@@ -280,7 +406,7 @@ func (r *Room) Withdraw(ctx context.Context, request string) error {
 	if !ok {
 		return nil // already settled
 	}
-	changed := r.cards.othersOpenLocked(rec, "", DecisionWithdrawn)
+	changed := r.cards.othersOpenLocked(rec, "", DecisionExpired)
 	outcome, err := rec.call.Cancelled(r.cards.answeredPicksLocked(rec))
 	if err != nil {
 		return err
@@ -308,6 +434,26 @@ func (r *Room) OpenRequests() []string {
 		out = append(out, req)
 	}
 	return out
+}
+
+// cardLocked finds a card of a document that can change.
+func (r *Room) cardLocked(id string) (Decision, error) {
+	if err := r.writableLocked(); err != nil {
+		return Decision{}, err
+	}
+	for _, c := range r.cards.cards {
+		if c.ID == id {
+			return c, nil
+		}
+	}
+	return Decision{}, errorf(CodeNotFound, "This document has no decision %q.", id)
+}
+
+// noticeLocked posts a Chat notice; a failure is logged, the change stands.
+func (r *Room) noticeLocked(ctx context.Context, text string) {
+	if _, err := r.postLocked(ctx, Message{Role: RoleSystem, Text: text}); err != nil {
+		r.hub.logf(r).Error("post notice", "err", err)
+	}
 }
 
 func (r *Room) openCardLocked(id string) (Decision, askRec, error) {
@@ -368,7 +514,7 @@ func (d *decisions) replyLocked(rec askRec, answered Decision) ([]Pick, bool) {
 		if id != answered.ID {
 			c = d.card(id)
 		}
-		if c.Status != DecisionAnswered {
+		if c.Status != DecisionDecided {
 			return nil, false
 		}
 		if c.Answer != nil {
@@ -384,7 +530,7 @@ func (d *decisions) answeredPicksLocked(rec askRec) []Pick {
 		return nil
 	}
 	for _, id := range rec.ids {
-		if c := d.card(id); c.Status == DecisionAnswered && c.Answer != nil {
+		if c := d.card(id); c.Status == DecisionDecided && c.Answer != nil {
 			picks = append(picks, Pick{QuestionIndex: c.Index, Labels: c.Answer.Labels, Text: c.Answer.Text})
 		}
 	}

@@ -48,6 +48,7 @@ const (
 	CodeInvalidQuestion = "invalid-question"
 	CodeInvalidAnswer   = "invalid-answer"
 	CodeDecisionClosed  = "decision-closed"
+	CodeDecisionOpen    = "decision-open"
 
 	// Comment threads on passages.
 	CodeInvalidPassage  = "invalid-passage"
@@ -96,6 +97,7 @@ var kinds = map[string]fault.Kind{
 	CodeInvalidQuestion: fault.Invalid,
 	CodeInvalidAnswer:   fault.Invalid,
 	CodeDecisionClosed:  fault.Conflict,
+	CodeDecisionOpen:    fault.Conflict,
 
 	CodeInvalidPassage:  fault.Invalid,
 	CodePassageTooLarge: fault.TooLarge,

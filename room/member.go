@@ -203,6 +203,16 @@ func (m *Member) dispatch(ctx context.Context, env inEnvelope, frame []byte) (an
 			_, err := r.CancelDecision(ctx, m.who, in.Decision)
 			return msgOK{Type: "ok", ID: in.ID}, err
 		})
+	case "decision:discard":
+		return editing(m, frame, func(in inDecisionCancel) (any, error) {
+			_, err := r.DiscardDecision(ctx, m.who, in.Decision)
+			return msgOK{Type: "ok", ID: in.ID}, err
+		})
+	case "decision:reopen":
+		return editing(m, frame, func(in inDecisionCancel) (any, error) {
+			_, err := r.ReopenDecision(ctx, m.who, in.Decision)
+			return msgOK{Type: "ok", ID: in.ID}, err
+		})
 	case "comment:sync":
 		return decoded(frame, func(in inEnvelope) (any, error) {
 			// Sent under the lock, so no later change reaches the socket first.

@@ -251,19 +251,48 @@ func decisionText(d Decision) string {
 	}
 	quote("**Decision:** ", question)
 	b.WriteString(">\n")
+	by := func(login string) string {
+		if login == "" {
+			return ""
+		}
+		return " (@" + login + ")"
+	}
 	switch {
 	case d.Answer != nil:
-		answer := answerText(*d.Answer)
-		if d.AnsweredBy != "" {
-			answer += " (@" + d.AnsweredBy + ")"
+		quote("**Answer:** ", answerText(*d.Answer)+by(d.AnsweredBy))
+		if d.Status == DecisionDiscarded {
+			b.WriteString(">\n")
+			quote("", "_Discarded"+byWord(d.DiscardedBy)+"._")
 		}
-		quote("**Answer:** ", answer)
 	case d.Status == DecisionOpen || d.Status == "":
 		quote("", "_Not answered yet._")
+	case d.Status == DecisionReopened:
+		reopener := ""
+		if n := len(d.Previous); n > 0 {
+			reopener = d.Previous[n-1].ReopenedBy
+		}
+		quote("", "_Reopened"+byWord(reopener)+"; not answered again yet._")
+	case d.Status == DecisionDiscarded:
+		quote("", "_Discarded"+byWord(d.DiscardedBy)+" without an answer._")
 	default:
 		quote("", "_"+strings.ToUpper(d.Status[:1])+d.Status[1:]+" without an answer._")
 	}
+	// The answers it had before it was reopened, newest first, as the
+	// specification's Previous element shows them.
+	for i := len(d.Previous) - 1; i >= 0; i-- {
+		p := d.Previous[i]
+		b.WriteString(">\n")
+		quote("**Previous:** ", answerText(p.Answer)+by(p.AnsweredBy)+", reopened"+byWord(p.ReopenedBy))
+	}
 	return withoutMarks(strings.TrimSuffix(b.String(), "\n"))
+}
+
+// byWord is " by @login", or nothing for no login.
+func byWord(login string) string {
+	if login == "" {
+		return ""
+	}
+	return " by @" + login
 }
 
 // withoutMarks is a record's text with "<" written as "&lt;" where it would

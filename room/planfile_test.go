@@ -15,8 +15,8 @@ func TestInlineDecisions(t *testing.T) {
 		{"question": "Which database?", "header": "DB", "options": []map[string]any{{"label": "SQLite", "description": ""}, {"label": "Postgres", "description": ""}}},
 	}}})
 	ds := []Decision{
-		{ID: "a", Call: questionnaire, Index: 0, Status: DecisionAnswered, Answer: &CardAnswer{Labels: []string{"SQLite"}}, AnsweredBy: "ada"},
-		{ID: "b", Call: call(map[string]any{"method": "confirm", "title": "Ship it?", "message": "Friday."}), Status: DecisionAnswered, Answer: &CardAnswer{Yes: &yes}, AnsweredBy: "bo"},
+		{ID: "a", Call: questionnaire, Index: 0, Status: DecisionDecided, Answer: &CardAnswer{Labels: []string{"SQLite"}}, AnsweredBy: "ada"},
+		{ID: "b", Call: call(map[string]any{"method": "confirm", "title": "Ship it?", "message": "Friday."}), Status: DecisionDecided, Answer: &CardAnswer{Yes: &yes}, AnsweredBy: "bo"},
 		{ID: "c", Call: call(map[string]any{"method": "input", "title": "Codename?"}), Status: DecisionOpen},
 	}
 	source := "# Plan\n\n<Decision id=\"a\" />\n\n<Decision id=\"b\" />\n\n<Decision id=\"c\" />\n\n<Decision id=\"gone\" />\n"
@@ -25,6 +25,33 @@ func TestInlineDecisions(t *testing.T) {
 		"> **Decision:** Codename?\n>\n> _Not answered yet._\n\n<Decision id=\"gone\" />\n"
 	if got := InlineDecisions(source, ds); got != want {
 		t.Errorf("InlineDecisions =\n%s\nwant\n%s", got, want)
+	}
+}
+
+// Every status reads in the record: a decided card under its earlier
+// answers (the specification's Previous), a reopened one, discarded ones
+// with and without an answer, an expired one.
+func TestInlineDecisionStatuses(t *testing.T) {
+	call, _ := json.Marshal(map[string]any{"method": "input", "title": "Codename?"})
+	prev := []PreviousAnswer{{Answer: CardAnswer{Text: "Falcon"}, AnsweredBy: "ada", ReopenedBy: "bo"}}
+	for _, c := range []struct {
+		d    Decision
+		want string
+	}{
+		{Decision{Status: DecisionDecided, Answer: &CardAnswer{Text: "Heron"}, AnsweredBy: "cy", Previous: prev},
+			"> **Answer:** Heron (@cy)\n>\n> **Previous:** Falcon (@ada), reopened by @bo"},
+		{Decision{Status: DecisionReopened, Previous: prev},
+			"> _Reopened by @bo; not answered again yet._\n>\n> **Previous:** Falcon (@ada), reopened by @bo"},
+		{Decision{Status: DecisionDiscarded, Answer: &CardAnswer{Text: "Heron"}, AnsweredBy: "cy", DiscardedBy: "bo"},
+			"> **Answer:** Heron (@cy)\n>\n> _Discarded by @bo._"},
+		{Decision{Status: DecisionDiscarded, DiscardedBy: "bo"}, "> _Discarded by @bo without an answer._"},
+		{Decision{Status: DecisionExpired}, "> _Expired without an answer._"},
+	} {
+		c.d.ID, c.d.Call = "x", call
+		want := "> **Decision:** Codename?\n>\n" + c.want
+		if got := InlineDecisions(`<Decision id="x" />`, []Decision{c.d}); got != want {
+			t.Errorf("%s:\n%s\nwant\n%s", c.d.Status, got, want)
+		}
 	}
 }
 
@@ -67,7 +94,7 @@ func (h heldMap) Thread(_ context.Context, id string) (Thread, bool, error) {
 func TestReadPlanFileWritesRecordsAsText(t *testing.T) {
 	call, _ := json.Marshal(map[string]any{"method": "input", "title": "Keep the <Decision /> lines?"})
 	held := heldMap{
-		decisions: map[string]Decision{"d1": {ID: "d1", Call: call, Status: DecisionAnswered, Answer: &CardAnswer{Text: "Yes, <Comment id=\"x\" /> too"}, AnsweredBy: "ada"}},
+		decisions: map[string]Decision{"d1": {ID: "d1", Call: call, Status: DecisionDecided, Answer: &CardAnswer{Text: "Yes, <Comment id=\"x\" /> too"}, AnsweredBy: "ada"}},
 		threads: map[string]Thread{"c1": {ID: "c1", Status: ThreadAccepted, DecidedBy: "bo", Passage: Passage{Quote: "Use SQLite."},
 			Notes: []CommentNote{{Author: "bo", Text: "Why?\nOne file."}}}},
 	}

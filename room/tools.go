@@ -3,6 +3,7 @@ package room
 import (
 	"context"
 	"encoding/json"
+	"sort"
 
 	"github.com/chopin-desktop/chopin/agentconn/wire"
 )
@@ -75,7 +76,8 @@ var HostTools = []ToolSpec{
 	},
 	{
 		Name: ToolOpenDecisions,
-		Description: "List the document's open Decisions, the questions still waiting for an answer, with current_plan. " +
+		Description: "List the document's open Decisions, the questions still waiting for an answer (open, or reopened by a person for a new answer: previous holds the answers it had), " +
+			"the Decisions people discarded lately (newest first; a discarded card's question no longer needs an answer), and current_plan. " +
 			"current_plan leaves out the source and blocks when it would be over 8000 bytes, and says so in source_omitted: then read the plan with read_plan.",
 		InputSchema: json.RawMessage(`{"type":"object","properties":{},"additionalProperties":false}`),
 	},
@@ -117,15 +119,26 @@ func (r *Room) EditPlan(ctx context.Context, args EditPlanArgs, seen []Block) (E
 	return EditResult{Revision: r.plan.version, Blocks: Blocks(text)}, nil
 }
 
-// OpenDecisions returns the cards still waiting for an answer, oldest first.
-func (r *Room) OpenDecisions() []Decision {
+// OpenDecisions returns the cards waiting for an answer, open or reopened,
+// oldest first, and the newest discarded ones (at most maxDiscardedListed),
+// newest first.
+func (r *Room) OpenDecisions() (open, discarded []Decision) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	out := []Decision{}
+	open, discarded = []Decision{}, []Decision{}
 	for _, c := range r.cards.cards {
-		if c.Status == DecisionOpen {
-			out = append(out, c)
+		if waiting(c.Status) {
+			open = append(open, c)
 		}
 	}
-	return out
+	for i := len(r.cards.cards) - 1; i >= 0; i-- {
+		if c := r.cards.cards[i]; c.Status == DecisionDiscarded {
+			discarded = append(discarded, c)
+		}
+	}
+	sort.SliceStable(discarded, func(i, j int) bool { return discarded[i].UpdatedAt > discarded[j].UpdatedAt })
+	return open, discarded[:min(len(discarded), maxDiscardedListed)]
 }
+
+// maxDiscardedListed is how many discarded cards open_decisions names.
+const maxDiscardedListed = 20

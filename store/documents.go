@@ -204,6 +204,10 @@ type Decision struct {
 	Block      int
 	CreatedAt  int64
 	UpdatedAt  int64
+	// Previous is the answers the card had before it was reopened (JSON),
+	// DiscardedBy who discarded it.
+	Previous    json.RawMessage
+	DiscardedBy string
 }
 
 // Decisions reads every card of a document, oldest first: in the order
@@ -226,7 +230,7 @@ func (s *Store) Decision(ctx context.Context, id string) (Decision, error) {
 
 func (s *Store) decisions(ctx context.Context, where string, arg any) ([]Decision, error) {
 	rows, err := s.read.QueryContext(ctx, `SELECT id, channel_id, request, idx, call, status, answer, answered_by, block,
-		created_at, updated_at FROM decisions WHERE `+where+` ORDER BY seq`, arg)
+		created_at, updated_at, previous, discarded_by FROM decisions WHERE `+where+` ORDER BY seq`, arg)
 	if err != nil {
 		return nil, fmt.Errorf("read decisions: %w", err)
 	}
@@ -235,14 +239,17 @@ func (s *Store) decisions(ctx context.Context, where string, arg any) ([]Decisio
 	for rows.Next() {
 		var d Decision
 		var call string
-		var answer sql.NullString
+		var answer, previous sql.NullString
 		if err := rows.Scan(&d.ID, &d.ChannelID, &d.Request, &d.Index, &call, &d.Status, &answer, &d.AnsweredBy,
-			&d.Block, &d.CreatedAt, &d.UpdatedAt); err != nil {
+			&d.Block, &d.CreatedAt, &d.UpdatedAt, &previous, &d.DiscardedBy); err != nil {
 			return nil, fmt.Errorf("read decisions: %w", err)
 		}
 		d.Call = json.RawMessage(call)
 		if answer.Valid {
 			d.Answer = json.RawMessage(answer.String)
+		}
+		if previous.Valid {
+			d.Previous = json.RawMessage(previous.String)
 		}
 		out = append(out, d)
 	}
@@ -257,16 +264,20 @@ func (s *Store) SaveDecisions(ctx context.Context, channelID string, cards []Dec
 			return err
 		}
 		for _, d := range cards {
-			var answer any
+			var answer, previous any
 			if len(d.Answer) > 0 {
 				answer = string(d.Answer)
 			}
+			if len(d.Previous) > 0 {
+				previous = string(d.Previous)
+			}
 			_, err := tx.ExecContext(ctx, `INSERT INTO decisions (id, channel_id, request, idx, call, status, answer, answered_by,
-				block, created_at, updated_at, seq) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, `+nextSeq("decisions")+`)
+				block, created_at, updated_at, previous, discarded_by, seq) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, `+nextSeq("decisions")+`)
 				ON CONFLICT (id) DO UPDATE SET status = excluded.status, answer = excluded.answer,
-					answered_by = excluded.answered_by, updated_at = excluded.updated_at`,
+					answered_by = excluded.answered_by, updated_at = excluded.updated_at,
+					previous = excluded.previous, discarded_by = excluded.discarded_by`,
 				d.ID, channelID, d.Request, d.Index, string(d.Call), d.Status, answer, d.AnsweredBy, d.Block, d.CreatedAt, d.UpdatedAt,
-				channelID)
+				previous, d.DiscardedBy, channelID)
 			if isForeignKeyError(err) {
 				return notFound("channel-not-found", "no document has the ID %s", channelID)
 			}

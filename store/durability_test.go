@@ -184,14 +184,14 @@ func TestMessagesAndDecisionsRoundTrip(t *testing.T) {
 	if err := s.SaveDecisions(ctx, id, []Decision{card("d1", "open", "")}, updates(1, 1)); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.SaveDecisions(ctx, id, []Decision{card("d1", "answered", `{"yes":true}`)}, nil); err != nil {
+	if err := s.SaveDecisions(ctx, id, []Decision{card("d1", "decided", `{"yes":true}`)}, nil); err != nil {
 		t.Fatal(err)
 	}
 	ds, err := s.Decisions(ctx, id)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(ds) != 1 || ds[0].Status != "answered" || string(ds[0].Answer) != `{"yes":true}` || ds[0].AnsweredBy != "ada" ||
+	if len(ds) != 1 || ds[0].Status != "decided" || string(ds[0].Answer) != `{"yes":true}` || ds[0].AnsweredBy != "ada" ||
 		ds[0].ChannelID != id || ds[0].Block != -1 || string(ds[0].Call) != `{"method":"confirm"}` || ds[0].CreatedAt != 7 {
 		t.Errorf("decisions %+v", ds)
 	}

@@ -68,7 +68,7 @@ func TestListsKeepCreationOrder(t *testing.T) {
 		if err := s.SaveDecisions(ctx, ch.ID, cards, nil); err != nil {
 			t.Fatal(err)
 		}
-		cards[0].Status, cards[0].UpdatedAt = "answered", 9000
+		cards[0].Status, cards[0].UpdatedAt = "decided", 9000
 		if err := s.SaveDecisions(ctx, ch.ID, cards[:1], nil); err != nil {
 			t.Fatal(err)
 		}

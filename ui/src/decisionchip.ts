@@ -23,7 +23,7 @@ export const decisionLine = /^<Decision id="([^"]*)" \/>$/;
 // ChipInfo is what a chip says of its Decision.
 export interface ChipInfo {
   question: string;
-  status: string; // open, answered, cancelled, withdrawn
+  status: string; // open, decided, reopened, discarded, expired
 }
 
 // refreshChips asks the chips to read their Decisions again.
@@ -31,9 +31,10 @@ export const refreshChips = StateEffect.define<null>();
 
 const statusWords: Record<string, string> = {
   open: "waiting for your answer",
-  answered: "answered",
-  cancelled: "cancelled",
-  withdrawn: "withdrawn",
+  decided: "decided",
+  reopened: "reopened, waiting for a new answer",
+  discarded: "discarded",
+  expired: "expired",
 };
 
 class DecisionChip extends WidgetType {

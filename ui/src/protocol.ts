@@ -141,7 +141,19 @@ export interface ChatCommand {
 
 // ---- Decisions
 
-export type DecisionStatus = "open" | "answered" | "cancelled" | "withdrawn";
+// The specification's statuses: open and reopened wait for an answer.
+export type DecisionStatus = "open" | "decided" | "reopened" | "discarded" | "expired";
+
+// PreviousAnswer is an answer a card had until someone reopened it.
+export interface PreviousAnswer {
+  answer: CardAnswer;
+  answeredBy?: string;
+  decidedAt: number;
+  reopenedBy?: string;
+  reopenedAt: number;
+}
+
+export const waitsForAnswer = (d: { status: string }) => d.status === "open" || d.status === "reopened";
 
 export interface Decision {
   id: string;
@@ -151,7 +163,9 @@ export interface Decision {
   status: DecisionStatus;
   answer?: CardAnswer;
   answeredBy?: string;
-  block: number; // the block it follows, or -1 when placed at the end
+  previous?: PreviousAnswer[]; // oldest first
+  discardedBy?: string;
+  block: number; // the block it follows, -1 when placed at the end, -2 when not in the plan
   createdAt: number; // unix ms
   updatedAt: number;
 }
@@ -546,7 +560,7 @@ export interface DecisionAnswerFrame {
   answer: CardAnswer;
 }
 export interface DecisionCancelFrame {
-  type: "decision:cancel";
+  type: "decision:cancel" | "decision:discard" | "decision:reopen";
   id?: string;
   decision: string;
 }

@@ -74,6 +74,13 @@ const editorText = (page) =>
     }).join("\n"),
   );
 
+// openHistory opens the Decisions pane's history of resolved cards.
+async function openHistory(page) {
+  const history = page.locator(".decisions .decision-history");
+  await history.waitFor();
+  if ((await history.getAttribute("open")) === null) await history.locator("summary").click();
+}
+
 async function shot(page, name) {
   if (shots) await page.screenshot({ path: join(shots, name + ".png"), fullPage: false });
 }
@@ -580,10 +587,14 @@ try {
     await card.getByText("SQLite", { exact: true }).click();
     await shot(a, "04-decision-open");
     await card.getByRole("button", { name: "Answer" }).click();
-    await until("answered", async () => (await ask({ ask: "decisions", channel })).decisions[0].status === "answered");
+    await until("decided", async () => (await ask({ ask: "decisions", channel })).decisions[0].status === "decided");
     const d = (await ask({ ask: "decisions", channel })).decisions[0];
     if (JSON.stringify(d.answer) !== '{"labels":["SQLite"]}') throw new Error("answer " + JSON.stringify(d.answer));
-    await a.locator(".decisions .decision-card.status-answered").waitFor();
+    // A decided card goes to the history, which starts collapsed.
+    await a.getByText("Nothing waits for an answer.").waitFor();
+    if (await a.locator(".decisions .decision-card").count()) throw new Error("the history is not collapsed");
+    await openHistory(a);
+    await a.locator(".decisions .decision-card.status-decided").waitFor();
     await until("the badge cleared", async () => !(await tab.textContent()).match(/\d/));
     // Nobody waited on this question, so its answer reaches the Planner as a turn of its own.
     await until("the answer's turn", async () =>
@@ -603,6 +614,80 @@ try {
       (await a.locator(".cm-activeLine .cm-decision-chip").textContent())?.includes("Which store?"),
     );
   });
+
+  await step(
+    "a decided card is reopened and answered again, another discarded, each confirmed, live in both tabs",
+    async () => {
+      await a.getByRole("tab", { name: /Decisions/ }).click();
+      await b.getByRole("tab", { name: /Decisions/ }).click();
+      await openHistory(a);
+      const card = a.locator(".decisions .decision-card.status-decided", { hasText: "Which store?" });
+      await card.getByRole("button", { name: "Reopen…" }).click();
+      await card.getByText("Its answer stays under it as the previous one").waitFor();
+      await shot(a, "50-decision-reopen-confirm");
+      await card.getByRole("button", { name: "Reopen", exact: true }).click();
+      // The other tab sees it waiting again, its earlier answer under it, and answers it.
+      const other = b.locator(".decisions .decision-card.status-reopened", { hasText: "Which store?" });
+      await other.locator(".previous-answers", { hasText: "SQLite" }).waitFor();
+      await other.getByText("Postgres", { exact: true }).click();
+      await other.getByRole("button", { name: "Answer" }).click();
+      await until("decided again", async () => {
+        const d = (await ask({ ask: "decisions", channel })).decisions[0];
+        return (
+          d.status === "decided" &&
+          d.answer?.labels?.[0] === "Postgres" &&
+          d.previous?.[0]?.answer?.labels?.[0] === "SQLite"
+        );
+      });
+      await a.locator(".transcript").getByText("reopened the decision “Which store?” (it was: SQLite)").waitFor();
+      await a
+        .locator(".transcript")
+        .getByText("answered the reopened decision “Which store?”: Postgres (before: SQLite)")
+        .waitFor();
+      await openHistory(a);
+      const decided = a.locator(".decisions .decision-card.status-decided", { hasText: "Which store?" });
+      await decided.locator(".previous-answers", { hasText: "SQLite" }).waitFor();
+      await decided.getByText("Postgres", { exact: true }).waitFor();
+
+      // Discard, from the other tab: Keep it changes nothing; Discard does.
+      await ask({
+        ask: "decision",
+        channel,
+        text: '{"method": "confirm", "title": "Ship it on Friday?", "message": ""}',
+      });
+      const ship = b.locator(".decisions .decision-card.status-open", { hasText: "Ship it on Friday?" });
+      await ship.getByRole("button", { name: "Discard…" }).click();
+      await ship.getByText("Discard this question?").waitFor();
+      await ship.getByRole("button", { name: "Keep it" }).click();
+      await ship.getByRole("button", { name: "Yes" }).waitFor();
+      await ship.getByRole("button", { name: "Discard…" }).click();
+      await ship.getByRole("button", { name: "Discard", exact: true }).click();
+      await until("discarded", async () =>
+        (await ask({ ask: "decisions", channel })).decisions.some((d) => d.status === "discarded" && d.discardedBy),
+      );
+      await openHistory(a);
+      await a
+        .locator(".decisions .decision-card.status-discarded", { hasText: "Ship it on Friday?" })
+        .getByText("Discarded by")
+        .waitFor();
+      const size = a.viewportSize();
+      for (const [w, h] of [
+        [1280, 800],
+        [390, 844],
+      ]) {
+        await a.setViewportSize({ width: w, height: h });
+        if (w < 900) await a.getByRole("navigation", { name: "Destinations" }).getByText("Decisions").click();
+        await openHistory(a);
+        await decided.scrollIntoViewIfNeeded();
+        for (const scheme of ["light", "dark"]) {
+          await a.emulateMedia({ colorScheme: scheme });
+          await shot(a, `50-decision-history-${w}-${scheme}`);
+        }
+      }
+      await a.emulateMedia({ colorScheme: "light" });
+      await a.setViewportSize(size);
+    },
+  );
 
   await step("Retry under a failed reply runs the message again", async () => {
     const box = a.getByRole("textbox", { name: "Message" });
@@ -805,7 +890,7 @@ try {
     const view = a.locator(".plan-view");
     await view.locator("aside.callout-warning strong", { hasText: "gap" }).waitFor();
     await view.locator("table td", { hasText: "ada" }).waitFor();
-    await view.locator(".decision-card.status-answered").waitFor();
+    await view.locator(".decision-card.status-decided").waitFor();
     await view.getByRole("button", { name: "macOS" }).click();
     await view.getByText("xcodebuild").waitFor({ state: "visible" });
     // A diagram draws when it comes near the screen.

@@ -328,13 +328,13 @@ test("a reconnect's snapshots replace what the tab held", () => {
   const after = play(
     withConnection(before, "online"),
     { type: "chat:snapshot", messages: [{ ...streaming(2), text: "Partial text, further on" }] },
-    { type: "decisions:snapshot", decisions: [card("d1", 10, { status: "answered", answer: { yes: true } })] },
+    { type: "decisions:snapshot", decisions: [card("d1", 10, { status: "decided", answer: { yes: true } })] },
   );
   assert.deepEqual(
     after.messages.map((m) => [m.id, m.text]),
     [["r2", "Partial text, further on"]],
   );
-  assert.equal(after.decisions[0].status, "answered");
+  assert.equal(after.decisions[0].status, "decided");
   // Deltas go on from the snapshot's text.
   const grown = play(after, { type: "chat:delta", message: "r2", field: "text", at: 24, delta: "!" });
   assert.equal(find(grown, "r2").text, "Partial text, further on!");
@@ -355,16 +355,16 @@ test("decision:update opens cards in the order asked and closes them in place", 
     s,
     {
       type: "decision:update",
-      decision: card("d2", 20, { status: "answered", answer: { yes: false }, answeredBy: "ada", updatedAt: 25 }),
+      decision: card("d2", 20, { status: "decided", answer: { yes: false }, answeredBy: "ada", updatedAt: 25 }),
     },
-    { type: "decision:update", decision: card("d3", 30, { status: "withdrawn", updatedAt: 35 }) },
+    { type: "decision:update", decision: card("d3", 30, { status: "expired", updatedAt: 35 }) },
   );
   assert.deepEqual(
     s.decisions.map((d) => [d.id, d.status]),
     [
       ["d1", "open"],
-      ["d2", "answered"],
-      ["d3", "withdrawn"],
+      ["d2", "decided"],
+      ["d3", "expired"],
     ],
   );
   assert.equal(s.decisions[1].answeredBy, "ada");

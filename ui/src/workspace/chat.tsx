@@ -11,6 +11,7 @@ import { plannerWords } from "./planner";
 import { headingOf } from "./decisions";
 import "../guidance.css";
 import type { ChatSendFrame } from "../protocol";
+import { waitsForAnswer } from "../protocol";
 import { drawDiagrams } from "../mermaid";
 import { ErrorText } from "../pages/shell";
 import type { WorkspaceCtx } from "./context";
@@ -367,7 +368,7 @@ function NotSent({ ctx }: { ctx: WorkspaceCtx }) {
 // WaitingOn names the open Decisions under a refusal of a busy Planner: they
 // are what it waits for, and each goes to its card.
 function WaitingOn({ ctx }: { ctx: WorkspaceCtx }) {
-  const open = ctx.state.decisions.filter((d) => d.status === "open");
+  const open = ctx.state.decisions.filter(waitsForAnswer);
   if (!open.length) return null;
   return (
     <div class="waiting-on small" role="status">

@@ -3,6 +3,7 @@
 
 import { useEffect, useState } from "preact/hooks";
 import type { CardAnswer, ClientRequest, Decision, Question } from "../protocol";
+import { waitsForAnswer } from "../protocol";
 import { cardText, renderChat, renderInline } from "../markdown";
 import { Isolated } from "../isolated";
 import { ago, ErrorText } from "../pages/shell";
@@ -12,8 +13,11 @@ import { Lightbox, useImageZoom } from "./gallery";
 
 export function DecisionsPane({ ctx }: { ctx: WorkspaceCtx }) {
   const ds = ctx.state.decisions;
-  const open = ds.filter((d) => d.status === "open");
-  const closed = ds.filter((d) => d.status !== "open").reverse();
+  const waiting = ds.filter(waitsForAnswer);
+  // Resolved cards, the latest change first, under a history that starts
+  // collapsed and stays as the person leaves it.
+  const resolved = ds.filter((d) => !waitsForAnswer(d)).sort((a, b) => b.updatedAt - a.updatedAt);
+  const [historyOpen, setHistoryOpen] = useState(false);
   return (
     <div class="decisions">
       <div class="decisions-inner">
@@ -22,25 +26,31 @@ export function DecisionsPane({ ctx }: { ctx: WorkspaceCtx }) {
             No decisions yet. When the Planner needs an answer from you, its questions appear here and in the plan.
           </p>
         )}
-        {open.length > 0 && (
+        {waiting.length > 0 && (
           <>
-            <h2 class="section-title">Waiting for an answer · {open.length}</h2>
-            {open.map((d) => (
+            <h2 class="section-title">Waiting for an answer · {waiting.length}</h2>
+            {waiting.map((d) => (
               <Isolated key={d.id} text={headingOf(d).heading} what="card">
                 <DecisionCard ctx={ctx} d={d} />
               </Isolated>
             ))}
           </>
         )}
-        {closed.length > 0 && (
-          <>
-            <h2 class="section-title">Settled</h2>
-            {closed.map((d) => (
-              <Isolated key={d.id} text={headingOf(d).heading} what="card">
-                <DecisionCard ctx={ctx} d={d} />
-              </Isolated>
-            ))}
-          </>
+        {ds.length > 0 && waiting.length === 0 && <p class="empty">Nothing waits for an answer.</p>}
+        {resolved.length > 0 && (
+          <details
+            class="decision-history"
+            open={historyOpen}
+            onToggle={(e) => setHistoryOpen((e.currentTarget as HTMLDetailsElement).open)}
+          >
+            <summary class="section-title">History · {resolved.length}</summary>
+            {historyOpen &&
+              resolved.map((d) => (
+                <Isolated key={d.id} text={headingOf(d).heading} what="card">
+                  <DecisionCard ctx={ctx} d={d} />
+                </Isolated>
+              ))}
+          </details>
         )}
       </div>
     </div>
@@ -57,8 +67,7 @@ export function headingOf(d: Decision): { heading: string; body: string; chip?: 
   return { heading: c.title ?? "", body: "" };
 }
 
-function answerText(d: Decision): string {
-  const a = d.answer;
+function answerText(a: CardAnswer | undefined): string {
   if (!a) return "";
   if (a.labels?.length) return a.labels.join(", ");
   if (a.yes !== undefined) return a.yes ? "Yes" : "No";
@@ -68,28 +77,38 @@ function answerText(d: Decision): string {
 
 const statusLabel: Record<string, string> = {
   open: "Open",
-  answered: "Answered",
-  cancelled: "Cancelled",
-  withdrawn: "Withdrawn",
+  decided: "Decided",
+  reopened: "Reopened",
+  discarded: "Discarded",
+  expired: "Expired",
 };
+
+type Confirming = "reopen" | "discard" | null;
 
 export function DecisionCard({ ctx, d, inPlan }: { ctx: WorkspaceCtx; d: Decision; inPlan?: boolean }) {
   const { heading, body, chip } = headingOf(d);
   const [error, setError] = useState("");
   const [busy, setBusy] = useState(false);
-  const live = d.status === "open" && ctx.state.canEdit;
+  const [confirming, setConfirming] = useState<Confirming>(null);
+  const canEdit = ctx.state.canEdit;
+  const live = waitsForAnswer(d) && canEdit;
+  // A permission the Planner asked for (block -2) has no place in the plan,
+  // and was acted on once answered: it cannot be reopened.
+  const apart = d.block === -2;
   // Mermaid fences in the text and the previews, drawn by the plan's own
   // lazy renderer; the document's own images open large on click.
   const [zoomRef, zoom, closeZoom] = useImageZoom();
   useEffect(() => {
     if (zoomRef.current) drawDiagrams(zoomRef.current);
   });
+  useEffect(() => setConfirming(null), [d.status]);
 
   async function send(frame: ClientRequest) {
     setBusy(true);
     setError("");
     try {
       await ctx.socket.request(frame);
+      setConfirming(null);
     } catch (e) {
       setError((e as Error).message);
     } finally {
@@ -97,7 +116,7 @@ export function DecisionCard({ ctx, d, inPlan }: { ctx: WorkspaceCtx; d: Decisio
     }
   }
   const answer = (a: CardAnswer) => send({ type: "decision:answer", decision: d.id, answer: a });
-  const cancel = () => send({ type: "decision:cancel", decision: d.id });
+  const discard = () => setConfirming("discard");
 
   return (
     <section
@@ -110,7 +129,7 @@ export function DecisionCard({ ctx, d, inPlan }: { ctx: WorkspaceCtx; d: Decisio
         {chip && <span class="chip">{chip}</span>}
         <span class={"badge status-badge " + d.status}>{statusLabel[d.status] ?? d.status}</span>
         <span class="spacer" />
-        {!inPlan && d.status !== "withdrawn" && (
+        {!inPlan && !apart && (
           <button class="link small" onClick={() => ctx.showInPlan(d.id)}>
             Show in plan
           </button>
@@ -118,32 +137,102 @@ export function DecisionCard({ ctx, d, inPlan }: { ctx: WorkspaceCtx; d: Decisio
       </header>
       <h3 class="card-heading" dangerouslySetInnerHTML={{ __html: renderInline(heading) }} />
       {body && <div class="card-body prose" dangerouslySetInnerHTML={{ __html: renderChat(body) }} />}
-      {d.status === "answered" && (
+      {d.status === "decided" && (
         <p class="answered">
           <span class="muted">Answer{d.answeredBy ? ` from ${d.answeredBy}` : ""}:</span>{" "}
-          <strong>{answerText(d)}</strong>
+          <strong>{answerText(d.answer)}</strong>
           <span class="muted small"> · {ago(d.updatedAt)}</span>
         </p>
       )}
-      {d.status === "withdrawn" && <p class="muted small">The Planner no longer needs this answer.</p>}
-      {d.status === "cancelled" && <p class="muted small">Cancelled{d.answeredBy ? ` by ${d.answeredBy}` : ""}.</p>}
-      {live && <CardForm d={d} busy={busy} onAnswer={answer} onCancel={cancel} />}
+      {d.status === "reopened" && (
+        <p class="muted small">Reopened{lastReopener(d) ? ` by ${lastReopener(d)}` : ""}: waiting for a new answer.</p>
+      )}
+      {d.status === "expired" && <p class="muted small">Expired: the Planner no longer waits for this answer.</p>}
+      {d.status === "discarded" && (
+        <p class="muted small">
+          Discarded{d.discardedBy ? ` by ${d.discardedBy}` : ""}
+          {d.answer ? (
+            <>
+              ; its answer{d.answeredBy ? ` from ${d.answeredBy}` : ""} was <strong>{answerText(d.answer)}</strong>.
+            </>
+          ) : (
+            " without an answer."
+          )}
+        </p>
+      )}
+      {live && confirming === null && <CardForm d={d} busy={busy} onAnswer={answer} onDiscard={discard} />}
+      {d.status === "decided" && canEdit && confirming === null && (
+        <div class="actions card-actions">
+          {!apart && (
+            <button disabled={busy} onClick={() => setConfirming("reopen")}>
+              Reopen…
+            </button>
+          )}
+          <button class="quiet" disabled={busy} onClick={discard}>
+            Discard…
+          </button>
+        </div>
+      )}
+      {confirming && (
+        <div class="confirm card-confirm" role="group" aria-label={confirming === "reopen" ? "Reopen" : "Discard"}>
+          <p>
+            {confirming === "reopen"
+              ? "Reopen this decision? Its answer stays under it as the previous one, and the Planner is told in its next turn."
+              : d.status === "open"
+                ? "Discard this question? It moves to the history, and the Planner, if it still waits, gets it back as cancelled."
+                : "Discard this decision? It moves to the history" +
+                  (d.answer ? " with its answer set aside" : "") +
+                  ", and the Planner is told in its next turn."}
+          </p>
+          <div class="actions">
+            <button
+              class="primary"
+              disabled={busy}
+              onClick={() =>
+                send({ type: confirming === "reopen" ? "decision:reopen" : "decision:discard", decision: d.id })
+              }
+            >
+              {confirming === "reopen" ? "Reopen" : "Discard"}
+            </button>
+            <button disabled={busy} onClick={() => setConfirming(null)}>
+              Keep it
+            </button>
+          </div>
+        </div>
+      )}
+      {d.previous && d.previous.length > 0 && (
+        <ol class="previous-answers" aria-label="Previous answers">
+          {[...d.previous].reverse().map((p, i) => (
+            <li key={i} class="small">
+              <span class="muted">Previous{p.answeredBy ? ` from ${p.answeredBy}` : ""}:</span> {answerText(p.answer)}
+              <span class="muted">
+                {" "}
+                · reopened{p.reopenedBy ? ` by ${p.reopenedBy}` : ""} {ago(p.reopenedAt)}
+              </span>
+            </li>
+          ))}
+        </ol>
+      )}
       <ErrorText error={error} />
       {zoom && <Lightbox src={zoom.src} alt={zoom.alt} onClose={closeZoom} />}
     </section>
   );
 }
 
+function lastReopener(d: Decision): string {
+  return d.previous?.[d.previous.length - 1]?.reopenedBy ?? "";
+}
+
 function CardForm({
   d,
   busy,
   onAnswer,
-  onCancel,
+  onDiscard,
 }: {
   d: Decision;
   busy: boolean;
   onAnswer: (a: CardAnswer) => void;
-  onCancel: () => void;
+  onDiscard: () => void;
 }) {
   const c = d.call;
   const [picked, setPicked] = useState<string[]>([]);
@@ -156,8 +245,8 @@ function CardForm({
       <button class="primary" disabled={busy || !canSubmit} onClick={submit}>
         Answer
       </button>
-      <button class="quiet" disabled={busy} onClick={onCancel}>
-        Cancel question
+      <button class="quiet" disabled={busy} onClick={onDiscard}>
+        Discard…
       </button>
     </div>
   );
@@ -171,8 +260,8 @@ function CardForm({
         <button disabled={busy} onClick={() => onAnswer({ yes: false })}>
           No
         </button>
-        <button class="quiet" disabled={busy} onClick={onCancel}>
-          Cancel question
+        <button class="quiet" disabled={busy} onClick={onDiscard}>
+          Discard…
         </button>
       </div>
     );

@@ -7,6 +7,7 @@
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from "preact/hooks";
 import { api, pathOf, type Channel, type Session } from "../api";
 import type { PlannerStatus } from "../protocol";
+import { waitsForAnswer } from "../protocol";
 import { RoomSocket } from "../room";
 import { PlanSync } from "../plansync";
 import { canonicalize, onLinkClick } from "../router";
@@ -81,7 +82,7 @@ export function Workspace({ initial, session }: { initial: Channel; session: Ses
     document.title = `${state.channel.title} · Chopin`;
   }, [state.channel.title]);
 
-  const open = state.decisions.filter((d) => d.status === "open").length;
+  const open = state.decisions.filter(waitsForAnswer).length;
   const showInPlan = (id: string) => {
     setDocView("plan");
     setCompactView("plan");
