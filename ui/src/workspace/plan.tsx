@@ -60,7 +60,9 @@ export function PlanPane({
   let saved: string;
   if (!status.ready) saved = "Loading…";
   else if (state.connection !== "online" && status.unsent)
-    saved = `${status.unsent} ${status.unsent === 1 ? "edit" : "edits"} kept until the connection is back`;
+    // Not a count of the keystrokes waiting: what a person needs to know is
+    // that nothing is lost and when it will be saved.
+    saved = "Not saved yet: your changes are kept in this browser until Chopin is back";
   else if (status.unsent) saved = "Saving…";
   else saved = `Saved · revision ${status.version}`;
 
