@@ -156,7 +156,10 @@ func (a *App) open() error {
 		a.log.Info("pruned browser sessions unused for 30 days", "sessions", n)
 	}
 	for _, r := range a.cfg.Repositories {
-		if _, err := a.store.EnsureRepository(ctx, r.Name, r.Path); err != nil {
+		if _, err := a.store.EnsureRepository(ctx, r.Name, r.Path); errors.Is(err, store.ErrRemoved) {
+			// Removed in the UI: it stays removed until added again there.
+			a.log.Info("a repository the config names was removed; it stays removed", "repository", r.Name)
+		} else if err != nil {
 			return fmt.Errorf("repository %s from the config: %w", r.Name, err)
 		}
 	}

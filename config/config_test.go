@@ -378,7 +378,7 @@ func TestConfigFileProblems(t *testing.T) {
 				"[[repository]]\nname = \"A/B\"\n" +
 				"[[repository]]\nname = \"c/d\"\npath = \"" + filepath.ToSlash(notDir) + "\"\n",
 			want: []string{
-				`PATH:2: name = "a/..": repository name ".." must be 1 to 100 letters, digits, '.', '_' or '-', and not '.' or '..'`,
+				`PATH:2: name = "a/..": repository name ".." must be 1 to 100 letters, digits, '.', '_' or '-', and not '.' or '..', as website in acme/website`,
 				`PATH:3: [[repository]] has no name; give it one, such as name = "owner/name"`,
 				`PATH:7: path = "/no/such/dir": no such directory`,
 				`PATH:9: name = "A/B": is listed twice`,

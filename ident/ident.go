@@ -14,15 +14,15 @@ import (
 func ParseRepository(full string) (owner, name string, err error) {
 	owner, name, ok := strings.Cut(full, "/")
 	if !ok {
-		return "", "", fault.Errorf(fault.Invalid, "invalid-repository", "%q is not owner/name", full)
+		return "", "", fault.Errorf(fault.Invalid, "invalid-repository", "%q is not owner/name; give both, such as acme/website", full)
 	}
 	if !validOwner(owner) {
 		return "", "", fault.Errorf(fault.Invalid, "invalid-repository",
-			"owner %q must be 1 to 39 letters, digits or single hyphens, not starting or ending with a hyphen", owner)
+			"owner %q must be 1 to 39 letters, digits or single hyphens, not starting or ending with a hyphen, as acme in acme/website", owner)
 	}
 	if !validRepoName(name) {
 		return "", "", fault.Errorf(fault.Invalid, "invalid-repository",
-			"repository name %q must be 1 to 100 letters, digits, '.', '_' or '-', and not '.' or '..'", name)
+			"repository name %q must be 1 to 100 letters, digits, '.', '_' or '-', and not '.' or '..', as website in acme/website", name)
 	}
 	return owner, name, nil
 }

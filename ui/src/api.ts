@@ -76,6 +76,7 @@ export interface Repository {
   owner: string;
   repository: string;
   path?: string;
+  config?: boolean; // chopin.toml names it, so Chopin registers it at every start
   checkout?: RepositoryCheckout; // what the checkout at path holds now
 }
 

@@ -3,7 +3,7 @@
 import { render, type JSX } from "preact";
 import { useEffect, useState } from "preact/hooks";
 import "./styles.css";
-import { api, pathOf, type Channel, type Session } from "./api";
+import { api, pathOf, type Channel, type Repository, type Session } from "./api";
 import { canonicalize, parse, usePath } from "./router";
 import { RepositoriesPage } from "./pages/repositories";
 import { DocumentsPage } from "./pages/documents";
@@ -37,7 +37,7 @@ function App() {
     case "documents": {
       const canonical = `/documents/${encodeURIComponent(route.owner)}/${encodeURIComponent(route.repository)}`;
       if (location.pathname !== canonical) canonicalize(canonical);
-      return <DocumentsPage owner={route.owner} repository={route.repository} />;
+      return <RepositoryName key={canonical} owner={route.owner} repository={route.repository} />;
     }
     case "document":
       return <ResolveDocument key={path} route={route} session={session} />;
@@ -71,6 +71,21 @@ function About() {
       </Shell>
     );
   return page ? <page.AboutPage /> : null;
+}
+
+// RepositoryName shows a repository's documents at its current name: an
+// address with a name it had before a rename is replaced by the new one.
+function RepositoryName({ owner, repository }: { owner: string; repository: string }) {
+  useEffect(() => {
+    api<Repository>("GET", `/api/repositories/${encodeURIComponent(owner)}/${encodeURIComponent(repository)}`).then(
+      (r) => {
+        if (r.owner !== owner || r.repository !== repository)
+          canonicalize(`/documents/${encodeURIComponent(r.owner)}/${encodeURIComponent(r.repository)}`);
+      },
+      () => {}, // the page itself says what is wrong
+    );
+  }, []);
+  return <DocumentsPage owner={owner} repository={repository} />;
 }
 
 // ResolveDocument finds the document of a slug (current or historical) and

@@ -1,9 +1,11 @@
 // The repositories page: every registered repository with its local
 // checkout (folder, branch, commit, a warning when its origin names another
-// repository), setting or changing a checkout, and adding a repository.
+// repository), setting or changing a checkout, renaming and removing a
+// repository, and adding one; with none yet, a one-click personal
+// repository for plans not tied to code.
 
 import { useEffect, useState } from "preact/hooks";
-import { api, type Repository } from "../api";
+import { api, ApiError, type Repository } from "../api";
 import { navigate, onLinkClick } from "../router";
 import { ErrorText, Shell } from "./shell";
 
@@ -18,16 +20,32 @@ export function RepositoriesPage() {
   const [error, setError] = useState("");
   const [added, setAdded] = useState<Repository | null>(null);
   const [busy, setBusy] = useState(false);
+  const [personal, setPersonal] = useState("");
 
   const load = () =>
-    api<{ repositories: Repository[] }>("GET", "/api/repositories").then(
-      (r) => setRepos(r.repositories),
+    api<{ repositories: Repository[]; personal: string }>("GET", "/api/repositories").then(
+      (r) => {
+        setRepos(r.repositories);
+        setPersonal(r.personal);
+      },
       (e) => setError(e.message),
     );
   useEffect(() => {
     document.title = "Repositories · Chopin";
     load();
   }, []);
+
+  async function startPersonal() {
+    setBusy(true);
+    setError("");
+    try {
+      navigate(docsPath(await api<Repository>("POST", "/api/repositories", { name: personal })));
+    } catch (err) {
+      setError((err as Error).message);
+    } finally {
+      setBusy(false);
+    }
+  }
 
   async function add(e: Event) {
     e.preventDefault();
@@ -61,17 +79,36 @@ export function RepositoriesPage() {
       <div class="page">
         <h1>Repositories</h1>
         <p class="lede">
-          Every document belongs to a repository. Pick one, or add one by its <code>owner/name</code>. Give a repository
-          its local checkout and its documents' Planner can read the code.
+          Every document belongs to a repository. Pick one, or add one by its <code>owner/name</code>, as on GitHub.
+          Give a repository its local checkout and its documents' Planner can read the code.
         </p>
         {repos && repos.length > 0 && (
           <ul class="list" aria-label="Repositories">
             {repos.map((r) => (
-              <RepositoryRow key={r.nodeId} repo={r} onChange={replace} />
+              <RepositoryRow
+                key={r.nodeId}
+                repo={r}
+                onChange={replace}
+                onRemoved={() => setRepos((list) => (list ?? []).filter((x) => x.nodeId !== r.nodeId))}
+              />
             ))}
           </ul>
         )}
-        {repos && repos.length === 0 && <p class="empty">No repositories yet.</p>}
+        {repos && repos.length === 0 && personal && (
+          <section class="card first-run" aria-label="Start">
+            <h2>Start here</h2>
+            <p>
+              Plans that are not about a codebase (a trip, a course, a book) need a repository too. Start with a
+              personal one, <code>{personal}</code>; rename it whenever you like.
+            </p>
+            <div class="actions">
+              <button class="primary" type="button" disabled={busy} onClick={startPersonal}>
+                Start with a personal repository
+              </button>
+            </div>
+            <p class="muted small">Or add the repository of a codebase below.</p>
+          </section>
+        )}
         <form class="form card" onSubmit={add} aria-label="Add a repository">
           <h2>Add a repository</h2>
           <label>
@@ -79,12 +116,17 @@ export function RepositoriesPage() {
             <input
               name="name"
               required
-              placeholder="owner/name"
+              placeholder="acme/website"
+              aria-describedby="repo-name-hint"
               value={name}
               onInput={(e) => setName(e.currentTarget.value)}
               autocomplete="off"
               spellcheck={false}
             />
+            <small id="repo-name-hint" class="muted">
+              Owner and name, as in a GitHub address: <code>acme/website</code>. Plans not tied to code can use your
+              own, such as <code>{personal || "me/plans"}</code>.
+            </small>
           </label>
           <label>
             <span>
@@ -129,8 +171,18 @@ export function RepositoriesPage() {
 
 // RepositoryRow is one repository: its name, its checkout and what the
 // checkout holds, and a form to set, change or clear it.
-function RepositoryRow({ repo: r, onChange }: { repo: Repository; onChange: (r: Repository) => void }) {
+function RepositoryRow({
+  repo: r,
+  onChange,
+  onRemoved,
+}: {
+  repo: Repository;
+  onChange: (r: Repository) => void;
+  onRemoved: () => void;
+}) {
   const [editing, setEditing] = useState(false);
+  const [renaming, setRenaming] = useState(false);
+  const [removing, setRemoving] = useState(false);
   const [path, setPath] = useState(r.path ?? "");
   const [error, setError] = useState("");
   const [busy, setBusy] = useState(false);
@@ -175,11 +227,29 @@ function RepositoryRow({ repo: r, onChange }: { repo: Repository; onChange: (r: 
           {c.warning}
         </p>
       )}
-      {!editing && (
-        <button class="quiet small" type="button" onClick={() => setEditing(true)}>
-          {r.path ? "Change checkout" : "Set checkout"}
-        </button>
+      {!editing && !renaming && !removing && (
+        <div class="row-actions">
+          <button class="quiet small" type="button" onClick={() => setEditing(true)}>
+            {r.path ? "Change checkout" : "Set checkout"}
+          </button>
+          <button class="quiet small" type="button" onClick={() => setRenaming(true)}>
+            Rename
+          </button>
+          <button class="quiet small" type="button" onClick={() => setRemoving(true)}>
+            Remove
+          </button>
+        </div>
       )}
+      {renaming && (
+        <RenameForm
+          repo={r}
+          onDone={(updated) => {
+            setRenaming(false);
+            if (updated) onChange(updated);
+          }}
+        />
+      )}
+      {removing && <RemoveDialog repo={r} onCancel={() => setRemoving(false)} onRemoved={onRemoved} />}
       {editing && (
         <form class="checkout-form" onSubmit={(e) => save(e, path)} aria-label={`Local checkout of ${r.name}`}>
           <input
@@ -214,6 +284,122 @@ function RepositoryRow({ repo: r, onChange }: { repo: Repository; onChange: (r: 
         </form>
       )}
     </li>
+  );
+}
+
+// RenameForm renames a repository. Its documents stay, with their
+// addresses: the old name leads to the new one.
+function RenameForm({ repo: r, onDone }: { repo: Repository; onDone: (r: Repository | null) => void }) {
+  const [name, setName] = useState(r.name);
+  const [error, setError] = useState("");
+  const [busy, setBusy] = useState(false);
+  async function save(e: Event) {
+    e.preventDefault();
+    setBusy(true);
+    setError("");
+    try {
+      onDone(await api<Repository>("PATCH", repoPath(r), { name: name.trim() }));
+    } catch (err) {
+      setError((err as Error).message);
+    } finally {
+      setBusy(false);
+    }
+  }
+  return (
+    <form class="checkout-form" onSubmit={save} aria-label={`Rename ${r.name}`}>
+      <input
+        name="rename"
+        aria-label="New name"
+        placeholder="acme/website"
+        value={name}
+        onInput={(e) => setName(e.currentTarget.value)}
+        autocomplete="off"
+        spellcheck={false}
+      />
+      <button class="primary small" type="submit" disabled={busy || !name.trim() || name.trim() === r.name}>
+        Rename
+      </button>
+      <button class="quiet small" type="button" onClick={() => onDone(null)}>
+        Cancel
+      </button>
+      <p class="muted small">
+        Its documents keep their addresses: links with {r.name} lead to the new name.
+        {r.config &&
+          ` chopin.toml names it ${r.name}; that entry keeps applying to the renamed repository, and you can change the name there too.`}
+      </p>
+      <ErrorText error={error} />
+    </form>
+  );
+}
+
+// RemoveDialog asks before a repository goes, and what becomes of its
+// documents when it has active ones: archived with it, or the repository
+// stays. Documents are never deleted; adding the name again brings back
+// the repository with its archived documents.
+function RemoveDialog({
+  repo: r,
+  onCancel,
+  onRemoved,
+}: {
+  repo: Repository;
+  onCancel: () => void;
+  onRemoved: () => void;
+}) {
+  const [hasDocs, setHasDocs] = useState("");
+  const [error, setError] = useState("");
+  const [busy, setBusy] = useState(false);
+  async function remove(documents: "refuse" | "archive") {
+    setBusy(true);
+    setError("");
+    try {
+      await api("DELETE", `${repoPath(r)}?documents=${documents}`);
+      onRemoved();
+    } catch (err) {
+      if (err instanceof ApiError && err.code === "repository-has-documents") setHasDocs(err.message);
+      else setError((err as Error).message);
+    } finally {
+      setBusy(false);
+    }
+  }
+  return (
+    <div
+      class="remove-dialog"
+      role="alertdialog"
+      aria-label={`Remove ${r.name}`}
+      aria-describedby={`remove-${r.nodeId}`}
+    >
+      <p id={`remove-${r.nodeId}`}>
+        {hasDocs ? (
+          <>
+            {r.name} still has active documents. Archive them and remove {r.name}? They stay in Chopin, archived: add{" "}
+            {r.name} again to get them back.
+          </>
+        ) : (
+          <>
+            Remove {r.name} from the list? Its documents are never deleted: adding {r.name} again brings back any it
+            has.
+          </>
+        )}
+        {r.path && " Chopin lets go of its checkout folder; the folder itself is untouched."}
+        {r.config &&
+          " chopin.toml lists it: Chopin leaves it removed at the next start. Delete its [[repository]] table there to tidy up."}
+      </p>
+      <ErrorText error={error} />
+      <div class="actions">
+        {hasDocs ? (
+          <button class="primary small danger" type="button" disabled={busy} onClick={() => remove("archive")}>
+            Archive documents and remove
+          </button>
+        ) : (
+          <button class="primary small danger" type="button" disabled={busy} onClick={() => remove("refuse")}>
+            Remove {r.name}
+          </button>
+        )}
+        <button class="small" type="button" onClick={onCancel} autoFocus>
+          {hasDocs ? "Keep the repository" : "Cancel"}
+        </button>
+      </div>
+    </div>
   );
 }
 
