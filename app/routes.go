@@ -105,6 +105,8 @@ func (a *App) newEcho() *echo.Echo {
 	api.GET("/channels/:channelId/decisions", a.handleDecisionList)
 	api.POST("/channels/:channelId/decisions/:decisionId/answer", a.handleDecisionAnswer)
 	api.POST("/channels/:channelId/decisions/:decisionId/cancel", a.handleDecisionCancel)
+	api.POST("/channels/:channelId/decisions/:decisionId/discard", a.handleDecisionDiscard)
+	api.POST("/channels/:channelId/decisions/:decisionId/reopen", a.handleDecisionReopen)
 	api.GET("/channels/:channelId/comments", a.handleCommentList)
 	api.POST("/channels/:channelId/comments", a.handleCommentStart)
 	api.POST("/channels/:channelId/comments/:threadId/reply", a.handleCommentReply)

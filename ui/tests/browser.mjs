@@ -74,6 +74,13 @@ const editorText = (page) =>
     }).join("\n"),
   );
 
+// openHistory opens the Decisions pane's history of resolved cards.
+async function openHistory(page) {
+  const history = page.locator(".decisions .decision-history");
+  await history.waitFor();
+  if ((await history.getAttribute("open")) === null) await history.locator("summary").click();
+}
+
 async function shot(page, name) {
   if (shots) await page.screenshot({ path: join(shots, name + ".png"), fullPage: false });
 }
@@ -268,24 +275,47 @@ try {
     await box.fill("");
   });
 
-  await step("the Connect dialog shows how to attach a Planner", async () => {
+  await step("the Connect dialog leads with the bundled Planner and the model server found running", async () => {
     await a.locator(".planner-button").click();
     const dialog = a.getByRole("dialog", { name: "Connect a Planner" });
     await dialog.waitFor();
     const session = await a.evaluate(async () => (await fetch("/api/session")).json());
+    const { servers } = await ask({ ask: "model-servers" });
+    const [ollama, llama] = servers;
     const docURL = origin + docPath;
-    for (const text of [session.agentUrl, "chopin token", "chopin planner"]) {
-      if (!(await dialog.textContent()).includes(text)) throw new Error("the dialog lacks " + text);
-    }
-    // The ACP presets, each with the exact command for this document.
-    for (const [title, name] of [
-      ["Claude Code", "claude"],
-      ["Codex", "codex"],
-      ["Gemini CLI", "gemini"],
+    // The server found running, with its models and the exact command.
+    const found = dialog.getByRole("group", { name: "llama.cpp found" });
+    await found.waitFor();
+    const text = await found.textContent();
+    if (!text.includes(`llama.cpp is running at ${llama.baseUrl} with 2 models.`)) throw new Error("found: " + text);
+    const command = () => found.getByLabel("Planner command").textContent();
+    const want = (m) => `chopin planner --base-url ${llama.baseUrl} --model ${m} ${docURL}`;
+    if ((await command()) !== want("qwen2.5")) throw new Error("command: " + (await command()));
+    await found.getByRole("combobox", { name: "llama.cpp model" }).selectOption("llama3.2");
+    if ((await command()) !== want("llama3.2")) throw new Error("after choosing llama3.2: " + (await command()));
+    // The one not running: how to start it, on its port.
+    const others = dialog.locator(".model-servers");
+    await others.locator("summary").click();
+    if ((await others.getByLabel("Start Ollama").textContent()) !== "ollama serve") throw new Error("Ollama's start");
+    if (!(await others.textContent()).includes(`Ollama (port ${new URL(ollama.baseUrl).port})`))
+      throw new Error("others: " + (await others.textContent()));
+    // Then the ACP presets, each with how to install it and the exact command.
+    for (const [title, name, install] of [
+      ["Claude Code", "claude", "npm install -g @zed-industries/claude-agent-acp"],
+      ["Codex", "codex", "npm install -g @zed-industries/codex-acp"],
+      ["Gemini CLI", "gemini", "npm install -g @google/gemini-cli"],
     ]) {
       const command = await dialog.getByLabel(`${title} command`).textContent();
       if (command !== `chopin planner --acp ${name} ${docURL}`) throw new Error(`${title}: ${command}`);
+      if ((await dialog.getByLabel(`${title} install`).textContent()) !== install) throw new Error(`${title} install`);
     }
+    // The model servers first, the agent URL last, out of the way; no checkout asked for.
+    const all = await dialog.textContent();
+    const at = (s) => all.indexOf(s);
+    if (!(at("llama.cpp is running") < at("Claude Code") && at("Claude Code") < at(session.agentUrl)))
+      throw new Error("order: " + all);
+    if (/checkout of/.test(all)) throw new Error("the dialog asks for a checkout: " + all);
+    if (await dialog.getByLabel("Agent URL").isVisible()) throw new Error("the agent URL shows before it is asked for");
     await shot(a, "03-connect");
     await dialog.getByRole("button", { name: "Done" }).click();
     await dialog.waitFor({ state: "hidden" });
@@ -351,19 +381,19 @@ try {
   );
 
   let imagePath = "";
-  await step("the Planner's status shows who attached it", async () => {
+  await step("the Planner's status names the model it answers with, not the computer's login", async () => {
     await ask({ ask: "attach", channel });
     const button = a.locator(".planner-button");
-    await until("the attached label", async () => (await button.textContent()).startsWith("Planner · "));
+    // Model Two: the default of the catalog the Planner reported.
+    await until("the attached label", async () => (await button.textContent()) === "Planner · Model Two");
     const session = await a.evaluate(async () => (await fetch("/api/session")).json());
-    if ((await button.textContent()) !== `Planner · ${session.login}`)
-      throw new Error("label " + (await button.textContent()));
+    if ((await button.getAttribute("title")).includes(session.login)) throw new Error("the title names the login");
     // A tab opened now reads it over HTTP: a joining socket gets no planner:status.
     const f = await newPage();
     await f.goto(origin + docPath);
     await until(
       "the new tab's label",
-      async () => (await f.locator(".planner-button").textContent()) === `Planner · ${session.login}`,
+      async () => (await f.locator(".planner-button").textContent()) === "Planner · Model Two",
     );
     await f.close();
   });
@@ -560,10 +590,14 @@ try {
     await card.getByText("SQLite", { exact: true }).click();
     await shot(a, "04-decision-open");
     await card.getByRole("button", { name: "Answer" }).click();
-    await until("answered", async () => (await ask({ ask: "decisions", channel })).decisions[0].status === "answered");
+    await until("decided", async () => (await ask({ ask: "decisions", channel })).decisions[0].status === "decided");
     const d = (await ask({ ask: "decisions", channel })).decisions[0];
     if (JSON.stringify(d.answer) !== '{"labels":["SQLite"]}') throw new Error("answer " + JSON.stringify(d.answer));
-    await a.locator(".decisions .decision-card.status-answered").waitFor();
+    // A decided card goes to the history, which starts collapsed.
+    await a.getByText("Nothing waits for an answer.").waitFor();
+    if (await a.locator(".decisions .decision-card").count()) throw new Error("the history is not collapsed");
+    await openHistory(a);
+    await a.locator(".decisions .decision-card.status-decided").waitFor();
     await until("the badge cleared", async () => !(await tab.textContent()).match(/\d/));
     // Nobody waited on this question, so its answer reaches the Planner as a turn of its own.
     await until("the answer's turn", async () =>
@@ -583,6 +617,80 @@ try {
       (await a.locator(".cm-activeLine .cm-decision-chip").textContent())?.includes("Which store?"),
     );
   });
+
+  await step(
+    "a decided card is reopened and answered again, another discarded, each confirmed, live in both tabs",
+    async () => {
+      await a.getByRole("tab", { name: /Decisions/ }).click();
+      await b.getByRole("tab", { name: /Decisions/ }).click();
+      await openHistory(a);
+      const card = a.locator(".decisions .decision-card.status-decided", { hasText: "Which store?" });
+      await card.getByRole("button", { name: "Reopen…" }).click();
+      await card.getByText("Its answer stays under it as the previous one").waitFor();
+      await shot(a, "50-decision-reopen-confirm");
+      await card.getByRole("button", { name: "Reopen", exact: true }).click();
+      // The other tab sees it waiting again, its earlier answer under it, and answers it.
+      const other = b.locator(".decisions .decision-card.status-reopened", { hasText: "Which store?" });
+      await other.locator(".previous-answers", { hasText: "SQLite" }).waitFor();
+      await other.getByText("Postgres", { exact: true }).click();
+      await other.getByRole("button", { name: "Answer" }).click();
+      await until("decided again", async () => {
+        const d = (await ask({ ask: "decisions", channel })).decisions[0];
+        return (
+          d.status === "decided" &&
+          d.answer?.labels?.[0] === "Postgres" &&
+          d.previous?.[0]?.answer?.labels?.[0] === "SQLite"
+        );
+      });
+      await a.locator(".transcript").getByText("reopened the decision “Which store?” (it was: SQLite)").waitFor();
+      await a
+        .locator(".transcript")
+        .getByText("answered the reopened decision “Which store?”: Postgres (before: SQLite)")
+        .waitFor();
+      await openHistory(a);
+      const decided = a.locator(".decisions .decision-card.status-decided", { hasText: "Which store?" });
+      await decided.locator(".previous-answers", { hasText: "SQLite" }).waitFor();
+      await decided.getByText("Postgres", { exact: true }).waitFor();
+
+      // Discard, from the other tab: Keep it changes nothing; Discard does.
+      await ask({
+        ask: "decision",
+        channel,
+        text: '{"method": "confirm", "title": "Ship it on Friday?", "message": ""}',
+      });
+      const ship = b.locator(".decisions .decision-card.status-open", { hasText: "Ship it on Friday?" });
+      await ship.getByRole("button", { name: "Discard…" }).click();
+      await ship.getByText("Discard this question?").waitFor();
+      await ship.getByRole("button", { name: "Keep it" }).click();
+      await ship.getByRole("button", { name: "Yes" }).waitFor();
+      await ship.getByRole("button", { name: "Discard…" }).click();
+      await ship.getByRole("button", { name: "Discard", exact: true }).click();
+      await until("discarded", async () =>
+        (await ask({ ask: "decisions", channel })).decisions.some((d) => d.status === "discarded" && d.discardedBy),
+      );
+      await openHistory(a);
+      await a
+        .locator(".decisions .decision-card.status-discarded", { hasText: "Ship it on Friday?" })
+        .getByText("Discarded by")
+        .waitFor();
+      const size = a.viewportSize();
+      for (const [w, h] of [
+        [1280, 800],
+        [390, 844],
+      ]) {
+        await a.setViewportSize({ width: w, height: h });
+        if (w < 900) await a.getByRole("navigation", { name: "Destinations" }).getByText("Decisions").click();
+        await openHistory(a);
+        await decided.scrollIntoViewIfNeeded();
+        for (const scheme of ["light", "dark"]) {
+          await a.emulateMedia({ colorScheme: scheme });
+          await shot(a, `50-decision-history-${w}-${scheme}`);
+        }
+      }
+      await a.emulateMedia({ colorScheme: "light" });
+      await a.setViewportSize(size);
+    },
+  );
 
   await step("Retry under a failed reply runs the message again", async () => {
     const box = a.getByRole("textbox", { name: "Message" });
@@ -785,7 +893,7 @@ try {
     const view = a.locator(".plan-view");
     await view.locator("aside.callout-warning strong", { hasText: "gap" }).waitFor();
     await view.locator("table td", { hasText: "ada" }).waitFor();
-    await view.locator(".decision-card.status-answered").waitFor();
+    await view.locator(".decision-card.status-decided").waitFor();
     await view.getByRole("button", { name: "macOS" }).click();
     await view.getByText("xcodebuild").waitFor({ state: "visible" });
     // A diagram draws when it comes near the screen.
@@ -1143,10 +1251,30 @@ try {
       "Ctrl+K"
     )
       throw new Error("the quick switcher is not Ctrl+K");
+    if (
+      (
+        await list.locator(".shortcut", { hasText: "Comment on the selected text" }).locator("kbd").allTextContents()
+      ).join("+") !== "Ctrl+Alt+M"
+    )
+      throw new Error("the list lacks Comment, Ctrl+Alt+M");
     await axe(a, "the shortcut list");
     await shot(a, "16b-shortcuts");
     await a.keyboard.press("Escape");
     await list.waitFor({ state: "hidden" });
+    // On a small screen the list is taller than the dialog: it opens at
+    // its title, not scrolled to Close.
+    const size = a.viewportSize();
+    await a.setViewportSize({ width: 390, height: 560 });
+    await a.evaluate(() => document.activeElement?.blur());
+    await a.keyboard.press("?");
+    await list.waitFor();
+    const scroll = await list.evaluate((d) => [d.scrollTop, d.scrollHeight > d.clientHeight]);
+    if (!scroll[1]) throw new Error("the list fits at 390 × 560: nothing to scroll");
+    if (scroll[0] !== 0) throw new Error("the list opened scrolled by " + scroll[0]);
+    await shot(a, "16c-shortcuts-narrow");
+    await a.keyboard.press("Escape");
+    await list.waitFor({ state: "hidden" });
+    await a.setViewportSize(size);
     await a.keyboard.press("Alt+2");
     await until(
       "Decisions shown",
@@ -1185,16 +1313,19 @@ try {
     const dialog = a.getByRole("dialog", { name: "Connect a Planner" });
     await dialog.waitFor();
     const docURL = origin + busyPath;
+    const { servers } = await ask({ ask: "model-servers" });
     const command = () => dialog.getByLabel("Planner command").textContent();
-    if ((await command()) !== `chopin planner ${docURL}`) throw new Error("before Show token: " + (await command()));
+    const want = `chopin planner --base-url ${servers[1].baseUrl} --model qwen2.5 ${docURL}`;
+    await until("the command", async () => (await command()) === want);
     const { token } = await ask({ ask: "token" });
     if ((await dialog.textContent()).includes(token)) throw new Error("the token shows before Show token");
+    // The token is for a client written by hand: chopin planner reads it itself.
+    await dialog.getByText("A Planner client you write yourself").click();
     await dialog.getByRole("button", { name: "Show token" }).click();
     await until("the token shown", async () => (await dialog.getByLabel("Agent token").textContent()) === token);
-    if ((await command()) !== `chopin planner --token ${token} ${docURL}`)
-      throw new Error("with the token: " + (await command()));
+    if ((await command()) !== want) throw new Error("with the token: " + (await command()));
     const claude = await dialog.getByLabel("Claude Code command").textContent();
-    if (claude !== `chopin planner --acp claude --token ${token} ${docURL}`) throw new Error("Claude Code: " + claude);
+    if (claude !== `chopin planner --acp claude ${docURL}`) throw new Error("Claude Code: " + claude);
     await axe(a, "the Connect dialog");
     await shot(a, "16b-connect-from-composer");
     await dialog.getByRole("button", { name: "Done" }).click();
@@ -1365,7 +1496,27 @@ try {
     if (!(await archivedAt())) throw new Error("Archive did not archive");
     const toast = a.locator(".toast");
     await toast.getByText("Archived “Launch plan v2”.", { exact: false }).waitFor();
-    await shot(a, "34-archive-undo");
+    // The toast covers neither Send nor the message box, wide or narrow.
+    const size = a.viewportSize();
+    for (const [w, h] of [
+      [1280, 800],
+      [390, 844],
+    ]) {
+      await a.setViewportSize({ width: w, height: h });
+      if (w < 900) await a.getByRole("navigation", { name: "Destinations" }).getByText("Chat").click();
+      const t = await toast.boundingBox();
+      const send = await a.locator(".composer").boundingBox();
+      if (!t || !send) throw new Error(`at ${w} px: no toast or no composer`);
+      const overlap =
+        t.x < send.x + send.width && send.x < t.x + t.width && t.y < send.y + send.height && send.y < t.y + t.height;
+      if (overlap) throw new Error(`at ${w} px the toast covers the message box: ${JSON.stringify([t, send])}`);
+      for (const scheme of ["light", "dark"]) {
+        await a.emulateMedia({ colorScheme: scheme });
+        await shot(a, `34-archive-undo-${w}-${scheme}`);
+      }
+    }
+    await a.emulateMedia({ colorScheme: "light" });
+    await a.setViewportSize(size);
     await toast.getByRole("button", { name: "Undo" }).click();
     await bar.waitFor({ state: "detached" });
     await until("editable after Undo", editable);
@@ -1909,6 +2060,7 @@ try {
   await walkTaskLists(a);
   await walkNoDeadEnds(a, { selectLine });
   await walkAbout(a);
+  await walkOnlyDocumentArchived(a);
 
   await step("sign out everywhere ends this browser's sign-in too", async () => {
     // A tab open on a document: its socket closes (4401) and it shows the
@@ -1927,7 +2079,7 @@ try {
     if (status !== 401) throw new Error("after signing out, /api/session answered " + status);
   });
 
-  await walkQuit();
+  await walkQuit(docPath);
 
   if (offsite.length) {
     failed = true;
@@ -2042,11 +2194,17 @@ async function walkAbout(a) {
 
 // walkQuit ends the walk: signed in again (the walk signed every browser
 // out), Quit on the About page stops Chopin, and the page says so.
-async function walkQuit() {
+async function walkQuit(docPath) {
+  let doc = null;
   await step("Quit on the About page stops Chopin, and the page says how to start it again", async () => {
     const { url } = await ask({ ask: "launch" });
     const q = await newPage();
     await q.goto(url);
+    // A document left open in another tab, to see what it says after.
+    doc = await newPage();
+    await doc.goto(origin + docPath);
+    await doc.locator(".cm-content").waitFor();
+    await q.bringToFront();
     await q.goto(origin + "/about");
     const quit = q.getByRole("region", { name: "Quit" });
     await quit.getByRole("button", { name: "Quit Chopin" }).click();
@@ -2062,6 +2220,52 @@ async function walkQuit() {
         ),
       ),
     );
+  });
+
+  await step("a document's tab says Chopin is not running and the command that starts it", async () => {
+    if (!doc) throw new Error("no document tab");
+    await doc.bringToFront();
+    const bar = doc.locator(".stopped-bar");
+    await bar.waitFor({ timeout: 20000 });
+    const text = await bar.textContent();
+    if (!text.includes("Chopin is not running") || !text.includes("Start it again with chopin in a terminal"))
+      throw new Error("the bar says: " + text);
+    if ((await doc.locator(".conn-label").textContent()) !== "Chopin is not running")
+      throw new Error("the header says: " + (await doc.locator(".conn-label").textContent()));
+    await aboutShots(doc, "63-not-running");
+  });
+}
+
+// ---- the list after archiving a repository's only document ----
+async function walkOnlyDocumentArchived(a) {
+  await step("after archiving the only document, the list says it is archived and how to see it", async () => {
+    const made = await a.evaluate(async () => {
+      await fetch("/api/repositories", {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ name: "octo/solo" }),
+      });
+      const r = await fetch("/api/repositories/octo/solo/channels", {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ title: "Only one" }),
+      });
+      return r.status;
+    });
+    if (made !== 201) throw new Error("create: " + made);
+    await a.goto(origin + "/documents/octo/solo");
+    const row = a.locator(".doc-row", { hasText: "Only one" });
+    await row.getByRole("button", { name: "Archive" }).click();
+    await row.waitFor({ state: "detached" });
+    const empty = a.locator(".empty");
+    await until("the empty list's words", async () =>
+      (await empty.textContent()).startsWith("Every document here is archived."),
+    );
+    if ((await empty.textContent()).includes("No documents yet"))
+      throw new Error("the list says: " + (await empty.textContent()));
+    await shot(a, "64-only-document-archived");
+    await empty.getByRole("button", { name: "Show archived" }).click();
+    await row.waitFor();
   });
 }
 
