@@ -65,8 +65,18 @@ func (p roomStore) Messages(ctx context.Context, channelID string, limit int) ([
 	return out, nil
 }
 
+// SaveMessage saves a message, and with it the documents it refers to, the
+// index read_reference and "Referenced by" read.
 func (p roomStore) SaveMessage(ctx context.Context, m room.Message) error {
-	return storageErr(p.s.SaveMessage(ctx, store.Message(m)))
+	refs := room.MessageReferences(m)
+	if len(refs) == 0 {
+		return storageErr(p.s.SaveMessage(ctx, store.Message(m)))
+	}
+	kept := make([]store.Reference, len(refs))
+	for i, r := range refs {
+		kept[i] = store.Reference{ChannelID: r.ChannelID, Label: r.Label, ObservedRevision: r.ObservedRevision, ObservedHash: r.ObservedSourceHash}
+	}
+	return storageErr(p.s.SaveMessageReferences(ctx, store.Message(m), kept))
 }
 
 func (p roomStore) Decisions(ctx context.Context, channelID string) ([]room.Decision, error) {
@@ -133,6 +143,16 @@ var _ plannerhost.Storage = plannerStore{}
 
 func (p plannerStore) Messages(ctx context.Context, channelID string, limit int) ([]room.Message, error) {
 	return roomStore(p).Messages(ctx, channelID, limit)
+}
+
+func (p plannerStore) LatestReference(ctx context.Context, from, to string) (room.Reference, bool, error) {
+	ref, found, err := p.s.LatestReference(ctx, from, to)
+	return room.Reference{Kind: room.ReferenceDocument, ChannelID: ref.ChannelID, Label: ref.Label,
+		ObservedRevision: ref.ObservedRevision, ObservedSourceHash: ref.ObservedHash}, found, err
+}
+
+func (p plannerStore) HasReferences(ctx context.Context, from string) (bool, error) {
+	return p.s.HasReferences(ctx, from)
 }
 
 func (p plannerStore) SaveReplyTo(ctx context.Context, channelID, messageID, replyID string) error {

@@ -54,6 +54,7 @@ func (a *App) handleMessageCreate(c echo.Context) error {
 		Text        string                  `json:"text"`
 		Command     *room.ChatCommand       `json:"command"`     // a command the attached client reported
 		Attachments []room.AttachmentUpload `json:"attachments"` // files sent with it, for the turn
+		References  []room.ReferenceRequest `json:"references"`  // documents it refers to
 	}
 	if err := bindStrict(c, &req); err != nil {
 		return err
@@ -63,7 +64,7 @@ func (a *App) handleMessageCreate(c echo.Context) error {
 	}
 	return a.withRoom(c, func(_ store.Channel, r *room.Room) error {
 		say := func(ctx context.Context, who room.Identity, text string) (room.Message, error) {
-			return r.SayFiles(ctx, who, text, req.Attachments)
+			return r.Send(ctx, who, text, req.Attachments, req.References)
 		}
 		if req.Command != nil {
 			say = func(ctx context.Context, who room.Identity, text string) (room.Message, error) {

@@ -82,6 +82,7 @@ func (a *App) newEcho() *echo.Echo {
 
 	api.GET("/channels/:channelId", a.handleChannelGet)
 	api.GET("/channels/:channelId/jobs", a.handleChannelJobs)
+	api.GET("/channels/:channelId/referenced-by", a.handleReferencedBy)
 	api.PATCH("/channels/:channelId", a.handleChannelRename)
 	api.POST("/channels/:channelId/archive", a.handleChannelArchive)
 	api.POST("/channels/:channelId/restore", a.handleChannelRestore)

@@ -415,21 +415,27 @@ func updateHash(revision int64, plan string) string {
 // MaxInstruction bounds invoke_planner's instruction, in bytes of UTF-8.
 const MaxInstruction = 64 << 10
 
+// MaxReferences is the most documents an instruction refers to.
+const MaxReferences = room.MaxReferences
+
 func (s *Server) invokePlannerTool() tool {
 	type invokeArgs = struct {
-		ID          *string `json:"id"`
-		Instruction *string `json:"instruction"`
-		As          *string `json:"as"`
+		ID          *string  `json:"id"`
+		Instruction *string  `json:"instruction"`
+		As          *string  `json:"as"`
+		References  []string `json:"references"`
 	}
 	return tool{
 		spec: &mcp.Tool{Name: "invoke_planner", Title: "Ask the Planner",
 			Description: "Post an instruction to a document's Chat and start a Planner turn with it. It is posted under your name, or, with as: \"system\", " +
-				"as a system follow-up (for an automatic follow-up such as a finished run). Returns {id, messageId} once it is posted, not when the Planner has answered: " +
+				"as a system follow-up (for an automatic follow-up such as a finished run). references names other documents the instruction refers to (as id does); " +
+				"the Planner reads them with its read_reference tool and is told whether each changed since. Returns {id, messageId} once it is posted, not when the Planner has answered: " +
 				"read the document or its Chat later for the result. Without an attached Planner nothing is posted and the call is refused. " +
 				"Refusals: document-unavailable, document-archived, planner-not-attached, planner-busy."},
 		required: []string{"id", "instruction"},
 		props: idProp + `,"instruction":{"type":"string","minLength":1,"maxLength":65536,"description":"What the Planner should do, kept verbatim."},` +
-			`"as":{"type":"string","enum":["system"]}`,
+			`"as":{"type":"string","enum":["system"]},` +
+			`"references":{"type":"array","maxItems":10,"items":{"type":"string","minLength":1},"description":"Other documents the instruction refers to, each as id names a document."}`,
 		outRequired: []string{"id", "messageId"},
 		outProps:    `"id":{"type":"string"},"messageId":{"type":"string"}`,
 		line:        "post an instruction to a document's Chat and start a Planner turn",
@@ -449,11 +455,22 @@ func (s *Server) invokePlannerTool() tool {
 			if err != nil {
 				return nil, err
 			}
+			if len(args.References) > MaxReferences {
+				return nil, invalidParams("Invalid arguments: references names at most %d documents; it names %d.", MaxReferences, len(args.References))
+			}
+			refs := make([]string, len(args.References))
+			for i, locator := range args.References {
+				ref, err := s.locate(ctx, locator)
+				if err != nil {
+					return nil, err
+				}
+				refs[i] = ref.ID
+			}
 			author := c.client
 			if args.As != nil {
 				author = ""
 			}
-			id, err := s.chat.Invoke(ctx, d.ID, author, *args.Instruction)
+			id, err := s.chat.Invoke(ctx, d.ID, author, *args.Instruction, refs)
 			if err != nil {
 				return nil, err
 			}

@@ -60,10 +60,11 @@ type Plans interface {
 	RecordUpdate(ctx context.Context, id, key, hash string, revision int64) error
 }
 
-// Chat is what invoke_planner needs: post an instruction and start a
-// Planner turn with it (author "" posts a system follow-up).
+// Chat is what invoke_planner needs: post an instruction, referring to the
+// documents refs (their IDs), and start a Planner turn with it (author ""
+// posts a system follow-up).
 type Chat interface {
-	Invoke(ctx context.Context, id, author, instruction string) (messageID string, err error)
+	Invoke(ctx context.Context, id, author, instruction string, refs []string) (messageID string, err error)
 }
 
 // Images keeps an uploaded image as one of a document's own.

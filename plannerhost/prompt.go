@@ -83,6 +83,7 @@ func (h *Host) turnRequest(ctx context.Context, ch room.Channel, m room.Message)
 	} else {
 		prompt.WriteString("@" + m.Author + ": " + m.Text)
 	}
+	prompt.WriteString(room.ReferencesPrompt(room.MessageReferences(m)))
 
 	var instr strings.Builder
 	instr.WriteString(SystemPrompt)
@@ -104,6 +105,11 @@ func (h *Host) turnRequest(ctx context.Context, ch room.Channel, m room.Message)
 		tools[i] = wire.Tool{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema}
 	}
 	tools = append(tools, h.previewTools(ch.ID)...)
+	refTools, err := h.referenceTools(ctx, ch.ID)
+	if err != nil {
+		return agentconn.TurnRequest{}, err
+	}
+	tools = append(tools, refTools...)
 	return agentconn.TurnRequest{Mode: wire.ModePlanner, Prompt: prompt.String(),
 		Instructions: strings.TrimSuffix(instr.String(), "\n"), Model: h.model, Tools: tools,
 		Thread: chatThread, ForkInstructions: forkInstructions}, nil

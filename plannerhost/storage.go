@@ -35,6 +35,7 @@ type Storage interface {
 	Images
 	RunStore
 	ModelChoices
+	References
 }
 
 // Transcript is a document's Chat as a turn reads it.

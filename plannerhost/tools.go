@@ -45,6 +45,8 @@ func (h *Host) CallTool(ctx context.Context, call agentconn.ToolCall) (json.RawM
 		out, err = openDecisions(r, mem, call.Input)
 	case room.ToolUploadPlanImage: // offered only with decision-option-previews
 		out, err = h.uploadPlanImage(ctx, ch, call.Input)
+	case room.ToolReadReference: // offered only when the Chat refers to a document
+		out, err = h.readReference(ctx, call.Document, call.Input)
 	default:
 		// agentconn refuses names outside the turn's tools; the turn offers
 		// only these.

@@ -1,7 +1,6 @@
 package room
 
 import (
-	"context"
 	"encoding/base64"
 	"encoding/json"
 	"strings"
@@ -140,6 +139,7 @@ func CleanAttachmentName(s string) string {
 // personDetails are a person's message's details.
 type personDetails struct {
 	Attachments []ChatAttachment `json:"attachments,omitempty"`
+	References  []Reference      `json:"references,omitempty"` // references.go
 }
 
 // MessageAttachments returns the files a person's message carries.
@@ -152,17 +152,4 @@ func MessageAttachments(m Message) []ChatAttachment {
 		return nil
 	}
 	return d.Attachments
-}
-
-// SayFiles posts a person's message with files: checked and kept as
-// ReadAttachments says, then sent as Say sends any message.
-func (r *Room) SayFiles(ctx context.Context, who Identity, text string, ups []AttachmentUpload) (Message, error) {
-	if len(ups) == 0 {
-		return r.Say(ctx, who, text)
-	}
-	files, err := ReadAttachments(ups, r.hub.attachments)
-	if err != nil {
-		return Message{}, err
-	}
-	return r.say(ctx, who, text, encode(personDetails{Attachments: files}))
 }

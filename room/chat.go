@@ -118,16 +118,24 @@ func (r *Room) say(ctx context.Context, who Identity, text string, details json.
 // Invoke posts an instruction for the Planner from outside the room (MCP's
 // invoke_planner) and starts a turn with it, whether or not it mentions
 // @chopin: under author's name, or as a system follow-up when author is
-// empty. It follows a person's @chopin message's rules: refused with the
-// reason, and nothing kept, when no Planner can take it.
-func (r *Room) Invoke(ctx context.Context, author, text string) (Message, error) {
+// empty, with the documents it refers to (references.go). It follows a
+// person's @chopin message's rules: refused with the reason, and nothing
+// kept, when no Planner can take it.
+func (r *Room) Invoke(ctx context.Context, author, text string, refs []ReferenceRequest) (Message, error) {
 	if strings.TrimSpace(text) == "" {
 		return Message{}, errorf(CodeInvalidArgument, "An instruction needs some text.")
 	}
 	if len(text) > MaxMessageText {
 		return Message{}, errorf(CodeMessageTooLarge, "An instruction holds at most %d bytes of text; this one has %d.", MaxMessageText, len(text))
 	}
+	kept, err := r.hub.ResolveReferences(ctx, refs)
+	if err != nil {
+		return Message{}, err
+	}
 	m := Message{Role: RolePerson, Author: author, Text: text}
+	if len(kept) > 0 {
+		m.Details = encode(personDetails{References: kept})
+	}
 	if author == "" {
 		m.Role = RoleSystem
 	}

@@ -190,7 +190,7 @@ func (m *Member) dispatch(ctx context.Context, env inEnvelope, frame []byte) (an
 				_, err := r.SayCommand(ctx, m.who, *in.Command, in.Text)
 				return msgOK{Type: "ok", ID: in.ID}, err
 			}
-			_, err := r.SayFiles(ctx, m.who, in.Text, in.Attachments)
+			_, err := r.Send(ctx, m.who, in.Text, in.Attachments, in.References)
 			return msgOK{Type: "ok", ID: in.ID}, err
 		})
 	case "decision:answer":

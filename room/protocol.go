@@ -28,6 +28,8 @@ type (
 		Command *ChatCommand `json:"command,omitempty"`
 		// Attachments are the files sent with the message (attachments.go).
 		Attachments []AttachmentUpload `json:"attachments,omitempty"`
+		// References are the documents the message refers to (references.go).
+		References []ReferenceRequest `json:"references,omitempty"`
 	}
 	inDecisionAnswer struct {
 		Type     string     `json:"type"`

@@ -171,24 +171,26 @@ func (s *Store) Messages(ctx context.Context, channelID string, limit int) ([]Me
 
 // SaveMessage inserts a message or replaces it by ID.
 func (s *Store) SaveMessage(ctx context.Context, m Message) error {
-	return s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		var details any
-		if len(m.Details) > 0 {
-			details = string(m.Details)
-		}
-		_, err := tx.ExecContext(ctx, `INSERT INTO messages (id, channel_id, seq, role, author, text, status, details, created_at, updated_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-			ON CONFLICT (id) DO UPDATE SET text = excluded.text, status = excluded.status,
-				details = excluded.details, updated_at = excluded.updated_at`,
-			m.ID, m.ChannelID, m.Seq, m.Role, m.Author, m.Text, m.Status, details, m.CreatedAt, m.UpdatedAt)
-		if isForeignKeyError(err) {
-			return notFound("channel-not-found", "no document has the ID %s", m.ChannelID)
-		}
-		if err != nil {
-			return fmt.Errorf("save message: %w", err)
-		}
-		return nil
-	})
+	return s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error { return saveMessage(ctx, tx, m) })
+}
+
+func saveMessage(ctx context.Context, tx *sql.Tx, m Message) error {
+	var details any
+	if len(m.Details) > 0 {
+		details = string(m.Details)
+	}
+	_, err := tx.ExecContext(ctx, `INSERT INTO messages (id, channel_id, seq, role, author, text, status, details, created_at, updated_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (id) DO UPDATE SET text = excluded.text, status = excluded.status,
+			details = excluded.details, updated_at = excluded.updated_at`,
+		m.ID, m.ChannelID, m.Seq, m.Role, m.Author, m.Text, m.Status, details, m.CreatedAt, m.UpdatedAt)
+	if isForeignKeyError(err) {
+		return notFound("channel-not-found", "no document has the ID %s", m.ChannelID)
+	}
+	if err != nil {
+		return fmt.Errorf("save message: %w", err)
+	}
+	return nil
 }
 
 // Decision is one decision card.

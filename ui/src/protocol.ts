@@ -80,6 +80,7 @@ export interface ReplyDetails {
 
 export interface PersonDetails {
   attachments?: ChatAttachment[];
+  references?: MessageReference[]; // the documents the message refers to (`#`)
   comment?: { thread: string; section?: string }; // an Accept's prompt: Chat shows a line instead
 }
 
@@ -126,6 +127,16 @@ export interface ChatAttachment {
   mediaType: string;
   size: number;
   data: string; // standard base64
+}
+
+// MessageReference is a document a message refers to, as the server kept
+// it: the title it had then, and what the sender saw of its plan.
+export interface MessageReference {
+  kind: "document";
+  channelId: string;
+  label: string;
+  observedRevision: number;
+  observedSourceHash: string;
 }
 
 // AttachmentUpload is a file sent with chat:send.
@@ -552,6 +563,7 @@ export interface ChatSendFrame {
   text: string;
   command?: ChatCommand;
   attachments?: AttachmentUpload[];
+  references?: { kind: "document"; channelId: string }[];
 }
 export interface DecisionAnswerFrame {
   type: "decision:answer";

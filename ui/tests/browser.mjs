@@ -1891,6 +1891,58 @@ try {
   // ---- fast Chat and long messages (issue 16, part a) ----
   // A document of its own, so the walk's document keeps its Chat.
   let longChat = { id: "", url: "" };
+  await step("# in the composer refers to another document; both tabs show it under its current title", async () => {
+    await a.goto(origin + docPath);
+    await b.goto(origin + docPath);
+    const box = a.getByRole("textbox", { name: "Message" });
+    await box.fill("");
+    await box.pressSequentially("Compare with #trav");
+    const option = a.locator(".reference-list").getByRole("option", { name: /Travel notes/ });
+    await option.waitFor();
+    await shot(a, "31-reference-picker");
+    await box.press("Enter");
+    await until("the chosen title in the text", async () => (await box.inputValue()) === "Compare with #Travel notes ");
+    await a.locator(".reference-chips .reference-chip", { hasText: "Travel notes" }).waitFor();
+    await box.pressSequentially("please");
+    await box.press("Enter");
+    // Both tabs show the reference, linking to the document.
+    for (const p of [a, b]) {
+      const chip = p.locator(".transcript .msg-person").last().locator("a.reference-chip");
+      await until("the reference chip", async () => (await chip.textContent()) === "#Travel notes");
+      if ((await chip.getAttribute("href")) !== "/documents/octo/plans/travel-notes")
+        throw new Error("the chip links to " + (await chip.getAttribute("href")));
+    }
+    if (await a.locator(".reference-chips").count()) throw new Error("the chips stayed after sending");
+    // A rename shows under the new title; the link still leads there.
+    const travel = await a.evaluate(
+      async () => (await (await fetch("/api/repositories/octo/plans/documents/travel-notes")).json()).id,
+    );
+    const rename = (title) =>
+      a.evaluate(
+        async ([id, title]) =>
+          (
+            await fetch("/api/channels/" + id, {
+              method: "PATCH",
+              headers: { "Content-Type": "application/json" },
+              body: JSON.stringify({ title }),
+            })
+          ).status,
+        [travel, title],
+      );
+    if ((await rename("Ferry notes")) !== 200) throw new Error("rename refused");
+    await b.reload();
+    const renamed = b.locator(".transcript .msg-person").last().locator("a.reference-chip");
+    await until("the current title", async () => (await renamed.textContent()) === "#Ferry notes");
+    await shot(b, "32-reference-in-chat");
+    // The referenced document lists who refers to it, in its header.
+    await renamed.click();
+    await b.waitForURL(/\/documents\/octo\/plans\/(ferry|travel)-notes$/);
+    await b.getByText("Referenced by 1").click();
+    await b.locator(".referenced-by-list a", { hasText: "Launch plan" }).waitFor();
+    await shot(b, "33-referenced-by");
+    if ((await rename("Travel notes")) !== 200) throw new Error("rename back refused");
+  });
+
   await step("scrolling up in Chat reads older messages back to the first", async () => {
     longChat = await a.evaluate(async () => {
       const r = await fetch("/api/repositories/octo/plans/channels", {

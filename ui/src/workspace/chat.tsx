@@ -21,6 +21,16 @@ import { ModelPicker } from "./model";
 import { notSentWords } from "./refusals";
 import { maxFiles, PendingFiles, readFile, type Outgoing } from "./attachments";
 import {
+  chooseReference,
+  ChosenReferences,
+  maxReferences,
+  referenceOptionID,
+  referenceQuery,
+  ReferenceList,
+  useReferenceMatches,
+  type ChosenReference,
+} from "./references";
+import {
   CommandChip,
   commandIn,
   CommandList,
@@ -65,6 +75,28 @@ export function ChatPane({ ctx }: { ctx: WorkspaceCtx }) {
   const commands = reportedCommands(state.model);
   const matches = command ? [] : commandMatches(commands, draft);
   const listOpen = matches.length > 0 && closedAt !== draft && state.canEdit;
+  // `#` references: the documents picked for this message, and the #
+  // being typed at the caret.
+  const box = useRef<HTMLTextAreaElement>(null);
+  const [refs, setRefs] = useState<ChosenReference[]>([]);
+  const [caret, setCaret] = useState(0);
+  const [refsClosedAt, setRefsClosedAt] = useState<string | null>(null); // the draft Escape or a blur closed it at
+  const hash = !listOpen && state.canEdit && refsClosedAt !== draft ? referenceQuery(draft, caret) : null;
+  const refMatches = useReferenceMatches(hash ? hash.query : null, state.channel.repository);
+  const refsOpen = hash !== null;
+  const refIndex = Math.min(active, Math.max(0, (refMatches?.length ?? 1) - 1));
+  const pickReference = (c: { id: string; title: string }) => {
+    if (!hash) return;
+    const next = chooseReference(draft, hash, c.title);
+    setDraft(next.text);
+    setCaret(next.caret);
+    setActive(0);
+    if (!refs.some((r) => r.channelId === c.id)) {
+      if (refs.length >= maxReferences) setError(`A message refers to at most ${maxReferences} documents.`);
+      else setRefs([...refs, { channelId: c.id, title: c.title }]);
+    }
+    requestAnimationFrame(() => box.current?.setSelectionRange(next.caret, next.caret));
+  };
   const activeIndex = Math.min(active, Math.max(0, matches.length - 1));
   const choose = (c: PlannerCommand) => {
     setCommand(c);
@@ -106,11 +138,17 @@ export function ChatPane({ ctx }: { ctx: WorkspaceCtx }) {
     try {
       const frame: Omit<ChatSendFrame, "id"> = { type: "chat:send", text };
       if (cmd) frame.command = { name: cmd.name, kind: cmd.kind };
-      else if (files.length) frame.attachments = files.map((f) => ({ name: f.name, data: f.data }));
+      else {
+        if (files.length) frame.attachments = files.map((f) => ({ name: f.name, data: f.data }));
+        if (refs.length) frame.references = refs.map((r) => ({ kind: "document", channelId: r.channelId }));
+      }
       await socket.request(frame);
       setDraft("");
       setCommand(null);
-      if (!cmd) setFiles([]);
+      if (!cmd) {
+        setFiles([]);
+        setRefs([]);
+      }
       stick.current = true;
     } catch (e) {
       setError((e as Error).message);
@@ -170,6 +208,24 @@ export function ChatPane({ ctx }: { ctx: WorkspaceCtx }) {
       e.preventDefault();
       send();
       return;
+    }
+    if (refsOpen) {
+      const n = refMatches?.length ?? 0;
+      if ((e.key === "ArrowDown" || e.key === "ArrowUp") && n) {
+        e.preventDefault();
+        setActive((refIndex + (e.key === "ArrowDown" ? 1 : n - 1)) % n);
+        return;
+      }
+      if (((e.key === "Enter" && !e.shiftKey) || (e.key === "Tab" && !e.shiftKey)) && n) {
+        e.preventDefault();
+        pickReference(refMatches![refIndex]);
+        return;
+      }
+      if (e.key === "Escape") {
+        e.preventDefault();
+        setRefsClosedAt(draft);
+        return;
+      }
     }
     if (listOpen) {
       const n = matches.length;
@@ -270,6 +326,21 @@ export function ChatPane({ ctx }: { ctx: WorkspaceCtx }) {
           <p class="muted small file-note">Files do not go with a command; they stay here for your next message.</p>
         )}
         {listOpen && <CommandList items={matches} active={activeIndex} onChoose={choose} />}
+        {refsOpen && (
+          <ReferenceList
+            items={refMatches}
+            active={refIndex}
+            repository={state.channel.repository}
+            onChoose={pickReference}
+          />
+        )}
+        {!command && (
+          <ChosenReferences
+            refs={refs}
+            disabled={sending}
+            onRemove={(id) => setRefs(refs.filter((r) => r.channelId !== id))}
+          />
+        )}
         {command && <CommandChip command={command} disabled={sending} onRemove={() => setCommand(null)} />}
         {imageUnread(ctx, draft, files) && (
           <p class="muted small file-note">
@@ -277,6 +348,7 @@ export function ChatPane({ ctx }: { ctx: WorkspaceCtx }) {
           </p>
         )}
         <textarea
+          ref={box}
           name="message"
           aria-label="Message"
           rows={2}
@@ -286,16 +358,27 @@ export function ChatPane({ ctx }: { ctx: WorkspaceCtx }) {
               : command
                 ? `Words for /${command.name} (optional)`
                 : commands.length
-                  ? "Message · @chopin asks the Planner · / for its commands"
-                  : "Message · @chopin asks the Planner"
+                  ? "Message · @chopin asks the Planner · / for its commands · # for a document"
+                  : "Message · @chopin asks the Planner · # for a document"
           }
           disabled={!state.canEdit}
           value={draft}
-          aria-autocomplete={commands.length ? "list" : undefined}
-          aria-controls={listOpen ? "planner-commands" : undefined}
-          aria-activedescendant={listOpen ? commandOptionID(activeIndex) : undefined}
+          aria-autocomplete="list"
+          aria-controls={listOpen ? "planner-commands" : refsOpen ? "reference-options" : undefined}
+          aria-activedescendant={
+            listOpen
+              ? commandOptionID(activeIndex)
+              : refsOpen && refMatches?.length
+                ? referenceOptionID(refIndex)
+                : undefined
+          }
+          onKeyUp={(e) => setCaret(e.currentTarget.selectionStart ?? 0)}
+          onClick={(e) => setCaret(e.currentTarget.selectionStart ?? 0)}
+          onBlur={() => setRefsClosedAt(draft)}
+          onFocus={() => setRefsClosedAt(null)}
           onInput={(e) => {
             setDraft(e.currentTarget.value);
+            setCaret(e.currentTarget.selectionStart ?? 0);
             setActive(0);
             if (error) setError("");
             setErrorCode("");

@@ -14,6 +14,7 @@ import { Isolated } from "../isolated";
 import { ErrorText } from "../pages/shell";
 import { Gallery } from "./gallery";
 import { MessageFiles } from "./attachments";
+import { MessageReferences } from "./references";
 import { withOlder, type RoomState } from "./reduce";
 import "./transcript.css";
 
@@ -135,6 +136,7 @@ export function ChatMessage({
         />
       )}
       {m.role === "person" && m.details?.attachments && <MessageFiles files={m.details.attachments} />}
+      {m.role === "person" && m.details?.references?.length ? <MessageReferences refs={m.details.references} /> : null}
       <Gallery images={m.details?.images ?? []} refused={m.details?.refusedImages ?? []} />
       {retry && <RetryButton channel={channel} message={retry} disabled={!canEdit} />}
     </article>

@@ -17,6 +17,7 @@ import { DecisionsPane } from "./decisions";
 import { ConnectDialog, PlannerButton, Reads } from "./planner";
 import { PlanFileActions } from "./planfile";
 import { useWorkspaceShortcuts } from "../shortcuts";
+import { ReferencedBy } from "./references";
 import { ArchiveButton, ArchivedBar, ChatToggle, DocTitle, StoppedBar, stoppedAfter, useChatShown } from "./header";
 import { headingOf } from "./decisions";
 import { ThemeToggle } from "../theme";
@@ -259,6 +260,7 @@ function TopBar({ ctx, docsHref, onPlanner }: { ctx: WorkspaceCtx; docsHref: str
       <span class="presence" title={`${state.members} open ${state.members === 1 ? "tab" : "tabs"} on this document`}>
         {state.members} {state.members === 1 ? "viewer" : "viewers"}
       </span>
+      <ReferencedBy channelId={state.channel.id} refresh={state.channel.title} />
       <Reads ctx={ctx} />
       <PlanFileActions ctx={ctx} />
       <ArchiveButton ctx={ctx} />

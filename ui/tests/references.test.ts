@@ -1,0 +1,48 @@
+// `#` references in the composer (src/workspace/references.tsx): which #
+// is being typed, what choosing a document leaves in the text, and the
+// order documents are offered in.
+
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { chooseReference, ownFirst, referenceQuery } from "../src/workspace/references";
+
+test("a # at the start, after a space or a bracket, up to the caret, is a reference being typed", () => {
+  assert.deepEqual(referenceQuery("#", 1), { start: 0, query: "" });
+  assert.deepEqual(referenceQuery("see #Laun", 9), { start: 4, query: "Laun" });
+  assert.deepEqual(referenceQuery("see #Launch plan", 16), { start: 4, query: "Launch plan" });
+  assert.deepEqual(referenceQuery("(#bud", 5), { start: 1, query: "bud" });
+  // Only what comes before the caret counts.
+  assert.deepEqual(referenceQuery("see #Launch plan", 8), { start: 4, query: "Lau" });
+});
+
+test("a # inside a word, in a heading's run, past a line break or long words is not", () => {
+  assert.equal(referenceQuery("issue#12", 8), null);
+  assert.equal(referenceQuery("## heading", 10), null);
+  assert.equal(referenceQuery("#plan\nmore", 10), null);
+  assert.equal(referenceQuery("# heading", 9), null);
+  assert.equal(referenceQuery("#" + "x".repeat(61), 62), null);
+  assert.equal(referenceQuery("no hash", 7), null);
+});
+
+test("choosing a document puts #title and one space in place of what was typed", () => {
+  const q = referenceQuery("compare #lau with this", 12)!;
+  assert.deepEqual(chooseReference("compare #lau with this", q, "Launch plan"), {
+    text: "compare #Launch plan with this",
+    caret: "compare #Launch plan ".length,
+  });
+  const end = referenceQuery("see #b", 6)!;
+  assert.deepEqual(chooseReference("see #b", end, "Budget"), { text: "see #Budget ", caret: 12 });
+});
+
+test("this repository's documents come first, each group in its order", () => {
+  const docs = [
+    { id: "1", repository: "acme/web" },
+    { id: "2", repository: "octo/plans" },
+    { id: "3", repository: "acme/web" },
+    { id: "4", repository: "octo/plans" },
+  ];
+  assert.deepEqual(
+    ownFirst(docs, "octo/plans").map((d) => d.id),
+    ["2", "4", "1", "3"],
+  );
+});
