@@ -166,7 +166,7 @@ func (m mcpStore) Replace(ctx context.Context, id string, revision int64, plan, 
 	err := m.withRoom(ctx, id, func(r *room.Room) error {
 		before := r.View().Source
 		var err error
-		now, err = r.ReplaceText(ctx, revision, plan)
+		now, err = r.ReplaceText(room.WithAuthor(ctx, room.Author{Kind: room.AuthorMCP, Name: author}), revision, plan)
 		if err == nil && now != revision { // the same text changes nothing
 			r.Notice(ctx, fmt.Sprintf("%s replaced the plan over MCP (revision %d): %s.",
 				author, now, room.ChangeSummary(before, r.View().Source)))

@@ -40,7 +40,7 @@ func (p roomStore) LoadPlan(ctx context.Context, channelID string) (room.PlanRec
 	}
 	out := room.PlanRecord{Exists: rec.Exists, Checkpoint: room.Checkpoint(rec.Checkpoint)}
 	for _, u := range rec.Journal {
-		out.Journal = append(out.Journal, room.Update(u))
+		out.Journal = append(out.Journal, room.Update{Version: u.Version, ClientID: u.ClientID, Changes: u.Changes})
 	}
 	return out, nil
 }
@@ -131,7 +131,7 @@ func (p roomStore) SaveDecisions(ctx context.Context, channelID string, cards []
 func storeUpdates(us []room.Update) []store.PlanUpdate {
 	out := make([]store.PlanUpdate, len(us))
 	for i, u := range us {
-		out[i] = store.PlanUpdate(u)
+		out[i] = store.PlanUpdate{Version: u.Version, ClientID: u.ClientID, Changes: u.Changes, Author: store.PlanAuthor(u.Author)}
 	}
 	return out
 }

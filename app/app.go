@@ -56,6 +56,7 @@ type App struct {
 	planner   *plannerhost.Host        // the server's side of the Planner's turns
 	mcp       func() *mcpserver.Server // /mcp: the local agent MCP tools, built on the first request
 	describer *describer               // background jobs: documents' descriptions
+	pruner    *historyPruner           // background: the plans' history to its retention
 
 	agentToken *agentToken
 	launches   launchTokens
@@ -184,6 +185,7 @@ func (a *App) open() error {
 	// The job runner exists before anything can attach a Planner (Restore
 	// below already may), and starts once the links are restored.
 	a.newJobs()
+	a.startHistoryPruner()
 	a.planner = a.newPlannerHost()
 	a.hub = room.NewHub(room.Options{Persister: describedStore{roomStore{a.store}, a}, Comments: commentStore{a.store, a},
 		Channels: roomCatalog{a}, Planner: a.planner, Logger: a.log,
@@ -305,6 +307,7 @@ func (a *App) Close() error {
 		a.backup.Lock()
 		// A check of the database under way stops at its next step.
 		a.stopIntegrityCheck()
+		a.stopHistoryPruner()
 		if a.describer != nil {
 			// Background jobs stop first: an attempt under way stays
 			// running in the store and starts again at the next launch.

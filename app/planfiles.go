@@ -136,7 +136,7 @@ func (a *App) handleImport(c echo.Context) error {
 		return err
 	}
 	err = a.hub.Do(ctx, a.roomChannel(ch), func(r *room.Room) error {
-		_, err := r.ReplaceText(ctx, r.Plan().Revision, file.Source)
+		_, err := r.ReplaceText(room.WithAuthor(ctx, room.Author{Kind: room.AuthorImport}), r.Plan().Revision, file.Source)
 		return err
 	})
 	if err == nil {

@@ -63,6 +63,14 @@ type Config struct {
 
 	PlanFile string // PLAN_FILE: where a plan is saved in its checkout, with {slug}; relative, "/"-separated
 
+	// A plan's history: every change for HistoryDetailDays days (at most
+	// HistoryDetailChanges of them), then one snapshot per
+	// HistorySnapshotHours, at most HistorySnapshots.
+	HistoryDetailDays    int // HISTORY_DETAIL_DAYS
+	HistoryDetailChanges int // HISTORY_DETAIL_CHANGES
+	HistorySnapshotHours int // HISTORY_SNAPSHOT_HOURS
+	HistorySnapshots     int // HISTORY_SNAPSHOTS
+
 	PlannerAttachGrace    time.Duration // PLANNER_ATTACH_GRACE_MS
 	DescriptionDebounce   time.Duration // DESCRIPTION_DEBOUNCE_MS
 	AgentPing             time.Duration // AGENT_CONNECTION_PING_MS

@@ -175,6 +175,34 @@ var settings = []setting{
 		apply: func(_ *resolver, c *Config, v resolved) { c.DescriptionDebounce = v.millis() },
 	},
 	{
+		env: "HISTORY_DETAIL_DAYS", key: "history_detail_days", kind: numberSetting,
+		defNumber: 30, min: 1, max: 3650,
+		noun:  "a whole number of days",
+		doc:   `How many days of a plan's history are kept change by change: 1 to 3650. Older changes are pruned, in the background, to one snapshot per HISTORY_SNAPSHOT_HOURS.`,
+		apply: func(_ *resolver, c *Config, v resolved) { c.HistoryDetailDays = int(v.number) },
+	},
+	{
+		env: "HISTORY_DETAIL_CHANGES", key: "history_detail_changes", kind: numberSetting,
+		defNumber: 10_000, min: 100, max: 1_000_000,
+		noun:  "a whole number of changes",
+		doc:   `At most how many of a plan's newest changes are kept one by one, however recent: 100 to 1000000. Older ones are pruned to snapshots.`,
+		apply: func(_ *resolver, c *Config, v resolved) { c.HistoryDetailChanges = int(v.number) },
+	},
+	{
+		env: "HISTORY_SNAPSHOT_HOURS", key: "history_snapshot_hours", kind: numberSetting,
+		defNumber: 24, min: 1, max: 8760,
+		noun:  "a whole number of hours",
+		doc:   `Beyond the detail, a plan's history keeps one version (its whole text) per this many hours: 1 to 8760.`,
+		apply: func(_ *resolver, c *Config, v resolved) { c.HistorySnapshotHours = int(v.number) },
+	},
+	{
+		env: "HISTORY_SNAPSHOTS", key: "history_snapshots", kind: numberSetting,
+		defNumber: 365, min: 1, max: 100_000,
+		noun:  "a whole number of snapshots",
+		doc:   `At most how many of those snapshots a plan's history keeps, the newest: 1 to 100000. This bounds the history's size per document.`,
+		apply: func(_ *resolver, c *Config, v resolved) { c.HistorySnapshots = int(v.number) },
+	},
+	{
 		env: envPing, key: "agent_connection_ping_ms", kind: numberSetting,
 		// The minimum is small for tests.
 		defNumber: wire.DefaultPing.Milliseconds(), min: 10, max: 300_000,

@@ -36,7 +36,7 @@ func (h *Host) CallTool(ctx context.Context, call agentconn.ToolCall) (json.RawM
 	case room.ToolReadPlan:
 		out, err = readPlan(r, mem, call.Input)
 	case room.ToolEditPlan:
-		out, err = editPlan(ctx, r, mem, call.Input)
+		out, err = editPlan(room.WithAuthor(ctx, h.author(call)), r, mem, call.Input)
 	case room.ToolAsk:
 		out, err = ask(ctx, r, mem, call.Input, func(c room.QuestionCall) (room.QuestionCall, func(room.Outcome) room.Outcome) {
 			return h.questionFor(call.Document, c)

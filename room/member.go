@@ -177,6 +177,9 @@ func (m *Member) dispatch(ctx context.Context, env inEnvelope, frame []byte) (an
 					return nil, errorf(CodeMalformed, "Every update needs a clientID of 1 to 128 characters other than %q and %q.", serverClientID, plannerClientID)
 				}
 			}
+			for i := range in.Updates {
+				in.Updates[i].Author = Author{Kind: AuthorPerson, Name: m.who.Login}
+			}
 			version, err := r.Push(ctx, in.Version, in.Updates)
 			var re *Error
 			if errors.As(err, &re) && re.Code == CodeStaleVersion {

@@ -55,4 +55,7 @@ type Update struct {
 	Version  int64           `json:"-"`
 	ClientID string          `json:"clientID"`
 	Changes  json.RawMessage `json:"changes"`
+	// Author is who made the change, for the history; never on the wire.
+	// Empty is the server.
+	Author Author `json:"-"`
 }

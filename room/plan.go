@@ -354,6 +354,7 @@ func (r *Room) commitServerTextLocked(ctx context.Context, text string) (int64, 
 	if err != nil {
 		return r.plan.version, err
 	}
+	u.Author = authorOf(ctx, Author{Kind: AuthorServer})
 	return r.commitUpdateLocked(ctx, u, text, serverClientID, nil)
 }
 
@@ -365,6 +366,7 @@ func (r *Room) commitBatchLocked(ctx context.Context, text string, batch batchCh
 	if err != nil {
 		return r.plan.version, err
 	}
+	u.Author = authorOf(ctx, Author{Kind: AuthorPlanner})
 	return r.commitUpdateLocked(ctx, u, text, plannerClientID, batch.moves)
 }
 

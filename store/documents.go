@@ -21,6 +21,7 @@ type PlanUpdate struct {
 	Version  int64
 	ClientID string
 	Changes  json.RawMessage
+	Author   PlanAuthor // kept in the history, not the journal
 }
 
 // PlanRecord is a stored plan: its checkpoint and its journal.
@@ -93,7 +94,7 @@ func (s *Store) commitPlan(ctx context.Context, tx *sql.Tx, channelID string, up
 			return fmt.Errorf("journal update %d: %w", u.Version, err)
 		}
 	}
-	return nil
+	return s.writeHistory(ctx, tx, channelID, updates)
 }
 
 // CheckpointPlan stores the full text at a version, creating the plan when
@@ -107,6 +108,10 @@ func (s *Store) CheckpointPlan(ctx context.Context, channelID string, cp PlanChe
 		if err != nil {
 			return err
 		}
+		var epoch sql.NullString // the history's before this checkpoint
+		if err := tx.QueryRowContext(ctx, `SELECT epoch FROM plans WHERE channel_id = ?`, channelID).Scan(&epoch); err != nil && !errors.Is(err, sql.ErrNoRows) {
+			return fmt.Errorf("checkpoint plan: %w", err)
+		}
 		_, err = tx.ExecContext(ctx, `INSERT INTO plans (channel_id, epoch, version, checkpoint_version, updated_at)
 			VALUES (?, ?, ?, ?, ?)
 			ON CONFLICT (channel_id) DO UPDATE SET epoch = excluded.epoch,
@@ -118,6 +123,9 @@ func (s *Store) CheckpointPlan(ctx context.Context, channelID string, cp PlanChe
 		}
 		if err != nil {
 			return fmt.Errorf("checkpoint plan: %w", err)
+		}
+		if err := snapshotHistory(ctx, tx, channelID, cp, epoch, s.nowMS()); err != nil {
+			return err
 		}
 		if _, err := tx.ExecContext(ctx, `INSERT INTO plan_texts (channel_id, source) VALUES (?, ?)
 			ON CONFLICT (channel_id) DO UPDATE SET source = excluded.source`, channelID, cp.Source); err != nil {

@@ -36,6 +36,7 @@ type Store struct {
 	// them anew would cost more than the rest of the transaction's CPU.
 	advancePlan *sql.Stmt
 	journalPlan *sql.Stmt
+	historyPlan *sql.Stmt
 
 	// The catalog index's merging (search.go): a write asks, tidyCatalog
 	// merges; closing stops it and tidied says it has.
@@ -133,6 +134,10 @@ func (s *Store) prepare(ctx context.Context) error {
 		`INSERT INTO plan_journal (channel_id, version, client_id, changes) VALUES (?, ?, ?, ?)`); err != nil {
 		return fmt.Errorf("prepare: %w", err)
 	}
+	if s.historyPlan, err = s.write.PrepareContext(ctx,
+		`INSERT INTO plan_history (channel_id, version, at, kind, author, turn, model, changes) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`); err != nil {
+		return fmt.Errorf("prepare: %w", err)
+	}
 	return nil
 }
 
@@ -177,7 +182,7 @@ func (s *Store) Close() error {
 		close(s.closing)
 		<-s.tidied
 		<-s.walDone
-		for _, st := range []*sql.Stmt{s.advancePlan, s.journalPlan} {
+		for _, st := range []*sql.Stmt{s.advancePlan, s.journalPlan, s.historyPlan} {
 			if st != nil {
 				st.Close()
 			}
