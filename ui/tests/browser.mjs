@@ -1934,6 +1934,9 @@ try {
     const renamed = b.locator(".transcript .msg-person").last().locator("a.reference-chip");
     await until("the current title", async () => (await renamed.textContent()) === "#Ferry notes");
     await shot(b, "32-reference-in-chat");
+    await b.emulateMedia({ colorScheme: "dark" });
+    await shot(b, "32-reference-in-chat-dark");
+    await b.emulateMedia({ colorScheme: "light" });
     // The referenced document lists who refers to it, in its header.
     await renamed.click();
     await b.waitForURL(/\/documents\/octo\/plans\/(ferry|travel)-notes$/);
