@@ -17,6 +17,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/chopin-desktop/chopin/fault"
+	"github.com/chopin-desktop/chopin/mcpserver"
 	"github.com/chopin-desktop/chopin/room"
 	"github.com/chopin-desktop/chopin/store"
 )
@@ -192,6 +193,24 @@ func (a *App) handleVersion(c echo.Context) error {
 	return c.JSON(http.StatusOK, map[string]any{"version": v, "source": text})
 }
 
+// handleVersionMarkdown is a version's text as a Markdown file, for
+// chopin export --version.
+func (a *App) handleVersionMarkdown(c echo.Context) error {
+	ch, err := a.channel(c)
+	if err != nil {
+		return err
+	}
+	v, err := versionParam(c)
+	if err != nil {
+		return err
+	}
+	text, err := a.versionText(c.Request().Context(), ch.ID, v)
+	if err != nil {
+		return err
+	}
+	return c.Blob(http.StatusOK, "text/markdown; charset=utf-8", []byte(text))
+}
+
 func (a *App) handleVersionRestore(c echo.Context) error {
 	if err := a.canWrite(c); err != nil {
 		return err
@@ -365,4 +384,15 @@ func (a *App) pruneDocument(ctx context.Context, id string, through int64, polic
 		return fmt.Errorf("version %d, which the detail after it is rebuilt from, cannot be rebuilt; nothing pruned", through)
 	}
 	return a.store.PruneHistory(ctx, id, p)
+}
+
+// The history as MCP's.
+var _ mcpserver.History = mcpStore{}
+
+func (m mcpStore) Versions(ctx context.Context, id string, before int64, limit int) ([]room.Version, error) {
+	return m.a.versions(ctx, id, before, limit)
+}
+
+func (m mcpStore) VersionText(ctx context.Context, id string, version int64) (string, error) {
+	return m.a.versionText(ctx, id, version)
 }

@@ -371,3 +371,91 @@ func TestHistoryRestore(t *testing.T) {
 	ta.Do("POST", "/api/channels/"+ch.ID+"/archive", nil)
 	apptest.Want(t, ta.Do("POST", "/api/channels/"+ch.ID+"/versions/1/restore", nil), 409, "document-archived")
 }
+
+// TestHistoryOverMCP: list_versions pages the versions, read_document reads
+// the plan as it was at one (and its next: continues at that version), and
+// a version not kept is refused naming the nearest.
+func TestHistoryOverMCP(t *testing.T) {
+	ta := startApp(t)
+	ta.AddRepository("octo/plans")
+	ch := ta.CreateDocument("octo/plans", "Agents")
+	cs := ta.mcpSession("codex")
+	texts := []string{"# Agents\n", "# Agents\n\nOne.\n", "# Agents\n\nOne.\n\nTwo.\n", "# Agents\n\n" + strings.Repeat("Long line.\n", 3000)}
+	for i, text := range texts[1:] {
+		wantOK(t, callTool(t, cs, "update_document", map[string]any{"id": ch.ID, "revision": i, "plan": text,
+			"idempotencyKey": fmt.Sprint("k", i)}), "update_document")
+	}
+
+	var seen []float64
+	args := map[string]any{"id": ch.ID, "limit": 3}
+	for {
+		o := callTool(t, cs, "list_versions", args)
+		wantOK(t, o, "list_versions")
+		for _, v := range o.Data["versions"].([]any) {
+			v := v.(map[string]any)
+			seen = append(seen, v["version"].(float64))
+			if a := v["author"].(map[string]any); v["version"] != 0.0 && (a["kind"] != "mcp" || a["name"] != "codex") {
+				t.Errorf("author %v", a)
+			}
+		}
+		if o.Data["nextBefore"] == nil {
+			break
+		}
+		args["before"] = o.Data["nextBefore"]
+	}
+	if fmt.Sprint(seen) != "[3 2 1 0]" {
+		t.Fatalf("versions %v", seen)
+	}
+
+	o := callTool(t, cs, "read_document", map[string]any{"id": ch.ID, "version": 1})
+	wantOK(t, o, "read_document")
+	if o.num("revision") != 1 || !strings.HasPrefix(o.Text, "version: 1, as the plan was then; it is now at revision 3") ||
+		!strings.Contains(o.Text, "One.") || strings.Contains(o.Text, "Two.") {
+		t.Fatalf("read at version 1: %v\n%s", o.Data, o.Text)
+	}
+	// A long version pages, and its next: stays at that version.
+	o = callTool(t, cs, "read_document", map[string]any{"id": ch.ID, "version": 3})
+	next, _ := o.Data["next"].(map[string]any)
+	if next == nil || next["version"] != 3.0 {
+		t.Fatalf("next of a long version: %v", o.Data["next"])
+	}
+	wantRefusal(t, callTool(t, cs, "read_document", map[string]any{"id": ch.ID, "version": 9}), "version-not-found")
+	wantInvalidParams(t, cs, "list_versions", map[string]any{"id": ch.ID, "limit": 500})
+}
+
+// TestHistoryCommands: chopin history lists the versions through the
+// running Chopin, and chopin export --version writes one as it was.
+func TestHistoryCommands(t *testing.T) {
+	dir := t.TempDir()
+	ta := startAppWith(t, testConfig(t, dir))
+	ta.AddRepository("acme/rocket")
+	ch := ta.CreateDocument("acme/rocket", "Launch plan")
+	cs := ta.mcpSession("codex")
+	wantOK(t, callTool(t, cs, "update_document", map[string]any{"id": ch.ID, "revision": 0,
+		"plan": "# Launch plan\n\n## Goals\n\nFly.\n", "idempotencyKey": "a"}), "update_document")
+	apptest.Want(t, ta.Do("PUT", "/api/channels/"+ch.ID+"/plan", map[string]any{"revision": 1, "source": "# Launch plan\n\nLater.\n"}), 200, "")
+
+	cli, stdout, stderr := cliIn(dir)
+	if code := cli.Run(context.Background(), []string{"history", "acme/rocket/launch-plan"}); code != 0 {
+		t.Fatalf("history: exit %d\n%s%s", code, stdout, stderr)
+	}
+	lines := strings.Split(strings.TrimSpace(stdout.String()), "\n")
+	if len(lines) != 4 || !strings.HasPrefix(lines[0], "VERSION") || !strings.HasPrefix(lines[2], "1 ") ||
+		!strings.Contains(lines[2], "codex (MCP)") || !strings.Contains(lines[2], "added 2 blocks, under “Goals”") ||
+		!strings.Contains(lines[1], "server") {
+		t.Fatalf("history:\n%s", stdout)
+	}
+
+	stdout.Reset()
+	if code := cli.Run(context.Background(), []string{"export", "acme/rocket/launch-plan", "--version", "1"}); code != 0 {
+		t.Fatalf("export --version: exit %d\n%s%s", code, stdout, stderr)
+	}
+	if stdout.String() != "# Launch plan\n\n## Goals\n\nFly.\n" {
+		t.Fatalf("export --version 1: %q", stdout)
+	}
+	stderr.Reset()
+	if code := cli.Run(context.Background(), []string{"export", "acme/rocket/launch-plan", "--version", "7"}); code != 1 ||
+		!strings.Contains(stderr.String(), "does not keep version 7") {
+		t.Fatalf("export --version 7: exit %d\n%s", code, stderr)
+	}
+}

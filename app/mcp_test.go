@@ -166,7 +166,7 @@ func TestMCPInitializeAndTools(t *testing.T) {
 		}
 	}
 	slices.Sort(names)
-	want := "archive_document create_document invoke_planner list_documents list_repositories read_document rename_document restore_document update_document upload_image"
+	want := "archive_document create_document invoke_planner list_documents list_repositories list_versions read_document rename_document restore_document update_document upload_image"
 	if got := strings.Join(names, " "); got != want {
 		t.Fatalf("tools: %s", got)
 	}

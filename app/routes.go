@@ -100,6 +100,7 @@ func (a *App) newEcho() *echo.Echo {
 	api.POST("/channels/:channelId/plan/save", a.handlePlanSave)
 	api.GET("/channels/:channelId/versions", a.handleVersions, a.ownPage)
 	api.GET("/channels/:channelId/versions/:version", a.handleVersion, a.ownPage)
+	api.GET("/channels/:channelId/versions/:version/plan.md", a.handleVersionMarkdown, a.ownPage)
 	api.POST("/channels/:channelId/versions/:version/restore", a.handleVersionRestore)
 	api.GET("/channels/:channelId/messages", a.handleMessageList)
 	api.GET("/channels/:channelId/messages/:messageId", a.handleMessageGet)

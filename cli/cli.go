@@ -184,6 +184,7 @@ agent-token in the config directory, readable only by you.
 	{name: "status", usage: statusUsage, setup: setupStatus},
 	{name: "backup", usage: backupUsage, setup: setupBackup, args: true},
 	{name: "export", usage: exportUsage, setup: setupExport, args: true},
+	{name: "history", usage: historyUsage, setup: setupHistory, args: true},
 	{name: "import", usage: importUsage, setup: setupImport, args: true},
 	{name: "desktop-entry", usage: desktopEntryUsage, setup: setupDesktopEntry},
 	{name: acpMCPCommand, usage: "Usage: chopin acp-mcp\n\nStarted by chopin planner --acp for its agent; not for people.\n", setup: setupACPMCP},

@@ -22,7 +22,7 @@ import (
 	"github.com/chopin-desktop/chopin/ident"
 )
 
-const exportUsage = `Usage: chopin export DOCUMENT [-o FILE [--force]] [--decisions=inline] [flags]
+const exportUsage = `Usage: chopin export DOCUMENT [-o FILE [--force]] [--decisions=inline] [--version N] [flags]
 
 Writes a document's plan as Markdown, exactly as its source: to standard
 output, or to FILE, readable only by you (mode 0600). DOCUMENT is the
@@ -35,6 +35,8 @@ ID.
                        link, a folder, a pipe or a device, even with --force
   --decisions=inline   write each decision card as its question and answer
                        (a Markdown quote) instead of its <Decision id="..." /> line
+  --version N          write the plan as it was at version N (chopin history
+                       lists them), with its lines as they were
 `
 
 const importUsage = `Usage: chopin import FILE --repository owner/name [--title TITLE] [flags]
@@ -56,6 +58,7 @@ func setupExport(fs *flag.FlagSet) func(context.Context, *CLI, config.Flags) int
 	out := fs.String("o", "", "")
 	force := fs.Bool("force", false, "")
 	decisions := fs.String("decisions", "keep", "")
+	version := fs.Int64("version", -1, "")
 	return func(ctx context.Context, c *CLI, flags config.Flags) int {
 		if fs.NArg() != 1 {
 			fmt.Fprint(c.Stderr, "chopin export: name one document: its address, owner/name/slug, or its ID.\nRun \"chopin export --help\" for usage.\n")
@@ -63,6 +66,10 @@ func setupExport(fs *flag.FlagSet) func(context.Context, *CLI, config.Flags) int
 		}
 		if *decisions != "keep" && *decisions != "inline" {
 			fmt.Fprintf(c.Stderr, "chopin export: --decisions must be inline or keep, not %q\n", *decisions)
+			return exitUsage
+		}
+		if *version < -1 || *version >= 0 && *decisions != "keep" {
+			fmt.Fprint(c.Stderr, "chopin export: --version takes a version of 0 or more (chopin history lists them), and writes it as it was, without --decisions=inline\n")
 			return exitUsage
 		}
 		if *force && *out == "" {
@@ -75,6 +82,9 @@ func setupExport(fs *flag.FlagSet) func(context.Context, *CLI, config.Flags) int
 		}
 		planPath := func(api *client) (string, error) {
 			id, err := api.documentID(ctx, fs.Arg(0))
+			if *version >= 0 {
+				return fmt.Sprintf("/api/channels/%s/versions/%d/plan.md", id, *version), err
+			}
 			return "/api/channels/" + id + "/plan.md?decisions=" + *decisions, err
 		}
 		var err error

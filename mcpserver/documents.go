@@ -126,7 +126,8 @@ type documentRead struct {
 // readNext is the read_document call that continues a page, as its next:
 // line names it.
 type readNext struct {
-	ID string `json:"id"`
+	ID      string `json:"id"`
+	Version *int64 `json:"version,omitempty"` // reading an earlier version
 	room.ReadPlanArgs
 }
 
@@ -148,9 +149,11 @@ func (s *Server) readDocumentTool() tool {
 				"Before the header, the first page has the document's description: and brief: when it has them, and each page of an archived document archived:. " +
 				"structuredContent is {id, title, url, revision, size, archivedAt?, description?, brief?, text, next}: text is the page from its header on, " +
 				"next the read_document arguments that continue (null at the end); pass revision to update_document. " +
-				"Refusals: document-unavailable, invalid-argument (an offset or column past the end)."},
-		required:    []string{"id"},
-		props:       idProp + `,"offset":{"type":"integer","minimum":1},"limit":{"type":"integer","minimum":1},"column":{"type":"integer","minimum":1}`,
+				"version reads the plan as it was at that version (list_versions lists them): revision is then that version, and the text starts with a version: line. " +
+				"Refusals: document-unavailable, invalid-argument (an offset or column past the end), version-not-found (a version the history does not keep; the message names the nearest kept ones)."},
+		required: []string{"id"},
+		props: idProp + `,"offset":{"type":"integer","minimum":1},"limit":{"type":"integer","minimum":1},"column":{"type":"integer","minimum":1},` +
+			`"version":{"type":"integer","minimum":0,"description":"Read the plan as it was at this version (list_versions)."}`,
 		outRequired: []string{"id", "title", "url", "revision", "size", "text", "next"},
 		outProps:    readOutput,
 		run:         typed(s.readDocument),
@@ -159,10 +162,11 @@ func (s *Server) readDocumentTool() tool {
 
 // readArgs are read_document's arguments.
 type readArgs = struct {
-	ID     *string `json:"id"`
-	Offset *int    `json:"offset"`
-	Limit  *int    `json:"limit"`
-	Column *int    `json:"column"`
+	ID      *string `json:"id"`
+	Offset  *int    `json:"offset"`
+	Limit   *int    `json:"limit"`
+	Column  *int    `json:"column"`
+	Version *int64  `json:"version"`
 }
 
 func (s *Server) readDocument(ctx context.Context, c call, args readArgs) (any, error) {
@@ -188,6 +192,15 @@ func (s *Server) readDocument(ctx context.Context, c call, args readArgs) (any, 
 	if err != nil {
 		return nil, err
 	}
+	current := view.Revision
+	if args.Version != nil {
+		if s.history == nil {
+			return nil, refuse(CodeInternal, "This Chopin keeps no history of its plans.")
+		}
+		if view, err = s.versionView(ctx, d.ID, *args.Version); err != nil {
+			return nil, err
+		}
+	}
 	view.Reader = room.Reader{Tool: "read_document", ID: d.ID}
 	page, err := room.ReadPlan(view, paging)
 	if err != nil {
@@ -201,9 +214,14 @@ func (s *Server) readDocument(ctx context.Context, c call, args readArgs) (any, 
 		ArchivedAt: d.ArchivedAt, Description: d.Description, Brief: brief}
 	read.Text = page.Text()
 	if page.Next != nil {
-		read.Next = &readNext{ID: d.ID, ReadPlanArgs: *page.Next}
+		read.Next = &readNext{ID: d.ID, Version: args.Version, ReadPlanArgs: *page.Next}
 	}
-	return pageResult{text: pagePreamble(read, paging) + read.Text, structured: read}, nil
+	text := pagePreamble(read, paging) + read.Text
+	if args.Version != nil {
+		line := versionLine(*args.Version, current)
+		read.Text, text = line+read.Text, line+text
+	}
+	return pageResult{text: text, structured: read}, nil
 }
 
 // pagePreamble is what the text block says of the document before the

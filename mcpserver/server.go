@@ -86,6 +86,7 @@ type Server struct {
 	plans   Plans
 	chat    Chat
 	images  Images
+	history History // plans, when it keeps a history
 	opt     Options
 	mcp     *mcp.Server
 	http    http.Handler
@@ -126,6 +127,7 @@ func New(catalog Catalog, plans Plans, chat Chat, images Images, opt Options) *S
 		opt.Logger = slog.New(slog.DiscardHandler)
 	}
 	s := &Server{catalog: catalog, plans: plans, chat: chat, images: images, opt: opt}
+	s.history, _ = plans.(History)
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "chopin", Title: "Chopin", Version: opt.Version},
 		&mcp.ServerOptions{Instructions: instructions(), Logger: opt.Logger})
 	s.mcp.AddReceivingMiddleware(codedErrors)

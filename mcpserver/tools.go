@@ -100,7 +100,7 @@ func typed[In any](run func(ctx context.Context, c call, args In) (any, error)) 
 
 func (s *Server) tools() []tool {
 	ts := []tool{
-		s.listRepositoriesTool(), s.listDocumentsTool(), s.readDocumentTool(),
+		s.listRepositoriesTool(), s.listDocumentsTool(), s.readDocumentTool(), s.listVersionsTool(),
 		s.createDocumentTool(), s.updateDocumentTool(),
 		s.renameDocumentTool(), s.archiveDocumentTool(), s.restoreDocumentTool(),
 		s.invokePlannerTool(), s.uploadImageTool(),

@@ -48,6 +48,7 @@ const toolNames = [
   "invoke_planner",
   "list_documents",
   "list_repositories",
+  "list_versions",
   "read_document",
   "rename_document",
   "restore_document",
