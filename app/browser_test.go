@@ -210,6 +210,39 @@ func answerBrowser(ta *testApp, bp *browserPlanner, ask, channelID, text string)
 			return err
 		})
 		return map[string]bool{"ok": true}, err
+	case "decision-after", "decision-apart":
+		// A confirm card after the first block whose text holds text, as
+		// the Planner's ask names a block; or asked apart from the plan, as
+		// a permission is (block -2), text the call if any: a card that
+		// adds no line to the plan.
+		ch, err := ta.app.store.Channel(context.Background(), channelID)
+		if err != nil {
+			return nil, err
+		}
+		call := room.QuestionCall{Method: room.MethodConfirm, Title: "About this passage?", Message: "Shown in the plan."}
+		err = ta.app.hub.Do(context.Background(), ta.app.roomChannel(ch), func(r *room.Room) error {
+			if ask == "decision-apart" {
+				call.Title = "Run the build?"
+				if text != "" { // the script's own call
+					var err error
+					if call, err = room.ParseQuestionCall([]byte(text)); err != nil {
+						return err
+					}
+				}
+				_, err := r.AskApart(context.Background(), call, nil)
+				return err
+			}
+			_, source := r.Source()
+			lines := strings.Split(source, "\n")
+			for _, b := range room.Blocks(source) {
+				if strings.Contains(strings.Join(lines[b.StartLine-1:b.EndLine], "\n"), text) {
+					_, err := r.Ask(context.Background(), call, &room.BlockRef{Index: b.Index, Digest: b.Digest}, nil)
+					return err
+				}
+			}
+			return fmt.Errorf("no block holds %q", text)
+		})
+		return map[string]bool{"ok": true}, err
 	case "repository-checkout":
 		// A repository with a local Git checkout, text its owner/name.
 		dir := gitCheckout(ta.T, "")

@@ -244,3 +244,66 @@ func toJSON(v any) string {
 	b, _ := json.Marshal(v)
 	return string(b)
 }
+
+// The shared live draft: what one tab composes on a waiting card reaches
+// every other tab, with who and where, and is never stored; any tab
+// submits the answer. A card that no longer waits, a draft too large, an
+// unknown field and an archived document are refused.
+func TestDecisionDraftRelayed(t *testing.T) {
+	ta := startApp(t)
+	ta.AddRepository("octo/plans")
+	doc := ta.CreateDocument("octo/plans", "Drafts")
+	first, second := ta.DialRoom(doc.ID), ta.DialRoom(doc.ID)
+	ch, _ := ta.app.store.Channel(context.Background(), doc.ID)
+	call, _ := room.ParseQuestionCall([]byte(`{"method": "questionnaire", "params": {"questions": [{"question": "Which store?", "header": "Store", "options": [{"label": "SQLite", "description": ""}, {"label": "Postgres", "description": ""}]}]}}`))
+	ta.app.hub.Do(context.Background(), ta.app.roomChannel(ch), func(r *room.Room) error {
+		_, err := r.Ask(context.Background(), call, nil, nil)
+		return err
+	})
+	id := ta.openCard(t, doc.ID, "Which store?")
+
+	first.Send(map[string]any{"type": "decision:draft", "decision": id, "field": "options", "draft": map[string]any{"labels": []string{"Postgres"}}})
+	got := second.Until("decision:draft")
+	if got["decision"] != id || got["field"] != "options" || got["login"] != "ada" || got["tab"] == "" ||
+		toJSON(got["draft"]) != `{"labels":["Postgres"]}` {
+		t.Errorf("the other tab got %v", got)
+	}
+	first.Send(map[string]any{"type": "decision:draft", "decision": id, "field": "text", "draft": map[string]any{"writing": true, "text": "Post"}})
+	if got := second.Until("decision:draft"); got["field"] != "text" || toJSON(got["draft"]) != `{"text":"Post","writing":true}` {
+		t.Errorf("the other tab got %v", got)
+	}
+	// Refusals, each answered to the sender.
+	for _, c := range []struct {
+		frame map[string]any
+		code  string
+	}{
+		{map[string]any{"type": "decision:draft", "id": "f1", "decision": id, "field": "elsewhere"}, "malformed-message"},
+		{map[string]any{"type": "decision:draft", "id": "f2", "decision": id, "field": "text", "draft": map[string]any{"text": strings.Repeat("x", 70000)}}, "draft-too-large"},
+		{map[string]any{"type": "decision:draft", "id": "f3", "decision": "d-none", "field": "text"}, "not-found"},
+	} {
+		first.Send(c.frame)
+		if e := first.Until("error"); e["code"] != c.code || e["id"] != c.frame["id"] {
+			t.Errorf("%v: %v, want %s", c.frame, e, c.code)
+		}
+	}
+	// Nothing was stored; the second tab submits, and it is decided.
+	if d := ta.decisionByID(t, doc.ID, id); d.Status != "open" || d.Answer != nil {
+		t.Errorf("a draft changed the card: %+v", d)
+	}
+	second.Send(map[string]any{"type": "decision:answer", "id": "a1", "decision": id, "answer": map[string]any{"labels": []string{"Postgres"}}})
+	untilDecision(first, id, "decided")
+	if d := ta.decisionByID(t, doc.ID, id); d.AnsweredBy != "ada" || d.Answer.Labels[0] != "Postgres" {
+		t.Errorf("submitted %+v", d)
+	}
+	first.Send(map[string]any{"type": "decision:draft", "id": "f4", "decision": id, "field": "options"})
+	if e := first.Until("error"); e["code"] != "decision-closed" {
+		t.Errorf("a draft of a decided card: %v", e)
+	}
+	apptest.Want(t, ta.Do("POST", "/api/channels/"+doc.ID+"/decisions/"+id+"/reopen", nil), 200, "")
+	apptest.Want(t, ta.Do("POST", "/api/channels/"+doc.ID+"/archive", nil), 200, "")
+	third := ta.DialRoom(doc.ID)
+	third.Send(map[string]any{"type": "decision:draft", "id": "f5", "decision": id, "field": "options"})
+	if e := third.Until("error"); e["code"] != "read-only" && e["code"] != "document-archived" {
+		t.Errorf("a draft on an archived document: %v", e)
+	}
+}

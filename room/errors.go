@@ -49,6 +49,7 @@ const (
 	CodeInvalidAnswer   = "invalid-answer"
 	CodeDecisionClosed  = "decision-closed"
 	CodeDecisionOpen    = "decision-open"
+	CodeDraftTooLarge   = "draft-too-large"
 
 	// Comment threads on passages.
 	CodeInvalidPassage  = "invalid-passage"
@@ -98,6 +99,7 @@ var kinds = map[string]fault.Kind{
 	CodeInvalidAnswer:   fault.Invalid,
 	CodeDecisionClosed:  fault.Conflict,
 	CodeDecisionOpen:    fault.Conflict,
+	CodeDraftTooLarge:   fault.TooLarge,
 
 	CodeInvalidPassage:  fault.Invalid,
 	CodePassageTooLarge: fault.TooLarge,

@@ -32,6 +32,7 @@ type Member struct {
 	conn    Conn
 	who     Identity
 	release func()
+	tab     string // names the socket to the other tabs (decision:draft)
 }
 
 // Join adds a socket to the document's room and sends it session:hello and
@@ -57,7 +58,7 @@ func (h *Hub) Join(ctx context.Context, ch Channel, who Identity, conn Conn) (*M
 		cur := MessageCursor(frames[0].Seq)
 		before = &cur
 	}
-	m := &Member{room: r, conn: conn, who: who, release: release}
+	m := &Member{room: r, conn: conn, who: who, release: release, tab: newID()}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.gone {
@@ -215,6 +216,10 @@ func (m *Member) dispatch(ctx context.Context, env inEnvelope, frame []byte) (an
 		return editing(m, frame, func(in inDecisionCancel) (any, error) {
 			_, err := r.ReopenDecision(ctx, m.who, in.Decision)
 			return msgOK{Type: "ok", ID: in.ID}, err
+		})
+	case "decision:draft":
+		return editing(m, frame, func(in inDecisionDraft) (any, error) {
+			return nil, m.relayDraft(in)
 		})
 	case "comment:sync":
 		return decoded(frame, func(in inEnvelope) (any, error) {

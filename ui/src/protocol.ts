@@ -536,6 +536,7 @@ export type ServerFrame =
   | PlannerRunsFrame
   | DecisionsSnapshotFrame
   | DecisionUpdateFrame
+  | DecisionDraftRelayFrame
   | CommentSyncFrame
   | CommentThreadFrame
   | CommentStartedFrame
@@ -571,6 +572,31 @@ export interface DecisionAnswerFrame {
   decision: string;
   answer: CardAnswer;
 }
+// A card's shared live draft (decision:draft): relayed between tabs, never stored.
+export interface DecisionDraft {
+  labels?: string[];
+  choice?: string;
+  text?: string;
+  writing?: boolean;
+}
+export type DraftField = "options" | "text" | "";
+export interface DecisionDraftFrame {
+  type: "decision:draft";
+  id?: string;
+  decision: string;
+  field: DraftField;
+  draft?: DecisionDraft;
+}
+export interface DecisionDraftRelayFrame {
+  type: "decision:draft";
+  decision: string;
+  tab: string;
+  login: string;
+  name?: string;
+  field: DraftField;
+  draft?: DecisionDraft;
+}
+
 export interface DecisionCancelFrame {
   type: "decision:cancel" | "decision:discard" | "decision:reopen";
   id?: string;
@@ -609,6 +635,7 @@ export type ClientFrame =
   | ChatSendFrame
   | DecisionAnswerFrame
   | DecisionCancelFrame
+  | DecisionDraftFrame
   | CommentSyncRequest
   | CommentStartFrame
   | CommentReplyFrame

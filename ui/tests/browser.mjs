@@ -654,7 +654,7 @@ try {
 
       // Discard, from the other tab: Keep it changes nothing; Discard does.
       await ask({
-        ask: "decision",
+        ask: "decision-apart",
         channel,
         text: '{"method": "confirm", "title": "Ship it on Friday?", "message": ""}',
       });
@@ -689,6 +689,107 @@ try {
       }
       await a.emulateMedia({ colorScheme: "light" });
       await a.setViewportSize(size);
+    },
+  );
+
+  await step(
+    "the answer being composed is shared live with the other tab, who is where shows, and either tab submits",
+    async () => {
+      await ask({
+        ask: "decision-apart",
+        channel,
+        text: JSON.stringify({
+          method: "questionnaire",
+          params: {
+            questions: [
+              {
+                question: "Which cache?",
+                header: "Cache",
+                options: [
+                  { label: "Redis", description: "a server" },
+                  { label: "In memory", description: "per process" },
+                ],
+              },
+            ],
+          },
+        }),
+      });
+      await a.getByRole("tab", { name: /Decisions/ }).click();
+      await b.getByRole("tab", { name: /Decisions/ }).click();
+      const mine = a.locator(".decisions .decision-card.status-open", { hasText: "Which cache?" });
+      const theirs = b.locator(".decisions .decision-card.status-open", { hasText: "Which cache?" });
+      await theirs.waitFor();
+      await mine.getByText("Redis", { exact: true }).click();
+      await until("the pick in the other tab", async () => theirs.getByRole("radio", { name: /Redis/ }).isChecked());
+      await theirs.locator(".draft-presence", { hasText: "is choosing" }).waitFor();
+      await mine.getByText("Write my own answer").click();
+      await mine.getByRole("textbox", { name: "Written answer" }).fill("Redis, with a local cache in front");
+      await until(
+        "the text in the other tab",
+        async () =>
+          (await theirs.getByRole("textbox", { name: "Written answer" }).inputValue()) ===
+          "Redis, with a local cache in front",
+      );
+      await theirs.locator(".draft-presence", { hasText: "is writing an answer" }).waitFor();
+      await shot(b, "52-decision-shared-draft");
+      // Nothing is stored until a tab submits: here the other one.
+      if (
+        (await ask({ ask: "decisions", channel })).decisions.find(
+          (d) => d.call.params?.questions?.[0]?.question === "Which cache?",
+        ).answer
+      )
+        throw new Error("a draft was stored");
+      const noted = a.locator(".transcript .msg-planner.status-done").filter({ hasText: "Noted." });
+      const before = await noted.count();
+      await theirs.getByRole("button", { name: "Answer" }).click();
+      await until("decided by the other tab", async () => {
+        const d = (await ask({ ask: "decisions", channel })).decisions.find(
+          (d) => d.call.params?.questions?.[0]?.question === "Which cache?",
+        );
+        return d.status === "decided" && d.answer?.text === "Redis, with a local cache in front" && d.answeredBy;
+      });
+      await mine.waitFor({ state: "detached" });
+      // Nobody waited on it: the answer reaches the Planner as a turn of its own, done before the next step.
+      await until("the answer's turn", async () =>
+        (await ask({ ask: "planner", channel })).other.includes("Which cache?"),
+      );
+      await until("its reply", async () => (await noted.count()) === before + 1);
+    },
+  );
+
+  await step(
+    "Show in plan marks the card's passage for a moment; a card asked apart from the plan has no place there",
+    async () => {
+      await ask({ ask: "decision-after", channel, text: "We ship on Monday." });
+      await ask({ ask: "decision-apart", channel });
+      await a.getByRole("tab", { name: /Decisions/ }).click();
+      const apart = a.locator(".decisions .decision-card.status-open", { hasText: "Run the build?" });
+      await apart.waitFor();
+      if (await apart.getByRole("button", { name: "Show in plan" }).count())
+        throw new Error("a card asked apart from the plan offers Show in plan");
+      const card = a.locator(".decisions .decision-card.status-open", { hasText: "About this passage?" });
+      await card.getByRole("button", { name: "Show in plan" }).click();
+      await until(
+        "the Plan tab",
+        async () => (await a.getByRole("tab", { name: "Plan", exact: true }).getAttribute("aria-selected")) === "true",
+      );
+      // The passage, not the card's line nor any other, for a moment only.
+      await a.waitForFunction(() => {
+        const marked = [...document.querySelectorAll(".cm-line.cm-passage-flash")].map((l) => l.textContent);
+        const shown = [...document.querySelectorAll(".cm-line.cm-passage-flash")].every(
+          (l) => getComputedStyle(l).backgroundColor !== "rgba(0, 0, 0, 0)",
+        );
+        return marked.length === 1 && marked[0].startsWith("We ship on Monday.") && shown;
+      });
+      await shot(a, "51-show-in-plan-passage");
+      await a.locator(".cm-line.cm-passage-flash").first().waitFor({ state: "detached", timeout: 5000 });
+      // Both set aside again, for the steps after.
+      await a.getByRole("tab", { name: /Decisions/ }).click();
+      for (const c of [card, apart]) {
+        await c.getByRole("button", { name: "Discard…" }).click();
+        await c.getByRole("button", { name: "Discard", exact: true }).click();
+        await c.waitFor({ state: "detached" });
+      }
     },
   );
 
@@ -893,7 +994,7 @@ try {
     const view = a.locator(".plan-view");
     await view.locator("aside.callout-warning strong", { hasText: "gap" }).waitFor();
     await view.locator("table td", { hasText: "ada" }).waitFor();
-    await view.locator(".decision-card.status-decided").waitFor();
+    await view.locator(".decision-card.status-decided", { hasText: "Which store?" }).waitFor();
     await view.getByRole("button", { name: "macOS" }).click();
     await view.getByText("xcodebuild").waitFor({ state: "visible" });
     // A diagram draws when it comes near the screen.
@@ -1077,7 +1178,11 @@ try {
     await until("the adopted edit on the server", async () =>
       (await ask({ ask: "plan", channel })).source.includes("Kept while offline."),
     );
-    await until("the adopted edit in a", async () => (await editorText(a)).includes("Kept while offline."));
+    // The edit is at the end of a long plan: the editor draws it once it comes near the screen.
+    await until("the adopted edit in a", async () => {
+      await a.locator(".cm-content .cm-line").last().scrollIntoViewIfNeeded();
+      return (await editorText(a)).includes("Kept while offline.");
+    });
     await until("the outbox emptied", async () =>
       e.evaluate(() => !Object.keys(localStorage).some((k) => k.startsWith("chopin:outbox:") && !k.endsWith(":alive"))),
     );

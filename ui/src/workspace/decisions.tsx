@@ -1,8 +1,8 @@
 // Decisions: a card per question the Planner asked, answerable here, over
 // HTTP, or inline in the rendered Plan.
 
-import { useEffect, useState } from "preact/hooks";
-import type { CardAnswer, ClientRequest, Decision, Question } from "../protocol";
+import { useEffect, useRef, useState } from "preact/hooks";
+import type { CardAnswer, ClientRequest, Decision, DecisionDraft, DraftField, Question } from "../protocol";
 import { waitsForAnswer } from "../protocol";
 import { cardText, renderChat, renderInline } from "../markdown";
 import { Isolated } from "../isolated";
@@ -103,6 +103,31 @@ export function DecisionCard({ ctx, d, inPlan }: { ctx: WorkspaceCtx; d: Decisio
   });
   useEffect(() => setConfirming(null), [d.status]);
 
+  // The shared live draft: what other tabs compose on this card, and where
+  // their people are on it (decision:draft, relayed, never stored).
+  const [others, setOthers] = useState<RemoteDraft[]>([]);
+  const [incoming, setIncoming] = useState<{ draft: DecisionDraft; n: number } | null>(null);
+  useEffect(
+    () =>
+      ctx.socket.on((f) => {
+        if (f.type !== "decision:draft" || f.decision !== d.id) return;
+        const who = f.name || f.login;
+        setOthers((rs) => [...rs.filter((r) => r.tab !== f.tab), { tab: f.tab, who, field: f.field, at: Date.now() }]);
+        if (f.draft) setIncoming({ draft: f.draft, n: Date.now() });
+      }),
+    [ctx.socket, d.id],
+  );
+  const present = others.filter((r) => r.field && Date.now() - r.at < presenceMs);
+  const [, tick] = useState(0);
+  useEffect(() => {
+    if (!present.length) return;
+    const t = setTimeout(() => tick((n) => n + 1), presenceMs);
+    return () => clearTimeout(t);
+  });
+  const sendDraft = (field: DraftField, draft?: DecisionDraft) => {
+    ctx.socket.send({ type: "decision:draft", decision: d.id, field, draft });
+  };
+
   async function send(frame: ClientRequest) {
     setBusy(true);
     setError("");
@@ -160,7 +185,14 @@ export function DecisionCard({ ctx, d, inPlan }: { ctx: WorkspaceCtx; d: Decisio
           )}
         </p>
       )}
-      {live && confirming === null && <CardForm d={d} busy={busy} onAnswer={answer} onDiscard={discard} />}
+      {live && present.length > 0 && (
+        <p class="draft-presence small" role="status">
+          {presenceText(present)}
+        </p>
+      )}
+      {live && confirming === null && (
+        <CardForm d={d} busy={busy} onAnswer={answer} onDiscard={discard} onDraft={sendDraft} incoming={incoming} />
+      )}
       {d.status === "decided" && canEdit && confirming === null && (
         <div class="actions card-actions">
           {!apart && (
@@ -219,6 +251,30 @@ export function DecisionCard({ ctx, d, inPlan }: { ctx: WorkspaceCtx; d: Decisio
   );
 }
 
+// RemoteDraft is another tab on a card: who, and where (options, text, or
+// "" once they left it).
+interface RemoteDraft {
+  tab: string;
+  who: string;
+  field: DraftField;
+  at: number;
+}
+
+// A badge goes once its tab has said nothing for this long; a focused tab
+// says where it is again well before.
+const presenceMs = 20000;
+const presenceRepeatMs = 8000;
+
+function presenceText(rs: RemoteDraft[]): string {
+  const on = (field: string) => [...new Set(rs.filter((r) => r.field === field).map((r) => r.who))];
+  const parts: string[] = [];
+  const choosing = on("options");
+  const writing = on("text");
+  if (choosing.length) parts.push(`${choosing.join(", ")} ${choosing.length === 1 ? "is" : "are"} choosing`);
+  if (writing.length) parts.push(`${writing.join(", ")} ${writing.length === 1 ? "is" : "are"} writing an answer`);
+  return parts.join(" · ");
+}
+
 function lastReopener(d: Decision): string {
   return d.previous?.[d.previous.length - 1]?.reopenedBy ?? "";
 }
@@ -228,17 +284,96 @@ function CardForm({
   busy,
   onAnswer,
   onDiscard,
+  onDraft,
+  incoming,
 }: {
   d: Decision;
   busy: boolean;
   onAnswer: (a: CardAnswer) => void;
   onDiscard: () => void;
+  onDraft: (field: DraftField, draft?: DecisionDraft) => void;
+  incoming: { draft: DecisionDraft; n: number } | null;
 }) {
   const c = d.call;
-  const [picked, setPicked] = useState<string[]>([]);
-  const [text, setText] = useState(c.method === "editor" ? (c.initial ?? "") : "");
-  const [writing, setWriting] = useState(c.method === "input" || c.method === "editor");
+  const textOnly = c.method === "input" || c.method === "editor";
+  const [picked, setPickedState] = useState<string[]>([]);
+  const [text, setTextState] = useState(c.method === "editor" ? (c.initial ?? "") : "");
+  const [writing, setWritingState] = useState(textOnly);
   const name = "card-" + d.id;
+
+  // What this tab composes goes to the others as it changes (text at most
+  // every 150 ms), and another tab's draft replaces this one's.
+  const now = useRef({ picked, text, writing, field: "" as DraftField });
+  const timer = useRef<number | undefined>(undefined);
+  const share = (
+    field: DraftField,
+    next: Partial<{ picked: string[]; text: string; writing: boolean }>,
+    soon = false,
+  ) => {
+    Object.assign(now.current, next, { field });
+    const send = () => {
+      timer.current = undefined;
+      const n = now.current;
+      const draft: DecisionDraft = { writing: n.writing || undefined, text: n.text || undefined };
+      if (c.method === "select") draft.choice = n.picked[0];
+      else if (n.picked.length) draft.labels = n.picked;
+      onDraft(n.field, draft);
+    };
+    clearTimeout(timer.current);
+    if (soon) timer.current = window.setTimeout(send, 150);
+    else send();
+  };
+  const setPicked = (f: string[] | ((p: string[]) => string[])) => {
+    const next = typeof f === "function" ? f(now.current.picked) : f;
+    setPickedState(next);
+    share("options", { picked: next });
+  };
+  const setText = (t: string) => {
+    setTextState(t);
+    share("text", { text: t }, true);
+  };
+  const setWriting = (w: boolean) => {
+    setWritingState(w);
+    share(w ? "text" : "options", { writing: w });
+  };
+  useEffect(() => {
+    if (!incoming) return;
+    const g = incoming.draft;
+    const p = g.labels ?? (g.choice !== undefined ? [g.choice] : []);
+    const w = textOnly || !!g.writing;
+    Object.assign(now.current, { picked: p, text: g.text ?? "", writing: w });
+    setPickedState(p);
+    setTextState(g.text ?? "");
+    setWritingState(w);
+  }, [incoming?.n]);
+  // Where this person is on the card, said again while they stay.
+  const form = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    const el = form.current;
+    if (!el) return;
+    const fieldOf = (t: EventTarget | null): DraftField =>
+      t instanceof HTMLTextAreaElement || (t instanceof HTMLInputElement && t.type === "text") ? "text" : "options";
+    let again: number | undefined;
+    const onIn = (e: FocusEvent) => {
+      const field = fieldOf(e.target);
+      if (field !== now.current.field) share(field, {});
+      clearInterval(again);
+      again = window.setInterval(() => share(now.current.field, {}), presenceRepeatMs);
+    };
+    const onOut = (e: FocusEvent) => {
+      if (e.relatedTarget instanceof Node && el.contains(e.relatedTarget)) return;
+      clearInterval(again);
+      share("", {});
+    };
+    el.addEventListener("focusin", onIn);
+    el.addEventListener("focusout", onOut);
+    return () => {
+      clearInterval(again);
+      clearTimeout(timer.current);
+      el.removeEventListener("focusin", onIn);
+      el.removeEventListener("focusout", onOut);
+    };
+  }, [form.current]);
 
   const actions = (canSubmit: boolean, submit: () => void) => (
     <div class="actions">
@@ -253,7 +388,7 @@ function CardForm({
 
   if (c.method === "confirm") {
     return (
-      <div class="actions">
+      <div class="actions" ref={form}>
         <button class="primary" disabled={busy} onClick={() => onAnswer({ yes: true })}>
           Yes
         </button>
@@ -289,14 +424,14 @@ function CardForm({
 
   if (c.method === "input")
     return (
-      <div class="card-form">
+      <div class="card-form" ref={form}>
         {written(false, c.placeholder)}
         {actions(!!text.trim(), () => onAnswer({ text }))}
       </div>
     );
   if (c.method === "editor")
     return (
-      <div class="card-form">
+      <div class="card-form" ref={form}>
         {written(true)}
         {actions(!!text.trim(), () => onAnswer({ text }))}
       </div>
@@ -304,7 +439,7 @@ function CardForm({
 
   if (c.method === "select") {
     return (
-      <div class="card-form">
+      <div class="card-form" ref={form}>
         <div class="options" role="radiogroup">
           {(c.choices ?? []).map((choice) => (
             <label class={"option" + (picked[0] === choice && !writing ? " picked" : "")} key={choice}>
@@ -336,7 +471,7 @@ function CardForm({
     setPicked((p) => (multi ? (p.includes(label) ? p.filter((x) => x !== label) : [...p, label]) : [label]));
   };
   return (
-    <div class="card-form">
+    <div class="card-form" ref={form}>
       <div class="options" role={multi ? "group" : "radiogroup"}>
         {q.options.map((o) => {
           const on = picked.includes(o.label) && !writing;

@@ -3,7 +3,7 @@
 // On a wide screen the two can show side by side (remembered per browser).
 
 import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
-import { EditorView } from "@codemirror/view";
+import { flashPassage, passageFlash, passageLines } from "../passageflash";
 import type { SyncStatus } from "../plansync";
 import { PlanView } from "./preview";
 import { EditorKeys } from "./editorhint";
@@ -35,19 +35,34 @@ export function PlanPane({
     return plan.onStatus(setStatus);
   }, [plan]);
 
-  // "Show in plan": the card in the rendered view, or its line in the editor.
+  useEffect(() => plan.addExtension(passageFlash), [plan]);
+
+  // "Show in plan": the card in the rendered view, or its line in the
+  // editor, and for a moment the passage it is about (the block it
+  // follows; nothing more for a card placed at the end, block -1).
   useEffect(() => {
     if (!focusDecision) return;
+    const linked = (state.decisions.find((d) => d.id === focusDecision.id)?.block ?? -1) >= 0;
     requestAnimationFrame(() => {
       if (mode === "read") {
-        const el = document.querySelector<HTMLElement>(`.plan-view [data-card="${focusDecision.id}"]`);
+        const el = document.querySelector<HTMLElement>(`.plan-view [data-card="${CSS.escape(focusDecision.id)}"]`);
         el?.scrollIntoView({ block: "center", behavior: "smooth" });
-        el?.classList.add("flash");
-        setTimeout(() => el?.classList.remove("flash"), 1600);
+        const marked = [el];
+        if (linked) {
+          // The block before the card, past the call's other cards.
+          let prev = el?.previousElementSibling;
+          while (prev && (prev.matches("[data-card]") || prev.querySelector("[data-card]")))
+            prev = prev.previousElementSibling;
+          if (prev) marked.push(prev as HTMLElement);
+        }
+        for (const m of marked) m?.classList.add("flash", "passage-flash");
+        setTimeout(() => marked.forEach((m) => m?.classList.remove("flash", "passage-flash")), 1600);
       } else {
         const pos = plan.decisionPos(focusDecision.id);
-        if (pos != null)
-          plan.view.dispatch({ selection: { anchor: pos }, effects: EditorView.scrollIntoView(pos, { y: "center" }) });
+        if (pos != null) {
+          plan.view.dispatch({ selection: { anchor: pos } });
+          flashPassage(plan.view, passageLines(plan.view.state.doc, plan.view.state.doc.lineAt(pos).number, linked));
+        }
         plan.view.focus();
       }
     });
