@@ -12,7 +12,6 @@ import (
 	"sync/atomic"
 
 	"github.com/yuin/goldmark/ast"
-	"github.com/yuin/goldmark/extension"
 	east "github.com/yuin/goldmark/extension/ast"
 	"github.com/yuin/goldmark/parser"
 	"github.com/yuin/goldmark/text"
@@ -63,7 +62,7 @@ var blockParser = sync.OnceValue(func() parser.Parser {
 	return parser.NewParser(
 		parser.WithBlockParsers(parser.DefaultBlockParsers()...),
 		parser.WithParagraphTransformers(util.Prioritized(linkRefs{}, 100)),
-		parser.WithParagraphTransformers(util.Prioritized(extension.NewTableParagraphTransformer(), 200)),
+		parser.WithParagraphTransformers(util.Prioritized(tableParagraphs{}, 200)),
 	)
 })
 
