@@ -7,6 +7,7 @@ package app
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"sort"
@@ -65,9 +66,11 @@ func (a *App) versions(ctx context.Context, channelID string, before int64, limi
 		e := page[i]
 		var text string
 		var err error
-		if e.Changes != nil && curVersion >= 0 && e.Version == curVersion+1 {
-			text, err = room.ApplyChanges(cur, e.Changes)
-		} else {
+		stepped := false
+		if curVersion >= 0 {
+			text, stepped, err = stepText(curVersion, cur, e)
+		}
+		if !stepped || err != nil {
 			text, err = a.versionText(ctx, channelID, e.Version)
 		}
 		switch {
@@ -95,26 +98,43 @@ func (a *App) versionText(ctx context.Context, channelID string, version int64) 
 	if err != nil {
 		return "", err
 	}
-	kept := b.Found && (b.Snapshot || len(b.Changes) > 0 && b.Changes[len(b.Changes)-1].Version == version)
-	if kept && !b.Snapshot {
-		// Every change from the snapshot through the version must be there.
-		for i, c := range b.Changes {
-			if c.Version != b.Version+int64(i)+1 || c.Changes == nil {
-				kept = false
-				break
-			}
-		}
-	}
-	if !kept {
+	if !b.Found {
 		return "", a.versionGone(ctx, channelID, version)
 	}
-	text := b.Source
+	text, cur := b.Source, b.Version
 	for _, c := range b.Changes {
-		if text, err = room.ApplyChanges(text, c.Changes); err != nil {
+		next, ok, err := stepText(cur, text, c)
+		if err != nil {
 			return "", fmt.Errorf("rebuild version %d: %w", version, err)
 		}
+		if !ok {
+			break
+		}
+		text, cur = next, c.Version
+	}
+	if cur != version {
+		return "", a.versionGone(ctx, channelID, version)
 	}
 	return text, nil
+}
+
+// stepText is the text of version e, from text, the text of version cur:
+// e's change applied when it follows cur (a change follows the version
+// before it; a pruned history's step, the version it was computed from).
+// ok is false when it does not follow cur.
+func stepText(cur int64, text string, e store.HistoryEntry) (next string, ok bool, err error) {
+	if e.Changes == nil {
+		return "", false, nil
+	}
+	from, changes := e.Version-1, json.RawMessage(e.Changes)
+	if step, isStep := store.ParseHistoryStep(e.Changes); isStep {
+		from, changes = step.From, step.Changes
+	}
+	if from != cur {
+		return "", false, nil
+	}
+	next, err = room.ApplyChanges(text, changes)
+	return next, err == nil, err
 }
 
 // versionGone is the refusal of a version the history does not keep.
@@ -307,9 +327,12 @@ func (a *App) pruneHistory(ctx context.Context) error {
 }
 
 // pruneDocument lets go of the detail of versions through through: of
-// those, it keeps the last version of every SnapshotEvery period (and
-// through itself, which the detail after it is rebuilt from) as snapshots,
-// at most policy.Snapshots of them, newest kept.
+// those, it keeps the last version of every SnapshotEvery period, and
+// through itself (which the detail after it is rebuilt from), at most
+// policy.Snapshots of them, newest kept. The oldest kept, and every
+// snapshotStride-th after it, keeps its whole text; the others a step: the
+// comparison of its text with the kept version before it, a few bytes for
+// a day of typing where a whole text would be the plan's size.
 func (a *App) pruneDocument(ctx context.Context, id string, through int64, policy store.HistoryPolicy) error {
 	var rows []store.HistoryEntry // through and older, oldest first
 	for before := through + 1; ; {
@@ -317,19 +340,16 @@ func (a *App) pruneDocument(ctx context.Context, id string, through int64, polic
 		if err != nil {
 			return err
 		}
-		for _, e := range page {
-			rows = append(rows, e)
-		}
+		rows = append(rows, page...)
 		if len(page) < 5000 {
 			break
 		}
 		before = page[len(page)-1].Version
 	}
 	sort.Slice(rows, func(i, j int) bool { return rows[i].Version < rows[j].Version })
-	if len(rows) == 0 {
+	if len(rows) == 0 || rows[len(rows)-1].Version != through {
 		return nil
 	}
-	// The versions kept: the last of each period, and through.
 	every := max(policy.SnapshotEvery, 1)
 	keep := map[int64]bool{through: true}
 	for i, e := range rows {
@@ -337,54 +357,60 @@ func (a *App) pruneDocument(ctx context.Context, id string, through int64, polic
 			keep[e.Version] = true
 		}
 	}
-	kept := make([]int64, 0, len(keep))
-	for v := range keep {
-		kept = append(kept, v)
+	var kept []int64
+	for _, e := range rows {
+		if keep[e.Version] {
+			kept = append(kept, e.Version)
+		}
 	}
-	sort.Slice(kept, func(i, j int) bool { return kept[i] < kept[j] })
-	p := store.HistoryPrune{Snapshots: map[int64]string{}, Through: through}
 	if n := max(policy.Snapshots, 1); len(kept) > n {
-		p.DropSnapshotsBefore = kept[len(kept)-n]
 		kept = kept[len(kept)-n:]
 	}
-	p.Keep = kept
-	// Texts of the kept versions that have none yet: walk from the first
-	// row with a change.
-	first := -1
-	for i, e := range rows {
-		if e.Changes != nil {
-			first = i
-			break
+	// Every kept version's text: the oldest's rebuilt, the rest by walking
+	// the rows after it.
+	texts := make(map[int64]string, len(kept))
+	text, err := a.versionText(ctx, id, kept[0])
+	if err != nil {
+		return fmt.Errorf("rebuild version %d: %w", kept[0], err)
+	}
+	cur := kept[0]
+	texts[cur] = text
+	for _, e := range rows {
+		if e.Version <= kept[0] {
+			continue
+		}
+		next, ok, err := stepText(cur, text, e)
+		if err == nil && !ok && e.Changes == nil {
+			next, err = a.versionText(ctx, id, e.Version) // a kept whole text
+			ok = err == nil
+		}
+		if err != nil || !ok {
+			return fmt.Errorf("version %d cannot be rebuilt from version %d (%v); nothing pruned", e.Version, cur, err)
+		}
+		text, cur = next, e.Version
+		if keep[cur] {
+			texts[cur] = text
 		}
 	}
-	if first >= 0 {
-		start := rows[first].Version - 1
-		text, err := a.versionText(ctx, id, start)
+	p := store.HistoryPrune{Through: through, Keep: kept, Snapshots: map[int64]string{}, Steps: map[int64]json.RawMessage{}}
+	for i, v := range kept {
+		if i%snapshotStride == 0 {
+			p.Snapshots[v] = texts[v]
+			continue
+		}
+		prev := kept[i-1]
+		js, err := room.DiffChangeSet(texts[prev], texts[v]).MarshalJSON()
 		if err != nil {
-			// The detail cannot be rebuilt from anything kept: only
-			// what already has a snapshot stays readable.
-			a.log.Warn("a plan's history has changes without a text before them", "channel", id, "version", start, "err", err)
-		} else {
-			cur := start
-			for _, e := range rows[first:] {
-				if e.Changes == nil || e.Version != cur+1 {
-					break
-				}
-				if text, err = room.ApplyChanges(text, e.Changes); err != nil {
-					return fmt.Errorf("rebuild version %d: %w", e.Version, err)
-				}
-				cur = e.Version
-				if keep[e.Version] && e.Version >= p.DropSnapshotsBefore {
-					p.Snapshots[e.Version] = text
-				}
-			}
+			return err
 		}
-	}
-	if _, ok := p.Snapshots[through]; !ok && rows[len(rows)-1].Version == through && rows[len(rows)-1].Changes != nil {
-		return fmt.Errorf("version %d, which the detail after it is rebuilt from, cannot be rebuilt; nothing pruned", through)
+		p.Steps[v] = store.HistoryStep{From: prev, Changes: js}.JSON()
 	}
 	return a.store.PruneHistory(ctx, id, p)
 }
+
+// snapshotStride is how many pruned versions apart whole texts are kept:
+// it bounds the steps rebuilding one applies.
+const snapshotStride = 90
 
 // The history as MCP's.
 var _ mcpserver.History = mcpStore{}

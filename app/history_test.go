@@ -304,6 +304,34 @@ func TestHistoryPruning(t *testing.T) {
 	if n := len(ta.allVersions(t, ch.ID, 100)); n != len(wantKept)+1 {
 		t.Errorf("%d versions after a second prune and an edit", n)
 	}
+	want[version] = text + "after\n"
+	text += "after\n"
+
+	// Three days on, pruned again: what was detail becomes daily versions,
+	// the oldest kept ones go, and every kept one still reads as it was.
+	for day := 11; day < 14; day++ {
+		now = day0.Add(time.Duration(day) * 24 * time.Hour)
+		ins := fmt.Sprintf("d%d\n", day)
+		version = tabPush(t, tab, version, insertAt(len(text), len(text), ins))
+		text += ins
+		want[version] = text
+	}
+	if err := ta.app.pruneHistory(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	kept = nil
+	for _, v := range ta.allVersions(t, ch.ID, 100) {
+		kept = append(kept, v.Version)
+		if got := ta.versionSource(t, ch.ID, v.Version); got != want[v.Version] {
+			t.Errorf("after the third prune, version %d is %q, want %q", v.Version, got, want[v.Version])
+		}
+	}
+	// Day 13, 9:00, 2 days of detail: the edits of days 11 to 13 (versions
+	// 32 to 34); before them the last of days 10 (31, the edit after the
+	// second prune), 9 and 8, at most 3; 24, 21 and 18 go.
+	if fmt.Sprint(kept) != "[34 33 32 31 30 27]" {
+		t.Errorf("kept after the third prune %v", kept)
+	}
 }
 
 // TestHistoryRestore: restoring a version is a new change on top, which an

@@ -192,7 +192,7 @@ var settings = []setting{
 		env: "HISTORY_SNAPSHOT_HOURS", key: "history_snapshot_hours", kind: numberSetting,
 		defNumber: 24, min: 1, max: 8760,
 		noun:  "a whole number of hours",
-		doc:   `Beyond the detail, a plan's history keeps one version (its whole text) per this many hours: 1 to 8760.`,
+		doc:   `Beyond the detail, a plan's history keeps one version per this many hours: 1 to 8760.`,
 		apply: func(_ *resolver, c *Config, v resolved) { c.HistorySnapshotHours = int(v.number) },
 	},
 	{

@@ -194,14 +194,40 @@ type HistoryPolicy struct {
 	Snapshots     int
 }
 
-// HistoryPrune is what pruning a document's history keeps and drops, as
-// the caller worked it out (app/history.go): snapshots to write, and every
-// version at or before Through, other than Keep, to drop with its change.
+// HistoryPrune is what pruning a document's history keeps, as the caller
+// worked it out (app/history.go): of the versions through Through, only
+// Keep stay, each with its whole text (Snapshots) or a step from the kept
+// version before it (Steps); the rest go, with their changes and
+// snapshots.
 type HistoryPrune struct {
-	Snapshots           map[int64]string // version: text
-	Through             int64
-	Keep                []int64 // versions at or before Through that stay listed (each has a snapshot)
-	DropSnapshotsBefore int64   // snapshots older than this version go (0: none)
+	Through   int64
+	Keep      []int64
+	Snapshots map[int64]string
+	Steps     map[int64]json.RawMessage // HistoryStep JSON
+}
+
+// HistoryStep is a pruned version's change: the comparison of its text with
+// the text of version From, the kept version before it. Stored in
+// plan_history.changes as {"from": N, "changes": [...]}, which no change
+// set (a JSON array) is mistaken for.
+type HistoryStep struct {
+	From    int64           `json:"from"`
+	Changes json.RawMessage `json:"changes"`
+}
+
+// JSON is the step as stored.
+func (h HistoryStep) JSON() json.RawMessage {
+	js, _ := json.Marshal(h) // an integer and JSON always encode
+	return js
+}
+
+// ParseHistoryStep reads a stored change that is a step.
+func ParseHistoryStep(changes json.RawMessage) (HistoryStep, bool) {
+	var h HistoryStep
+	if len(changes) == 0 || changes[0] != '{' || json.Unmarshal(changes, &h) != nil || h.Changes == nil {
+		return HistoryStep{}, false
+	}
+	return h, true
 }
 
 // HistoryToPrune reads, for pruning, the documents with changes to prune
@@ -210,7 +236,7 @@ func (s *Store) HistoryToPrune(ctx context.Context, policy HistoryPolicy) (map[s
 	cutoff := s.nowMS() - int64(policy.DetailDays)*86_400_000
 	rows, err := s.read.QueryContext(ctx, `SELECT h.channel_id, max(h.version) FROM plan_history h
 		JOIN (SELECT channel_id, max(version) AS newest FROM plan_history GROUP BY channel_id) n USING (channel_id)
-		WHERE h.changes IS NOT NULL AND (h.at < ? OR h.version <= n.newest - ?)
+		WHERE substr(h.changes, 1, 1) = '[' AND (h.at < ? OR h.version <= n.newest - ?)
 		GROUP BY h.channel_id`, cutoff, policy.DetailChanges)
 	if err != nil {
 		return nil, fmt.Errorf("read history to prune: %w", err)
@@ -228,37 +254,53 @@ func (s *Store) HistoryToPrune(ctx context.Context, policy HistoryPolicy) (map[s
 	return out, rows.Err()
 }
 
-// PruneHistory writes p's snapshots and drops the detail it lets go, in one
-// transaction.
+// PruneHistory applies p in one transaction.
 func (s *Store) PruneHistory(ctx context.Context, channelID string, p HistoryPrune) error {
 	return s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		keep, _ := json.Marshal(p.Keep)
+		snaps := make([]int64, 0, len(p.Snapshots))
+		for v := range p.Snapshots {
+			snaps = append(snaps, v)
+		}
+		keepSnaps, _ := json.Marshal(snaps)
+		for _, q := range []struct {
+			sql string
+			arg string
+		}{
+			{`DELETE FROM plan_history WHERE channel_id = ? AND version <= ? AND version NOT IN (SELECT value FROM json_each(?))`, string(keep)},
+			{`DELETE FROM plan_snapshots WHERE channel_id = ? AND version <= ? AND version NOT IN (SELECT value FROM json_each(?))`, string(keepSnaps)},
+		} {
+			if _, err := tx.ExecContext(ctx, q.sql, channelID, p.Through, q.arg); err != nil {
+				return fmt.Errorf("prune history: %w", err)
+			}
+		}
 		for v, src := range p.Snapshots {
 			if _, err := tx.ExecContext(ctx, `INSERT INTO plan_snapshots (channel_id, version, source) VALUES (?, ?, ?)
 				ON CONFLICT (channel_id, version) DO UPDATE SET source = excluded.source`, channelID, v, src); err != nil {
 				return fmt.Errorf("prune history: %w", err)
 			}
-		}
-		if _, err := tx.ExecContext(ctx, `UPDATE plan_history SET changes = NULL WHERE channel_id = ? AND version <= ?`,
-			channelID, p.Through); err != nil {
-			return fmt.Errorf("prune history: %w", err)
-		}
-		keep, _ := json.Marshal(p.Keep)
-		if _, err := tx.ExecContext(ctx, `DELETE FROM plan_history WHERE channel_id = ? AND version <= ?
-			AND version NOT IN (SELECT value FROM json_each(?))`, channelID, p.Through, string(keep)); err != nil {
-			return fmt.Errorf("prune history: %w", err)
-		}
-		if _, err := tx.ExecContext(ctx, `DELETE FROM plan_snapshots WHERE channel_id = ? AND version <= ?
-			AND version NOT IN (SELECT value FROM json_each(?))`, channelID, p.Through, string(keep)); err != nil {
-			return fmt.Errorf("prune history: %w", err)
-		}
-		if p.DropSnapshotsBefore > 0 {
-			if _, err := tx.ExecContext(ctx, `DELETE FROM plan_history WHERE channel_id = ? AND version < ?`, channelID, p.DropSnapshotsBefore); err != nil {
+			if _, err := tx.ExecContext(ctx, `UPDATE plan_history SET changes = NULL WHERE channel_id = ? AND version = ?`, channelID, v); err != nil {
 				return fmt.Errorf("prune history: %w", err)
 			}
-			if _, err := tx.ExecContext(ctx, `DELETE FROM plan_snapshots WHERE channel_id = ? AND version < ?`, channelID, p.DropSnapshotsBefore); err != nil {
+		}
+		for v, step := range p.Steps {
+			if _, err := tx.ExecContext(ctx, `UPDATE plan_history SET changes = ? WHERE channel_id = ? AND version = ?`, string(step), channelID, v); err != nil {
 				return fmt.Errorf("prune history: %w", err)
 			}
 		}
 		return nil
 	})
+}
+
+// HistoryBytes is how many bytes the history's tables and their indexes
+// take in the database file, all documents together (for the benchmark of
+// its growth, and reports).
+func (s *Store) HistoryBytes(ctx context.Context) (int64, error) {
+	var n sql.NullInt64
+	err := s.read.QueryRowContext(ctx, `SELECT sum(pgsize) FROM dbstat
+		WHERE name IN ('plan_history', 'plan_snapshots', 'sqlite_autoindex_plan_snapshots_1')`).Scan(&n)
+	if err != nil {
+		return 0, fmt.Errorf("measure the history: %w", err)
+	}
+	return n.Int64, nil
 }
