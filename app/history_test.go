@@ -376,8 +376,19 @@ func TestHistoryRestore(t *testing.T) {
 	if string(got) != string(wantCS) {
 		t.Errorf("changes %s, want %s", got, wantCS)
 	}
-	// The tab, rebased, types on top of the restore.
-	v4 := tabPush(t, tab, 3, insertAt(len(plan.Source), len(plan.Source), "More.\n"))
+	// A tab whose edit was made before the restore is told it is stale,
+	// catches up through the restore's update, rebases, and pushes on top.
+	late := ta.DialRoom(ch.ID)
+	late.Send(map[string]any{"type": "plan:push", "id": "late", "version": 2,
+		"updates": []any{map[string]any{"clientID": "tab-2", "changes": insertAt(0, 32, "x")}}})
+	if e := late.Until("error"); e["code"] != "stale-version" || e["version"] != 3.0 {
+		t.Fatalf("a push from before the restore: %v", e)
+	}
+	late.Send(map[string]any{"type": "plan:open", "id": "o2", "epoch": epoch, "version": 2})
+	if missed := late.Until("plan:updates"); len(missed["updates"].([]any)) != 1 {
+		t.Fatalf("catching up through the restore: %v", missed)
+	}
+	v4 := tabPush(t, late, 3, insertAt(len(plan.Source), len(plan.Source), "More.\n"))
 	if s := ta.versionSource(t, ch.ID, v4); s != "# Back\n\nFirst draft.\nMore.\n" {
 		t.Errorf("after the restore %q", s)
 	}
