@@ -461,7 +461,7 @@ func (b *agentBench) inspector(t *testing.T, transport string) time.Duration {
 			t.Errorf("%s's outputSchema: %v", tl.Name, tl.OutputSchema)
 		}
 	}
-	if len(names) != 10 || !strings.Contains(strings.Join(names, " "), "read_document") {
+	if len(names) != 11 || !strings.Contains(strings.Join(names, " "), "read_document") || !strings.Contains(strings.Join(names, " "), "list_versions") {
 		t.Errorf("tools: %v", names)
 	}
 
