@@ -70,8 +70,9 @@ func (s *Store) LoadPlan(ctx context.Context, channelID string) (PlanRecord, err
 // CommitPlan appends updates to the journal and advances the version, in
 // one transaction. It is fenced: the first update must follow the stored
 // version exactly, so two writers can never both extend the same version.
+// It writes what commitPlan writes, without a sql.Tx (commitpush.go).
 func (s *Store) CommitPlan(ctx context.Context, channelID string, updates []PlanUpdate) error {
-	return s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error { return s.commitPlan(ctx, tx, channelID, updates) })
+	return s.commitPush(ctx, channelID, updates)
 }
 
 func (s *Store) commitPlan(ctx context.Context, tx *sql.Tx, channelID string, updates []PlanUpdate) error {

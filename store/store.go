@@ -187,6 +187,7 @@ func (s *Store) Close() error {
 				st.Close()
 			}
 		}
+		s.closePushStatements()
 		s.closeErr = errors.Join(s.read.Close(), s.write.Close())
 		if s.closeErr == nil && s.damage.Load() == nil && !s.unsound.Load() && s.closedAll(closeWait) {
 			// Not written, the next start checks the whole file: slower,
