@@ -2008,6 +2008,8 @@ try {
     await box.press("Enter");
     await until("the chosen title in the text", async () => (await box.inputValue()) === "Compare with #Travel notes ");
     await a.locator(".reference-chips .reference-chip", { hasText: "Travel notes" }).waitFor();
+    // The words after a chosen document do not open the list again.
+    await a.locator(".reference-list").waitFor({ state: "detached" });
     await box.pressSequentially("please");
     await box.press("Enter");
     // Both tabs show the reference, linking to the document.

@@ -4,7 +4,7 @@
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { chooseReference, ownFirst, referenceQuery } from "../src/workspace/references";
+import { activeReference, chooseReference, ownFirst, referenceQuery } from "../src/workspace/references";
 
 test("a # at the start, after a space or a bracket, up to the caret, is a reference being typed", () => {
   assert.deepEqual(referenceQuery("#", 1), { start: 0, query: "" });
@@ -45,4 +45,13 @@ test("this repository's documents come first, each group in its order", () => {
     ownFirst(docs, "octo/plans").map((d) => d.id),
     ["2", "4", "1", "3"],
   );
+});
+
+test("after a document is chosen, the words that follow it do not ask for another", () => {
+  const text = "Compare with #Travel notes ";
+  assert.equal(activeReference(text, text.length, ["Travel notes"]), null);
+  assert.equal(activeReference(text + "please", text.length + 6, ["Travel notes"]), null);
+  // Another # asks again; so does one before a title nobody chose.
+  assert.deepEqual(activeReference(text + "and #bud", text.length + 8, ["Travel notes"]), { start: 31, query: "bud" });
+  assert.deepEqual(activeReference(text, text.length, []), { start: 13, query: "Travel notes " });
 });

@@ -21,11 +21,11 @@ import { ModelPicker } from "./model";
 import { notSentWords } from "./refusals";
 import { maxFiles, PendingFiles, readFile, type Outgoing } from "./attachments";
 import {
+  activeReference,
   chooseReference,
   ChosenReferences,
   maxReferences,
   referenceOptionID,
-  referenceQuery,
   ReferenceList,
   useReferenceMatches,
   type ChosenReference,
@@ -81,9 +81,18 @@ export function ChatPane({ ctx }: { ctx: WorkspaceCtx }) {
   const [refs, setRefs] = useState<ChosenReference[]>([]);
   const [caret, setCaret] = useState(0);
   const [refsClosedAt, setRefsClosedAt] = useState<string | null>(null); // the draft Escape or a blur closed it at
-  const hash = !listOpen && state.canEdit && refsClosedAt !== draft ? referenceQuery(draft, caret) : null;
+  const hash =
+    !listOpen && state.canEdit && refsClosedAt !== draft
+      ? activeReference(
+          draft,
+          caret,
+          refs.map((r) => r.title),
+        )
+      : null;
   const refMatches = useReferenceMatches(hash ? hash.query : null, state.channel.repository);
-  const refsOpen = hash !== null;
+  // A # in a sentence ("issue #12 is fixed") that names no document stops
+  // asking once the words go on.
+  const refsOpen = hash !== null && !(refMatches?.length === 0 && /\s/.test(hash.query));
   const refIndex = Math.min(active, Math.max(0, (refMatches?.length ?? 1) - 1));
   const pickReference = (c: { id: string; title: string }) => {
     if (!hash) return;

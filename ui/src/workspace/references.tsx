@@ -36,6 +36,19 @@ export function referenceQuery(text: string, caret: number): { start: number; qu
   return { start: at, query };
 }
 
+// activeReference is the # being typed at the caret that still asks for a
+// document: not one whose words are a document already chosen and the text
+// after it ("#Launch plan and then…").
+export function activeReference(
+  text: string,
+  caret: number,
+  chosen: string[],
+): { start: number; query: string } | null {
+  const q = referenceQuery(text, caret);
+  if (!q || chosen.some((title) => q.query.startsWith(title + " "))) return null;
+  return q;
+}
+
 // chooseReference puts "#<title> " in place of the # being typed and
 // returns the new text and where the caret goes.
 export function chooseReference(
