@@ -95,7 +95,9 @@ func (p *Planner) checkoutFor(ctx context.Context, link *client.Link) *turnCheck
 		}
 		var err error
 		if path, err = repositoryPath(ctx, p.chopinHTTP, st.api, st.token, link.Attached().Document.Repository); err != nil {
-			p.log.Warn("the document's checkout could not be looked up", "channel", link.Attached().Document.ID, "err", err)
+			if ctx.Err() == nil { // not a lookup cut short by the turn or the Planner ending
+				p.log.Warn("the document's checkout could not be looked up", "channel", link.Attached().Document.ID, "err", err)
+			}
 			return nil
 		}
 	}
