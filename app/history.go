@@ -198,15 +198,7 @@ func (a *App) handleVersions(c echo.Context) error {
 }
 
 func (a *App) handleVersion(c echo.Context) error {
-	ch, err := a.channel(c)
-	if err != nil {
-		return err
-	}
-	v, err := versionParam(c)
-	if err != nil {
-		return err
-	}
-	text, err := a.versionText(c.Request().Context(), ch.ID, v)
+	v, text, err := a.requestedVersion(c)
 	if err != nil {
 		return err
 	}
@@ -216,19 +208,25 @@ func (a *App) handleVersion(c echo.Context) error {
 // handleVersionMarkdown is a version's text as a Markdown file, for
 // chopin export --version.
 func (a *App) handleVersionMarkdown(c echo.Context) error {
-	ch, err := a.channel(c)
-	if err != nil {
-		return err
-	}
-	v, err := versionParam(c)
-	if err != nil {
-		return err
-	}
-	text, err := a.versionText(c.Request().Context(), ch.ID, v)
+	_, text, err := a.requestedVersion(c)
 	if err != nil {
 		return err
 	}
 	return c.Blob(http.StatusOK, "text/markdown; charset=utf-8", []byte(text))
+}
+
+// requestedVersion is the version a request names and the plan's text at it.
+func (a *App) requestedVersion(c echo.Context) (int64, string, error) {
+	ch, err := a.channel(c)
+	if err != nil {
+		return 0, "", err
+	}
+	v, err := versionParam(c)
+	if err != nil {
+		return 0, "", err
+	}
+	text, err := a.versionText(c.Request().Context(), ch.ID, v)
+	return v, text, err
 }
 
 func (a *App) handleVersionRestore(c echo.Context) error {
