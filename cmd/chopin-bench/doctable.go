@@ -17,9 +17,13 @@ import (
 // the machine, its load, the command line, the binary), and -write-doc:
 // the same text put between two marker lines of docs/performance.md, so
 // that the doc's harness rows are what the harness printed, never typed.
+//
+// The doc has one table of every figure: the harness's rows first, then
+// rows copied by hand from the packages' benchmarks, each naming its own
+// command. A write replaces the harness's rows and keeps the others.
 
-// The marker lines of the doc's harness table. Everything outside them is
-// left byte for byte as it was.
+// The marker lines of the doc's table. Everything outside them is left
+// byte for byte as it was.
 const (
 	docBegin = "<!-- chopin-bench table: begin (written by chopin-bench -write-doc; do not edit by hand) -->"
 	docEnd   = "<!-- chopin-bench table: end -->"
@@ -40,7 +44,7 @@ type runTable struct {
 
 func (t runTable) markdown() string {
 	var s strings.Builder
-	fmt.Fprintf(&s, "Measured %s (UTC) by `%s`\n", t.date.Format("2006-01-02"), t.command)
+	fmt.Fprintf(&s, "The harness's rows: measured %s (UTC) by `%s`\n", t.date.Format("2006-01-02"), t.command)
 	fmt.Fprintf(&s, "on %d cores", t.cpus)
 	if t.cpuModel != "" {
 		fmt.Fprintf(&s, " (%s)", t.cpuModel)
@@ -48,10 +52,35 @@ func (t runTable) markdown() string {
 	fmt.Fprintf(&s, ", %s/%s, harness built with %s; load average %s before, %s after; the run took %s.\n",
 		runtime.GOOS, runtime.GOARCH, t.goVersion, t.loadBefore, t.loadAfter, t.took)
 	fmt.Fprintf(&s, "Chopin measured: %s.\n\n", t.binary)
-	s.WriteString("| Row | Goal | Chopin | Baseline | Ratio | Met? | Alone |\n")
-	s.WriteString("| --- | --- | --- | --- | --- | --- | --- |\n")
+	s.WriteString(tableHeader)
 	for _, r := range t.rows {
-		fmt.Fprintf(&s, "| %s | %s | %s | %s | %s | %s | `-only %s` |\n", r.measure, r.goal, r.chopin, r.baseline, r.ratio, r.met, r.name)
+		fmt.Fprintf(&s, "| %s | %s | %s | %s | %s | %s | `%s -only %s` |\n", r.measure, r.goal, r.chopin, r.baseline, r.ratio, r.met, harnessCommand, r.name)
+	}
+	return s.String()
+}
+
+// The table's head, and how a row of the harness's own begins its command
+// cell: the rows whose command is not the harness's are kept by a write.
+const (
+	tableHeader    = "| Row | Goal | Measured | Baseline | Ratio | Met? | Command |\n| --- | --- | --- | --- | --- | --- | --- |\n"
+	harnessCommand = "go run ./cmd/chopin-bench"
+)
+
+// keptRows are the rows of the doc's table, between its markers, that the
+// harness did not write: every table row but the head, the separator and
+// the rows whose last cell runs the harness.
+func keptRows(table []byte) string {
+	var s strings.Builder
+	for line := range strings.Lines(string(table)) {
+		l := strings.TrimRight(line, "\n")
+		if !strings.HasPrefix(l, "| ") || strings.Contains(tableHeader, l+"\n") {
+			continue
+		}
+		cells := strings.Split(strings.TrimSuffix(l, "|"), " | ")
+		if strings.HasPrefix(strings.TrimSpace(cells[len(cells)-1]), "`"+harnessCommand+" ") {
+			continue
+		}
+		s.WriteString(l + "\n")
 	}
 	return s.String()
 }
@@ -115,7 +144,8 @@ func (b *bench) binaryText() string {
 }
 
 // replaceDocTable puts section between doc's marker lines, in place of
-// what was there, and leaves every other byte as it was.
+// what was there, and leaves every other byte as it was. The rows of the
+// old table that the harness did not write follow section's table.
 func replaceDocTable(doc []byte, section string) ([]byte, error) {
 	nb, ne := bytes.Count(doc, []byte(docBegin)), bytes.Count(doc, []byte(docEnd))
 	switch {
@@ -134,6 +164,7 @@ func replaceDocTable(doc []byte, section string) ([]byte, error) {
 	out = append(out, doc[:start]...)
 	out = append(out, '\n')
 	out = append(out, section...)
+	out = append(out, keptRows(doc[start:j])...)
 	return append(out, doc[j:]...), nil
 }
 

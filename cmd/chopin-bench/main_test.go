@@ -41,7 +41,7 @@ func TestQuickRun(t *testing.T) {
 	table := out.String()
 	t.Log("\n" + table)
 	for _, want := range []string{
-		"Measured ", "load average", "| Row | Goal | Chopin | Baseline | Ratio | Met? | Alone |", "`-only bigplan`",
+		"rows: measured ", "load average", "| Row | Goal | Measured | Baseline | Ratio | Met? | Command |", "`go run ./cmd/chopin-bench -only bigplan`",
 		"listing search matching 10 of 200", "listing search, 500 documents",
 		"edit ack p50 over `/ws`", "edit ack p99 over `/ws`", "CPU per edit", "250 KB plan vs 10 KB plan",
 		"start to first `/healthz`, empty database", "start to first page (`/`, signed in), 500 documents",
@@ -70,7 +70,7 @@ func TestOnlyNamesRows(t *testing.T) {
 func TestReplaceDocTable(t *testing.T) {
 	before := "# Performance\n\nProse, with a `|` table:\n\n| a | b |\n| --- | --- |\n\n" + docBegin
 	after := docEnd + "\n\nMore prose, no newline at the end"
-	doc := before + "\nthe old table\n| x |\n" + after
+	doc := before + "\nthe old table\n| x | `go run ./cmd/chopin-bench -only x` |\n" + after
 	out, err := replaceDocTable([]byte(doc), "the new table\n")
 	if err != nil {
 		t.Fatal(err)
@@ -81,6 +81,22 @@ func TestReplaceDocTable(t *testing.T) {
 	again, err := replaceDocTable(out, "the new table\n")
 	if err != nil || !bytes.Equal(again, out) {
 		t.Fatalf("a second write of the same table changed the doc: %q, %v", again, err)
+	}
+}
+
+// A write replaces the harness's rows and keeps the rows copied by hand
+// from other benchmarks, after its own, in the one table.
+func TestReplaceDocTableKeepsOtherRows(t *testing.T) {
+	hand := "| keystroke applied | none set | 13.7 µs; 2026-12-02 | - | - | - | `go test ./room -run '^$' -bench ChangeSetApply` |\n"
+	doc := docBegin + "\nMeasured before\n\n" + tableHeader +
+		"| edit ack | under 1.1× | 0.9 ms | 0.8 ms | 1.12× | no | `go run ./cmd/chopin-bench -only ack` |\n" + hand + docEnd + "\n"
+	section := "Measured now\n\n" + tableHeader + "| edit ack | under 1.1× | 0.5 ms | 0.5 ms | 1.00× | yes | `go run ./cmd/chopin-bench -only ack` |\n"
+	out, err := replaceDocTable([]byte(doc), section)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := docBegin + "\n" + section + hand + docEnd + "\n"; string(out) != want {
+		t.Fatalf("got\n%s\nwant\n%s", out, want)
 	}
 }
 
@@ -146,12 +162,39 @@ func TestWriteDocTable(t *testing.T) {
 		t.Fatalf("got\n%s\nwant\n%s", got, want)
 	}
 	for _, want := range []string{"`go run ./cmd/chopin-bench -bin '/tmp/chopin perf' -write-doc docs/performance.md`",
-		"on 2 cores", "load average 1 2 3 before, 4 5 6 after", "| edit ack | under 1.1× | 1 ms | 2 ms | 0.50× | yes | `-only ack` |"} {
+		"on 2 cores", "load average 1 2 3 before, 4 5 6 after", "| edit ack | under 1.1× | 1 ms | 2 ms | 0.50× | yes | `go run ./cmd/chopin-bench -only ack` |"} {
 		if !strings.Contains(table, want) {
 			t.Errorf("the table has no %q:\n%s", want, table)
 		}
 	}
 	if st, _ := os.Stat(path); st.Mode().Perm() != 0o640 {
 		t.Errorf("mode %v, want 0640", st.Mode().Perm())
+	}
+}
+
+// The doc's own table keeps its hand-copied rows through a write: every
+// row whose command is not the harness's, in its order.
+func TestDocTableKeepsHandRows(t *testing.T) {
+	doc, err := os.ReadFile("../../docs/performance.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	i, j := bytes.Index(doc, []byte(docBegin)), bytes.Index(doc, []byte(docEnd))
+	if i < 0 || j < i {
+		t.Fatal("docs/performance.md has no chopin-bench table")
+	}
+	hand := keptRows(doc[i:j])
+	if n := strings.Count(hand, "\n"); n < 10 {
+		t.Fatalf("%d hand rows in docs/performance.md's table: %q", n, hand)
+	}
+	out, err := replaceDocTable(doc, "measured\n\n"+tableHeader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := string(doc[:i+len(docBegin)]) + "\nmeasured\n\n" + tableHeader + hand + string(doc[j:]); string(out) != want {
+		t.Errorf("a write lost or moved the hand rows")
+	}
+	if strings.Contains(hand, "`"+harnessCommand+" -only") {
+		t.Errorf("the hand rows keep a harness row: %q", hand)
 	}
 }
