@@ -21,7 +21,7 @@ import (
 const historySnapshotEvery = 1000
 
 // PlanAuthor is who made a change: its kind (person, planner, mcp, import,
-// restore, server), a person's login or an MCP client's name, and for the
+// restore, revert, server), a person's login or an MCP client's name, and for the
 // Planner its turn and model when known.
 type PlanAuthor struct {
 	Kind  string
@@ -42,7 +42,7 @@ type HistoryEntry struct {
 // the server's.
 func historyKind(a PlanAuthor) string {
 	switch a.Kind {
-	case "person", "planner", "mcp", "import", "restore", "server":
+	case "person", "planner", "mcp", "import", "restore", "revert", "server":
 		return a.Kind
 	}
 	return "server"
