@@ -1,0 +1,406 @@
+package app
+
+// A plan's timeline and diffs (docs/http-api.md, "A plan's timeline" and
+// "A diff of two versions"): the kept versions grouped into sessions of
+// work, each with who, when, a summary of what it changed and the comment
+// threads and decisions of its time; and a diff by block, with the changed
+// words marked, of any two versions or of one and the plan now.
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/chopin-desktop/chopin/room"
+	"github.com/chopin-desktop/chopin/store"
+)
+
+// Paging of the timeline.
+const (
+	defaultTimelinePage = 30
+	maxTimelinePage     = 100
+)
+
+// sessionPause is the longest pause within one session of a person's (or
+// an MCP client's, or the server's) changes: a longer one starts another.
+const sessionPause = 5 * 60 * 1000 // milliseconds
+
+// timelineChunk is how many versions the timeline reads from the store at
+// a time while it finds a page's sessions.
+const timelineChunk = 500
+
+// timelineWalk is the most kept versions the timeline applies one after
+// another to reach a text it needs; past it, it rebuilds that text from
+// the nearest snapshot instead (versionText, itself bounded).
+const timelineWalk = 1000
+
+// timelineQuote is how many characters of a thread's quote an event shows.
+const timelineQuote = 80
+
+// timelineSession is one session of work: a run of consecutive kept
+// versions by one author.
+type timelineSession struct {
+	From     int64           `json:"from"`
+	To       int64           `json:"to"`
+	Start    int64           `json:"start"` // unix milliseconds, From's
+	End      int64           `json:"end"`   // To's
+	Author   room.Author     `json:"author"`
+	Versions int             `json:"versions"`
+	Summary  string          `json:"summary"`
+	Events   []timelineEvent `json:"events"`
+}
+
+// timelineEvent is a comment thread started, or a decision asked or
+// decided, while a session was the plan's newest.
+type timelineEvent struct {
+	Kind    string `json:"kind"` // thread, decision
+	ID      string `json:"id"`
+	Version int64  `json:"version"` // the plan's version when it happened
+	Time    int64  `json:"time"`
+	Text    string `json:"text"`             // the thread's quote, the question
+	Action  string `json:"action"`           // started (a thread), asked or decided (a decision)
+	Status  string `json:"status,omitempty"` // the thread's or the card's status now
+}
+
+// sameSession reports whether older, the kept version just before newer,
+// belongs to newer's session: the same author, and for the Planner the
+// same turn; for a person, an MCP client or the server no longer a pause
+// than sessionPause. A restore, an import, a revert (and any kind not
+// named here) is a session of its own.
+func sameSession(newer, older store.HistoryEntry) bool {
+	a, b := newer.Author, older.Author
+	if a.Kind != b.Kind || a.Name != b.Name {
+		return false
+	}
+	switch a.Kind {
+	case room.AuthorPlanner:
+		if a.Turn != "" || b.Turn != "" {
+			return a.Turn == b.Turn
+		}
+		return newer.At-older.At <= sessionPause
+	case room.AuthorPerson, room.AuthorMCP, room.AuthorServer:
+		return newer.At-older.At <= sessionPause
+	}
+	return false
+}
+
+// timelinePage is one page of the timeline's sessions, newest first, and
+// what the rest of it needs: the rows of the page oldest first, and the
+// kept version before the page's oldest session, if any.
+type timelinePage struct {
+	sessions []timelineSession
+	rows     []store.HistoryEntry // oldest first
+	pred     *store.HistoryEntry  // the version before the oldest session
+}
+
+// timeline is a page of a document's sessions, newest first, of versions
+// before the version before (all when 0), at most limit of them.
+func (a *App) timeline(ctx context.Context, channelID string, before int64, limit int) ([]timelineSession, bool, error) {
+	p, err := a.timelineSessions(ctx, channelID, before, limit)
+	if err != nil {
+		return nil, false, err
+	}
+	if len(p.sessions) == 0 {
+		return []timelineSession{}, false, nil
+	}
+	a.summarise(ctx, channelID, &p)
+	if err := a.placeEvents(ctx, channelID, before, &p); err != nil {
+		return nil, false, err
+	}
+	return p.sessions, p.pred != nil, nil
+}
+
+// timelineSessions reads versions, newest first, until limit sessions are
+// closed by the version before them, or the history ends.
+func (a *App) timelineSessions(ctx context.Context, channelID string, before int64, limit int) (timelinePage, error) {
+	var p timelinePage
+	var newest []store.HistoryEntry // the page's rows, newest first
+	var cur *timelineSession
+	var last store.HistoryEntry // the oldest row of cur
+	for {
+		chunk, err := a.store.History(ctx, channelID, before, timelineChunk)
+		if err != nil {
+			return p, err
+		}
+		for _, e := range chunk {
+			if cur != nil && sameSession(last, e) {
+				cur.From, cur.Start, cur.Versions = e.Version, e.At, cur.Versions+1
+				newest, last = append(newest, e), e
+				continue
+			}
+			if len(p.sessions) == limit {
+				p.pred = &e
+				break
+			}
+			p.sessions = append(p.sessions, timelineSession{From: e.Version, To: e.Version, Start: e.At, End: e.At,
+				Author: room.Author(e.Author), Versions: 1, Events: []timelineEvent{}})
+			cur = &p.sessions[len(p.sessions)-1]
+			newest, last = append(newest, e), e
+		}
+		if p.pred != nil || len(chunk) < timelineChunk {
+			break
+		}
+		before = chunk[len(chunk)-1].Version
+	}
+	p.rows = make([]store.HistoryEntry, len(newest))
+	for i, e := range newest {
+		p.rows[len(newest)-1-i] = e
+	}
+	return p, nil
+}
+
+// summarise gives each session its summary: the text before its first
+// version compared with the text at its last. The earliest kept session
+// compares its first version with its last.
+func (a *App) summarise(ctx context.Context, channelID string, p *timelinePage) {
+	rows := p.rows
+	if p.pred != nil {
+		rows = append([]store.HistoryEntry{*p.pred}, rows...)
+	}
+	want := map[int64]bool{}
+	for _, s := range p.sessions {
+		want[s.To] = true
+	}
+	oldest := &p.sessions[len(p.sessions)-1]
+	if p.pred != nil {
+		want[p.pred.Version] = true
+	} else {
+		want[oldest.From] = true
+	}
+	texts := a.textsAt(ctx, channelID, rows, want)
+	for i := range p.sessions {
+		s := &p.sessions[i]
+		var prev int64
+		switch {
+		case i+1 < len(p.sessions):
+			prev = p.sessions[i+1].To
+		case p.pred != nil:
+			prev = p.pred.Version
+		case s.From == s.To:
+			s.Summary = "the earliest version kept"
+			continue
+		default:
+			prev = s.From
+		}
+		before, ok1 := texts[prev]
+		after, ok2 := texts[s.To]
+		if !ok1 || !ok2 {
+			s.Summary = "cannot be rebuilt"
+			continue
+		}
+		s.Summary = room.ChangeSummary(before, after)
+	}
+}
+
+// textsAt rebuilds the texts of the wanted versions among rows (oldest
+// first, consecutive kept versions): each from the one before it where
+// at most timelineWalk versions lie between, else from the nearest
+// snapshot. A version that cannot be rebuilt is left out.
+func (a *App) textsAt(ctx context.Context, channelID string, rows []store.HistoryEntry, want map[int64]bool) map[int64]string {
+	out := make(map[int64]string, len(want))
+	var wanted []int // indexes into rows
+	for i, e := range rows {
+		if want[e.Version] {
+			wanted = append(wanted, i)
+		}
+	}
+	text, at := "", -1 // rows[at]'s text, when at >= 0
+	for _, w := range wanted {
+		if at >= 0 && w-at <= timelineWalk {
+			for at < w {
+				next, ok, err := stepText(rows[at].Version, text, rows[at+1])
+				if !ok || err != nil {
+					at = -1
+					break
+				}
+				text, at = next, at+1
+			}
+		}
+		if at != w {
+			t, err := a.versionText(ctx, channelID, rows[w].Version)
+			if err != nil {
+				at = -1
+				continue
+			}
+			text, at = t, w
+		}
+		out[rows[w].Version] = text
+	}
+	return out
+}
+
+// placeEvents puts on each session the comment threads started and the
+// decisions asked and decided while it was the plan's newest: from its
+// first version's time to the next session's. What came before the
+// earliest kept version goes on the earliest session.
+func (a *App) placeEvents(ctx context.Context, channelID string, before int64, p *timelinePage) error {
+	// Until when the page's newest session lasted: the time of the kept
+	// version at before, which starts the session after it.
+	until := int64(1<<62 - 1)
+	if before > 0 {
+		_, after, err := a.store.HistoryNeighbours(ctx, channelID, before-1)
+		if err != nil {
+			return err
+		}
+		if after > 0 {
+			es, err := a.store.History(ctx, channelID, after+1, 1)
+			if err != nil {
+				return err
+			}
+			if len(es) == 1 {
+				until = es[0].At
+			}
+		}
+	}
+	earliest := p.pred == nil // the page ends at the history's start
+	var events []timelineEvent
+	threads, err := a.store.CommentThreads(ctx, channelID)
+	if err != nil {
+		return err
+	}
+	for _, t := range threads {
+		events = append(events, timelineEvent{Kind: "thread", ID: t.ID, Time: t.CreatedAt, Text: clip(t.Quote, timelineQuote),
+			Action: "started", Status: t.Status})
+	}
+	cards, err := a.store.Decisions(ctx, channelID)
+	if err != nil {
+		return err
+	}
+	for _, c := range cards {
+		q := c.ID
+		if call, err := room.ParseQuestionCall(c.Call); err == nil {
+			q = questionOf(call, c.Index)
+		}
+		events = append(events, timelineEvent{Kind: "decision", ID: c.ID, Time: c.CreatedAt, Text: clip(q, timelineQuote),
+			Action: "asked", Status: c.Status})
+		if c.Status == "decided" {
+			events = append(events, timelineEvent{Kind: "decision", ID: c.ID, Time: c.UpdatedAt, Text: clip(q, timelineQuote),
+				Action: "decided", Status: c.Status})
+		}
+	}
+	sort.SliceStable(events, func(i, j int) bool { return events[i].Time < events[j].Time })
+	rows := p.rows
+	for _, ev := range events {
+		if ev.Time >= until {
+			continue
+		}
+		// The newest version made at or before the event.
+		i := sort.Search(len(rows), func(i int) bool { return rows[i].At > ev.Time }) - 1
+		switch {
+		case i >= 0:
+		case earliest:
+			i = 0
+		default:
+			continue // an older page's
+		}
+		ev.Version = rows[i].Version
+		for k := range p.sessions {
+			if s := &p.sessions[k]; s.From <= ev.Version && ev.Version <= s.To {
+				s.Events = append(s.Events, ev)
+				break
+			}
+		}
+	}
+	return nil
+}
+
+// questionOf is the question a card asks: its own in a questionnaire, else
+// the call's title.
+func questionOf(c room.QuestionCall, index int) string {
+	if c.Method == room.MethodQuestionnaire && index >= 0 && index < len(c.Questions) {
+		return c.Questions[index].Question
+	}
+	return c.Title
+}
+
+// clip is s's first non-blank line, at most n characters, with "…" where
+// it was cut.
+func clip(s string, n int) string {
+	line := ""
+	for l := range strings.SplitSeq(s, "\n") {
+		if line = strings.TrimSpace(l); line != "" {
+			break
+		}
+	}
+	if r := []rune(line); len(r) > n {
+		return strings.TrimSpace(string(r[:n-1])) + "…"
+	}
+	return line
+}
+
+func (a *App) handleTimeline(c echo.Context) error {
+	ch, err := a.channel(c)
+	if err != nil {
+		return err
+	}
+	var before int64
+	limit := defaultTimelinePage
+	if s := c.QueryParam("before"); s != "" {
+		if before, err = strconv.ParseInt(s, 10, 64); err != nil || before < 1 {
+			return badRequest("invalid-argument", "before must be a version of 1 or more: the page holds the sessions of the versions before it.")
+		}
+	}
+	if s := c.QueryParam("limit"); s != "" {
+		if limit, err = strconv.Atoi(s); err != nil || limit < 1 || limit > maxTimelinePage {
+			return badRequest("invalid-argument", fmt.Sprintf("limit must be a whole number from 1 to %d: how many sessions a page holds.", maxTimelinePage))
+		}
+	}
+	sessions, more, err := a.timeline(c.Request().Context(), ch.ID, before, limit)
+	if err != nil {
+		return err
+	}
+	res := struct {
+		Sessions []timelineSession `json:"sessions"`
+		Next     *int64            `json:"next,omitempty"` // the before of the next page
+	}{Sessions: sessions}
+	if more {
+		res.Next = &sessions[len(sessions)-1].From
+	}
+	return c.JSON(http.StatusOK, res)
+}
+
+// diffVersionParam reads a diff's version parameter name.
+func diffVersionParam(c echo.Context, name string) (int64, error) {
+	s := c.QueryParam(name)
+	v, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || v < 0 {
+		return 0, badRequest("invalid-version", name+"="+strconv.Quote(s)+" is not a version: give a whole number of 0 or more, as GET …/versions lists them.")
+	}
+	return v, nil
+}
+
+func (a *App) handleDiff(c echo.Context) error {
+	if c.QueryParam("from") == "" {
+		return badRequest("invalid-argument", "Say which version to compare: from=<version>, and to=<version> unless against the plan now.")
+	}
+	from, err := diffVersionParam(c, "from")
+	if err != nil {
+		return err
+	}
+	var to int64 = -1
+	if c.QueryParam("to") != "" {
+		if to, err = diffVersionParam(c, "to"); err != nil {
+			return err
+		}
+	}
+	ctx := c.Request().Context()
+	return a.withRoom(c, func(ch store.Channel, r *room.Room) error {
+		old, err := a.versionText(ctx, ch.ID, from)
+		if err != nil {
+			return err
+		}
+		var now string
+		if to < 0 {
+			to, now = r.Source()
+		} else if now, err = a.versionText(ctx, ch.ID, to); err != nil {
+			return err
+		}
+		return c.JSON(http.StatusOK, map[string]any{"from": from, "to": to,
+			"summary": room.ChangeSummary(old, now), "blocks": room.DiffBlocks(old, now)})
+	})
+}
