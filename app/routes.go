@@ -102,6 +102,8 @@ func (a *App) newEcho() *echo.Echo {
 	api.GET("/channels/:channelId/versions/:version", a.handleVersion, a.ownPage)
 	api.GET("/channels/:channelId/versions/:version/plan.md", a.handleVersionMarkdown, a.ownPage)
 	api.POST("/channels/:channelId/versions/:version/restore", a.handleVersionRestore)
+	api.POST("/channels/:channelId/versions/:version/revert", a.handleVersionRevert)
+	api.POST("/channels/:channelId/turns/:turn/revert", a.handleTurnRevert)
 	api.GET("/channels/:channelId/timeline", a.handleTimeline, a.ownPage)
 	api.GET("/channels/:channelId/diff", a.handleDiff, a.ownPage)
 	api.GET("/channels/:channelId/messages", a.handleMessageList)

@@ -1,0 +1,349 @@
+package room
+
+// Revert of one change, or of one Planner turn, on top of everything that
+// came after it. The change to undo is inverted against the text it was
+// made on and carried forward through every later change by the same
+// operational transformation tabs rebase with (Map); the changes of a
+// turn are undone together, newest first, each inverse composed with the
+// undo of the ones after it. A later change that touches what is being
+// undone (edits inside text the change inserted, or at the place it
+// deleted) makes the revert refuse: the undo would guess. The result is
+// one new change on top, applied through the room like any server edit,
+// so open tabs rebase through it and comment threads and decision lines
+// map through it.
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// AuthorRevert is the author kind of a revert: a person undid a change or
+// a Planner turn.
+const AuthorRevert = "revert"
+
+// CodeRevertConflict is the code of a revert refused because later changes
+// edit the same text.
+const CodeRevertConflict = "revert-conflict"
+
+// HistoryChange is one kept change, as a revert reads it: the version it
+// produced, when, by whom, and its change set from the version before.
+type HistoryChange struct {
+	Version int64
+	Time    int64 // unix milliseconds
+	Author  Author
+	Changes json.RawMessage
+}
+
+// RevertConflict is a later change that edits text a revert would undo,
+// and where that edit is in the current text (UTF-16 offsets, like the
+// editor's).
+type RevertConflict struct {
+	Version int64  `json:"version"`
+	Time    int64  `json:"time"`
+	Author  Author `json:"author"`
+	From    int    `json:"from"`
+	To      int    `json:"to"`
+}
+
+// RevertConflictError refuses a revert that later changes overlap.
+type RevertConflictError struct {
+	Message   string
+	Conflicts []RevertConflict
+}
+
+func (e *RevertConflictError) Error() string { return e.Message }
+
+// ErrRevertMoved is Revert's refusal of a change set made for a version the
+// plan is no longer at: the caller works it out again.
+var ErrRevertMoved = errors.New("the plan moved on while the revert was worked out")
+
+// RevertChanges works out the change set that undoes the changes undo
+// picks among changes, which are consecutive, oldest first, through the
+// current version; base is the text at the version before the first. It
+// applies to the current text. conflicts names every later change, not
+// undone itself, that touches what is undone; the change set is then of
+// no use.
+func RevertChanges(base string, changes []HistoryChange, undo func(HistoryChange) bool) (ChangeSet, []RevertConflict, error) {
+	text := base
+	var u ChangeSet // on text: what undoes the picked changes so far
+	started := false
+	var conflicts []RevertConflict
+	for _, h := range changes {
+		cs, err := ParseChangeSet(h.Changes)
+		if err != nil {
+			return ChangeSet{}, nil, fmt.Errorf("version %d: %w", h.Version, err)
+		}
+		next, err := cs.Apply(text)
+		if err != nil {
+			return ChangeSet{}, nil, fmt.Errorf("version %d: %w", h.Version, err)
+		}
+		switch {
+		case undo(h):
+			inv, err := invertChangeSet(cs, text)
+			if err != nil {
+				return ChangeSet{}, nil, fmt.Errorf("version %d: %w", h.Version, err)
+			}
+			if !started {
+				u, started = inv, true
+			} else if u, err = inv.Compose(u); err != nil {
+				return ChangeSet{}, nil, fmt.Errorf("version %d: %w", h.Version, err)
+			}
+		case started:
+			// Where earlier conflicts are, carried through: text inserted
+			// at their edges is not theirs.
+			for i := range conflicts {
+				c := &conflicts[i]
+				if c.From == c.To {
+					c.From = mapPos(cs, c.From, -1)
+					c.To = c.From
+					continue
+				}
+				c.From, c.To = mapPos(cs, c.From, 1), mapPos(cs, c.To, -1)
+				c.To = max(c.To, c.From)
+			}
+			if from, to, hit := overlap(text, u, cs); hit {
+				conflicts = append(conflicts, RevertConflict{Version: h.Version, Time: h.Time, Author: h.Author, From: from, To: to})
+			}
+			if u, err = u.Map(cs, false); err != nil {
+				return ChangeSet{}, nil, fmt.Errorf("version %d: %w", h.Version, err)
+			}
+		}
+		text = next
+	}
+	if !started {
+		u = ChangeSet{}
+		if n := UTF16Len(text); n > 0 {
+			u.add(section{len: n, kept: true})
+		}
+	}
+	return u, conflicts, nil
+}
+
+// invertChangeSet is the change set that undoes cs, made on base: it
+// applies to what cs produces and gives base back.
+func invertChangeSet(cs ChangeSet, base string) (ChangeSet, error) {
+	var inv ChangeSet
+	pos := 0 // byte offset in base
+	for _, s := range cs.sections {
+		end, err := advance(base, pos, s.len)
+		if err != nil {
+			return ChangeSet{}, err
+		}
+		if s.kept {
+			inv.add(section{len: s.len, kept: true})
+		} else {
+			inv.add(section{len: UTF16Len(s.insert), insert: base[pos:end]})
+		}
+		pos = end
+	}
+	if pos != len(base) {
+		return ChangeSet{}, cs.wrongLength(UTF16Len(base))
+	}
+	return inv, nil
+}
+
+// changedRange is a run of a change set's changes: [a, aEnd] in the text
+// it applies to, [b, bEnd] in the text it makes, and the text it inserts.
+type changedRange struct {
+	a, aEnd, b, bEnd int
+	ins              string
+}
+
+// changedRanges lists cs's changes, runs of adjacent ones as one.
+func changedRanges(cs ChangeSet) []changedRange {
+	var out []changedRange
+	a, b := 0, 0
+	for _, s := range cs.sections {
+		na, nb := a+s.len, b+s.len
+		if !s.kept {
+			nb = b + UTF16Len(s.insert)
+			if s.len == 0 && nb == b {
+				continue // changes nothing
+			}
+			if n := len(out); n > 0 && out[n-1].aEnd == a && out[n-1].bEnd == b {
+				out[n-1].aEnd, out[n-1].bEnd = na, nb
+				out[n-1].ins += s.insert
+			} else {
+				out = append(out, changedRange{a, na, b, nb, s.insert})
+			}
+		}
+		a, b = na, nb
+	}
+	return out
+}
+
+// overlap says whether later, a change of text, touches what undo, a
+// change of the same text, would change, so that undoing it after later
+// would be a guess:
+//   - later deletes or replaces any of the text undo removes (text an
+//     undone change inserted), or inserts inside it;
+//   - later inserts right before or after that text, on the same line
+//     (typing on at the end of an undone word); a new line next to it
+//     is not in the way;
+//   - later inserts at the place undo puts deleted text back, or deletes
+//     across it.
+//
+// from and to span later's touching changes in the text later makes.
+func overlap(text string, undo, later ChangeSet) (from, to int, hit bool) {
+	us := changedRanges(undo)
+	for _, l := range changedRanges(later) {
+		for _, u := range us {
+			if !touching(text, u, l) {
+				continue
+			}
+			if !hit {
+				from, to, hit = l.b, l.bEnd, true
+			} else {
+				from, to = min(from, l.b), max(to, l.bEnd)
+			}
+			break
+		}
+	}
+	return from, to, hit
+}
+
+// touching is overlap's rule for one run u of the undo and one run l of a
+// later change, both of text.
+func touching(text string, u, l changedRange) bool {
+	if u.a == u.aEnd { // a place where deleted text goes back
+		return l.a <= u.a && u.a <= l.aEnd && (l.a == l.aEnd || l.a < u.a && u.a < l.aEnd || l.ins != "")
+	}
+	if l.a < u.aEnd && l.aEnd > u.a {
+		return true
+	}
+	if l.ins == "" {
+		return false
+	}
+	if l.aEnd == u.a { // inserts right before
+		return !strings.HasSuffix(l.ins, "\n") && !strings.HasPrefix(unitsSlice(text, u.a, u.aEnd), "\n")
+	}
+	if l.a == u.aEnd { // inserts right after
+		return !strings.HasPrefix(l.ins, "\n") && !strings.HasSuffix(unitsSlice(text, u.a, u.aEnd), "\n")
+	}
+	return false
+}
+
+// unitsSlice is text from UTF-16 offset from to offset to ("" where they
+// do not fall on characters of text).
+func unitsSlice(text string, from, to int) string {
+	i, err := advance(text, 0, from)
+	if err != nil {
+		return ""
+	}
+	j, err := advance(text, i, to-from)
+	if err != nil {
+		return ""
+	}
+	return text[i:j]
+}
+
+// Revert makes changes, the change set that undoes earlier changes
+// (RevertChanges), worked out for version now, one new change on top,
+// attributed to who as a revert, and says notice in Chat. It refuses with
+// ErrRevertMoved when the plan is no longer at now.
+func (r *Room) Revert(ctx context.Context, who Identity, now int64, changes ChangeSet, notice string) (int64, error) {
+	defer r.checkpointIfDue(ctx) // after the lock is let go
+	r.mu.Lock()
+	if err := r.writableLocked(); err != nil {
+		r.mu.Unlock()
+		return r.plan.version, err
+	}
+	if now != r.plan.version {
+		r.mu.Unlock()
+		return now, ErrRevertMoved
+	}
+	text, err := changes.Apply(r.plan.text)
+	if err == nil && text == r.plan.text {
+		r.mu.Unlock()
+		return now, nil
+	}
+	if err == nil {
+		err = CheckReserved(r.plan.text, text)
+	}
+	if err == nil && !hasContent(Blocks(text)) {
+		err = errorf(CodeEmptyDocument, "Undoing that would leave the plan empty, and a plan is never emptied: restore an earlier version instead, or edit by hand.")
+	}
+	var u Update
+	if err == nil {
+		u, err = r.updateLocked(text, changes)
+	}
+	if err == nil {
+		u.Author = Author{Kind: AuthorRevert, Name: who.Login}
+		_, err = r.commitUpdateLocked(ctx, u, text, serverClientID, nil)
+	}
+	v := r.plan.version
+	r.mu.Unlock()
+	if err != nil {
+		return v, err
+	}
+	r.Notice(ctx, notice)
+	return v, nil
+}
+
+// AuthorName is who made a change, as a sentence names them: the Planner,
+// a person by name (who's display name when it is who), an MCP client by
+// its name.
+func AuthorName(a Author, who Identity) string {
+	switch a.Kind {
+	case AuthorPlanner:
+		return "the Planner"
+	case AuthorPerson, AuthorRestore, AuthorRevert:
+		if a.Name == who.Login && who.Name != "" {
+			return who.Name
+		}
+		if a.Name != "" {
+			return a.Name
+		}
+		return "a person"
+	case AuthorMCP:
+		if a.Name != "" {
+			return "the MCP client " + a.Name
+		}
+		return "an MCP client"
+	case AuthorImport:
+		return "an import"
+	}
+	return "Chopin"
+}
+
+// RevertConflictMessage is the refusal's sentence: what cannot be undone
+// (subject, "Revision 14"), which later changes are in the way, and what
+// to do instead.
+func RevertConflictMessage(subject string, conflicts []RevertConflict, who Identity) string {
+	// One name per author, with their revisions, in the order they came.
+	type byAuthor struct {
+		name string
+		revs []string
+	}
+	var list []*byAuthor
+	seen := map[string]*byAuthor{}
+	for _, c := range conflicts {
+		n := AuthorName(c.Author, who)
+		b := seen[n]
+		if b == nil {
+			b = &byAuthor{name: n}
+			seen[n] = b
+			list = append(list, b)
+		}
+		b.revs = append(b.revs, strconv.FormatInt(c.Version, 10))
+	}
+	parts := make([]string, len(list))
+	for i, b := range list {
+		word := "revision "
+		if len(b.revs) > 1 {
+			word = "revisions "
+		}
+		parts[i] = b.name + " (" + word + joinAnd(b.revs) + ")"
+	}
+	changes := "a later change by "
+	verb := "edits"
+	if len(conflicts) > 1 {
+		changes, verb = "later changes by ", "edit"
+	}
+	return subject + " cannot be undone cleanly: " + changes + joinAnd(parts) + " " + verb +
+		" the same text. Restore an earlier version instead, or edit by hand."
+}
