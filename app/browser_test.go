@@ -1,7 +1,6 @@
 package app
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/base64"
@@ -12,7 +11,6 @@ import (
 	"image/color"
 	"image/png"
 	"os"
-	"os/exec"
 	"slices"
 	"strconv"
 	"strings"
@@ -50,62 +48,18 @@ func TestBrowser(t *testing.T) {
 		{ID: "llama.cpp", Name: "llama.cpp", BaseURL: fakeLocalModelServer(t, "qwen2.5", "llama3.2"), Start: "llama-server -m model.gguf --port 8080"},
 	}
 	ta.app.modelServers.Store(&servers)
+	bp := &browserPlanner{ta: ta, modelServers: servers}
 	// The walk takes under a minute alone and about twice that beside the
 	// other packages' race-enabled tests; the limit only catches a hang.
-	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, node, "tests/browser.mjs", ta.app.NewLaunchURL())
-	cmd.Dir = ui
-	cmd.Stderr = &testLogWriter{t: t, prefix: "browser.mjs: "}
-	stdin, _ := cmd.StdinPipe()
-	stdout, _ := cmd.StdoutPipe()
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-
-	bp := &browserPlanner{ta: ta, modelServers: servers}
-	steps := 0
-	sc := bufio.NewScanner(stdout)
-	sc.Buffer(make([]byte, 1<<20), 1<<24)
-	for sc.Scan() {
-		line, ok := strings.CutPrefix(sc.Text(), "@@ ")
-		if !ok {
-			t.Log(sc.Text())
-			continue
-		}
-		var m struct {
-			Step, Error, Ask, Channel, Text string
-			OK                              bool
-			MS                              int64
-		}
-		if err := json.Unmarshal([]byte(line), &m); err != nil {
-			t.Fatalf("browser.mjs said %q: %v", line, err)
-		}
-		if m.Step != "" {
-			steps++
-			t.Run(m.Step, func(t *testing.T) {
-				if !m.OK {
-					t.Error(m.Error)
-				} else {
-					t.Logf("%d ms", m.MS)
-				}
-			})
-			continue
-		}
-		reply, err := answerBrowser(ta, bp, m.Ask, m.Channel, m.Text)
-		if err != nil {
-			reply = map[string]any{"error": err.Error()}
-		}
-		raw, _ := json.Marshal(reply)
-		fmt.Fprintf(stdin, "%s\n", raw)
-	}
-	err := cmd.Wait()
-	if ctx.Err() != nil {
-		t.Fatalf("browser.mjs did not finish in time")
-	}
-	if err != nil {
-		t.Errorf("browser.mjs: %v", err)
-	}
+	steps := nodeScript{args: []string{"tests/browser.mjs", ta.app.NewLaunchURL()}, timeout: 6 * time.Minute,
+		step: subtestStep(t),
+		answer: func(m scriptLine) (any, error) {
+			var q struct{ Channel, Text string }
+			if err := m.decode(&q); err != nil {
+				return nil, err
+			}
+			return answerBrowser(ta, bp, m.Ask, q.Channel, q.Text)
+		}}.run(t, ui, node)
 	if steps < 25 {
 		t.Errorf("browser.mjs ran %d steps, want at least 25", steps)
 	}
@@ -278,19 +232,6 @@ func answerBrowser(ta *testApp, bp *browserPlanner, ask, channelID, text string)
 		return map[string]bool{"ok": true}, os.WriteFile(channelID, []byte(text), 0o644)
 	}
 	return nil, fmt.Errorf("unknown question %q", ask)
-}
-
-// testLogWriter sends a child's output to the test log, line by line.
-type testLogWriter struct {
-	t      testing.TB
-	prefix string
-}
-
-func (w *testLogWriter) Write(p []byte) (int, error) {
-	for _, line := range strings.Split(strings.TrimRight(string(p), "\n"), "\n") {
-		w.t.Log(w.prefix + line)
-	}
-	return len(p), nil
 }
 
 // browserPlanner is the Planner the script talks to: an agentconn/client

@@ -2,9 +2,7 @@ package app
 
 import (
 	"context"
-	"database/sql"
 	"errors"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -13,6 +11,7 @@ import (
 	"github.com/chopin-desktop/chopin/app/apptest"
 	"github.com/chopin-desktop/chopin/config"
 	"github.com/chopin-desktop/chopin/store"
+	"github.com/chopin-desktop/chopin/store/storetest"
 )
 
 // The database's check in the background: a page damaged while Chopin
@@ -29,30 +28,6 @@ func startAppChecking(t *testing.T, cfg config.Config, first, every time.Duratio
 	}
 	a.integrity.first, a.integrity.every = first, every
 	return &testApp{App: apptest.Serve(t, a), app: a}
-}
-
-// scribbleTable writes over the first bytes of the page that holds the
-// root of table's B-tree in the database file, as a failing disk would.
-func scribbleTable(t *testing.T, path, table string) {
-	t.Helper()
-	db, err := sql.Open("sqlite", "file:"+path+"?mode=ro")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var root int64
-	err = db.QueryRow(`SELECT rootpage FROM sqlite_schema WHERE name = ?`, table).Scan(&root)
-	db.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, err := os.OpenFile(path, os.O_RDWR, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	if _, err := f.WriteAt([]byte(strings.Repeat("\xff\x00scribble", 200)), (root-1)*4096); err != nil {
-		t.Fatal(err)
-	}
 }
 
 func TestBackgroundCheckFindsDamageAndEveryTabIsTold(t *testing.T) {
@@ -84,7 +59,7 @@ func TestBackgroundCheckFindsDamageAndEveryTabIsTold(t *testing.T) {
 	// A page of a table nothing in this test reads: the rest of the file
 	// stays readable.
 	dbPath := filepath.Join(cfg.DataDir, "chopin.db")
-	scribbleTable(t, dbPath, "images")
+	storetest.Scribble(t, dbPath, "images")
 	ta.app.checkIntegrity(context.Background())
 	d := ta.app.store.Damage()
 	if d == nil {

@@ -1,14 +1,10 @@
 package app
 
 import (
-	"bufio"
-	"context"
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"strconv"
-	"strings"
 	"testing"
 	"time"
 
@@ -66,70 +62,22 @@ func startMarkdownBrowser(tb testing.TB) (ta *testApp, ui, node string) {
 func runMarkdownBrowser(tb testing.TB, ta *testApp, ui, node string, planKiB, chatBytes int, step func(name string, ok bool, msg string)) {
 	tb.Helper()
 	// An input takes seconds; the limit only catches a tab that hangs.
-	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, node, "tests/markdown-browser.mjs", ta.app.NewLaunchURL(),
-		strconv.Itoa(planKiB), strconv.Itoa(chatBytes))
-	cmd.Dir = ui
-	cmd.Stderr = &tbLogWriter{tb: tb, prefix: "markdown-browser.mjs: "}
-	stdin, _ := cmd.StdinPipe()
-	stdout, _ := cmd.StdoutPipe()
-	if err := cmd.Start(); err != nil {
-		tb.Fatal(err)
-	}
-	steps := 0
-	sc := bufio.NewScanner(stdout)
-	sc.Buffer(make([]byte, 1<<20), 1<<24)
-	for sc.Scan() {
-		line, ok := strings.CutPrefix(sc.Text(), "@@ ")
-		if !ok {
-			tb.Log(sc.Text())
-			continue
-		}
-		var m struct {
-			Step, Error, Ask, Text string
-			OK                     bool
-			MS                     int64
-		}
-		if err := json.Unmarshal([]byte(line), &m); err != nil {
-			tb.Fatalf("markdown-browser.mjs said %q: %v", line, err)
-		}
-		if m.Step != "" {
-			steps++
+	steps := nodeScript{args: []string{"tests/markdown-browser.mjs", ta.app.NewLaunchURL(), strconv.Itoa(planKiB), strconv.Itoa(chatBytes)},
+		timeout: 8 * time.Minute,
+		step: func(m scriptLine) {
 			tb.Logf("%s: %d ms in all, seeding included", m.Step, m.MS)
 			step(m.Step, m.OK, m.Error)
-			continue
-		}
-		reply, err := seedMarkdownDocument(ta, m.Ask, m.Text)
-		if err != nil {
-			reply = map[string]any{"error": err.Error()}
-		}
-		raw, _ := json.Marshal(reply)
-		fmt.Fprintf(stdin, "%s\n", raw)
-	}
-	err := cmd.Wait()
-	if ctx.Err() != nil {
-		tb.Fatalf("markdown-browser.mjs did not finish in time")
-	}
-	if err != nil {
-		tb.Errorf("markdown-browser.mjs: %v", err)
-	}
+		},
+		answer: func(m scriptLine) (any, error) {
+			var q struct{ Text string }
+			if err := m.decode(&q); err != nil {
+				return nil, err
+			}
+			return seedMarkdownDocument(ta, m.Ask, q.Text)
+		}}.run(tb, ui, node)
 	if steps < 30 {
 		tb.Errorf("markdown-browser.mjs ran %d steps, want one for each of the corpus's inputs, at least 30", steps)
 	}
-}
-
-// tbLogWriter sends a child's output to the log, line by line.
-type tbLogWriter struct {
-	tb     testing.TB
-	prefix string
-}
-
-func (w *tbLogWriter) Write(p []byte) (int, error) {
-	for _, line := range strings.Split(strings.TrimRight(string(p), "\n"), "\n") {
-		w.tb.Log(w.prefix + line)
-	}
-	return len(p), nil
 }
 
 // seedMarkdownDocument makes the document the script asks for: its plan

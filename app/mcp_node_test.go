@@ -6,13 +6,9 @@ package app
 // each step, which becomes a subtest here.
 
 import (
-	"bufio"
-	"context"
-	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -30,48 +26,12 @@ func TestMCPNodeClient(t *testing.T) {
 	ta := startAppWith(t, testConfig(t, dir))
 	ta.AddRepository("acme/rocket")
 
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, node, "tests/mcp.mjs", ta.URL()+"/mcp", ta.Token(), "acme/rocket", bin)
-	cmd.Dir = ui
-	cmd.Env = os.Environ()
+	env := os.Environ()
 	for k, v := range apptest.Env(dir) {
-		cmd.Env = append(cmd.Env, k+"="+v)
+		env = append(env, k+"="+v)
 	}
-	cmd.Stderr = &testLogWriter{t: t, prefix: "mcp.mjs: "}
-	stdout, _ := cmd.StdoutPipe()
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	steps := 0
-	sc := bufio.NewScanner(stdout)
-	for sc.Scan() {
-		line, ok := strings.CutPrefix(sc.Text(), "@@ ")
-		if !ok {
-			t.Log(sc.Text())
-			continue
-		}
-		var m struct {
-			Step, Error string
-			OK          bool
-		}
-		if err := json.Unmarshal([]byte(line), &m); err != nil {
-			t.Fatalf("mcp.mjs said %q: %v", line, err)
-		}
-		steps++
-		t.Run(m.Step, func(t *testing.T) {
-			if !m.OK {
-				t.Error(m.Error)
-			}
-		})
-	}
-	err := cmd.Wait()
-	if ctx.Err() != nil {
-		t.Fatal("mcp.mjs did not finish in time")
-	}
-	if err != nil {
-		t.Errorf("mcp.mjs: %v", err)
-	}
+	steps := nodeScript{args: []string{"tests/mcp.mjs", ta.URL() + "/mcp", ta.Token(), "acme/rocket", bin}, env: env,
+		timeout: 2 * time.Minute, step: subtestStep(t)}.run(t, ui, node)
 	if steps != 16 {
 		t.Errorf("mcp.mjs ran %d steps, want 16", steps)
 	}

@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"os"
@@ -12,6 +11,7 @@ import (
 	"time"
 
 	"github.com/chopin-desktop/chopin/fault"
+	"github.com/chopin-desktop/chopin/store/storetest"
 )
 
 // The whole check of the database at start runs only when Chopin did not
@@ -119,30 +119,6 @@ func copyFile(t *testing.T, from, to string) {
 	}
 }
 
-// scribble writes over the first bytes of the page that holds the root of
-// table's B-tree, as a failing disk or another program would.
-func scribble(t *testing.T, path, table string) {
-	t.Helper()
-	db, err := sql.Open("sqlite", "file:"+path+"?mode=ro")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var root int64
-	err = db.QueryRow(`SELECT rootpage FROM sqlite_schema WHERE name = ?`, table).Scan(&root)
-	db.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, err := os.OpenFile(path, os.O_RDWR, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	if _, err := f.WriteAt([]byte(strings.Repeat("\xff\x00scribble", 200)), (root-1)*4096); err != nil {
-		t.Fatal(err)
-	}
-}
-
 func TestBackgroundCheckFindsDamageAndRefusesWrites(t *testing.T) {
 	ctx := context.Background()
 	path := seedStopped(t, 300)
@@ -166,18 +142,7 @@ func TestBackgroundCheckFindsDamageAndRefusesWrites(t *testing.T) {
 	}
 
 	// The running store's file is damaged under it.
-	f, err := os.OpenFile(path, os.O_RDWR, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var root int64
-	if err := s.read.QueryRowContext(ctx, `SELECT rootpage FROM sqlite_schema WHERE name = 'channels'`).Scan(&root); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := f.WriteAt([]byte(strings.Repeat("\xff\x00scribble", 200)), (root-1)*4096); err != nil {
-		t.Fatal(err)
-	}
-	f.Close()
+	storetest.Scribble(t, path, "channels")
 
 	d, err = s.Verify(ctx, func(time.Duration) error { return nil })
 	if err != nil || d == nil {
@@ -246,7 +211,7 @@ func TestBackgroundCheckStops(t *testing.T) {
 
 func TestDamageFoundAtStartIsNotRemembered(t *testing.T) {
 	path := seedStopped(t, 300)
-	scribble(t, path, "channels")
+	storetest.Scribble(t, path, "channels")
 	if _, err := Open(context.Background(), path); err == nil {
 		t.Fatal("a damaged file opened")
 	}
