@@ -184,11 +184,7 @@ func (m mcpStore) RecordUpdate(ctx context.Context, id, key, hash string, revisi
 	return m.a.store.RecordPlanUpdate(ctx, id, key, hash, revision)
 }
 
-func (m mcpStore) Invoke(ctx context.Context, id, author, instruction string, refs []string) (string, error) {
-	reqs := make([]room.ReferenceRequest, len(refs))
-	for i, ref := range refs {
-		reqs[i] = room.ReferenceRequest{Kind: room.ReferenceDocument, ChannelID: ref}
-	}
+func (m mcpStore) Invoke(ctx context.Context, id, author, instruction string, reqs []room.ReferenceRequest) (string, error) {
 	var msg room.Message
 	err := m.withRoom(ctx, id, func(r *room.Room) error {
 		var err error

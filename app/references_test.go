@@ -55,7 +55,8 @@ func TestMessageReferences(t *testing.T) {
 		text string
 	}{
 		{[]any{ref("0123456789abcdef01234567")}, "not-found", "No document has the ID 0123456789abcdef01234567"},
-		{[]any{map[string]any{"kind": "passage", "channelId": launch.ID}}, "invalid-argument", `A reference's kind is "document"`},
+		{[]any{map[string]any{"kind": "passage", "channelId": launch.ID}}, "invalid-argument", `A reference to a passage needs its from and to`},
+		{[]any{map[string]any{"kind": "section", "channelId": launch.ID}}, "invalid-argument", `A reference's kind is "document" or "passage"; "section" is not one.`},
 		{[]any{ref(launch.ID), ref(budget.ID), ref(launch.ID), ref(budget.ID), ref(launch.ID), ref(budget.ID),
 			ref(launch.ID), ref(budget.ID), ref(launch.ID), ref(budget.ID), ref(launch.ID)}, "invalid-argument", "at most 10 documents"},
 	} {
@@ -112,6 +113,7 @@ func TestInvokePlannerReferences(t *testing.T) {
 	ta := startApp(t)
 	ta.AddRepository("acme/rocket")
 	spec := ta.CreateDocument("acme/rocket", "Engine spec")
+	apptest.Want(t, ta.Do("PUT", "/api/channels/"+spec.ID+"/plan", map[string]any{"revision": 0, "source": "# Engine spec\n\nThrust: 9 kN.\n"}), 200, "")
 	doc := ta.CreateDocument("acme/rocket", "Invoked")
 	cs := ta.mcpSession("codex")
 	prompts := make(chan string, 2)
@@ -129,10 +131,14 @@ func TestInvokePlannerReferences(t *testing.T) {
 
 	wantRefusal(t, callTool(t, cs, "invoke_planner", map[string]any{"id": doc.ID, "instruction": "Compare.", "references": []string{"/documents/acme/rocket/no-such"}}), "document-unavailable")
 	wantInvalidParams(t, cs, "invoke_planner", map[string]any{"id": doc.ID, "instruction": "Compare.", "references": make([]string, 11)})
+	wantRefusal(t, callTool(t, cs, "invoke_planner", map[string]any{"id": doc.ID, "instruction": "Compare.", "references": []any{map[string]any{"id": spec.ID, "from": 0, "to": 9999}}}), "invalid-passage")
+	wantInvalidParams(t, cs, "invoke_planner", map[string]any{"id": doc.ID, "instruction": "Compare.", "references": []any{map[string]any{"id": spec.ID, "from": 15}}})
+	wantInvalidParams(t, cs, "invoke_planner", map[string]any{"id": doc.ID, "instruction": "Compare.", "references": []any{map[string]any{"id": spec.ID, "from": 15, "to": 28, "line": 3}}})
 	wantOK(t, callTool(t, cs, "invoke_planner", map[string]any{"id": doc.ID, "instruction": "Compare with the spec.",
-		"references": []string{"/documents/acme/rocket/engine-spec"}}), "invoke_planner")
+		"references": []any{"/documents/acme/rocket/engine-spec", map[string]any{"id": "/documents/acme/rocket/engine-spec", "from": 15, "to": 28}}}), "invoke_planner")
 	if p := <-prompts; !strings.Contains(p, "@codex: Compare with the spec.\n\nThe message refers to other documents") ||
-		!strings.Contains(p, "- “Engine spec” (id "+spec.ID+"), at revision ") {
+		!strings.Contains(p, "- “Engine spec” (id "+spec.ID+"), at revision ") ||
+		!strings.Contains(p, "- a passage: line 3 of “Engine spec” (id "+spec.ID+"), under “Engine spec”, at revision 1 when referenced: “Thrust: 9 kN.”") {
 		t.Fatalf("prompt: %q", p)
 	}
 }

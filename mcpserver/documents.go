@@ -7,6 +7,7 @@ package mcpserver
 // document locator all of them take.
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/base64"
@@ -438,22 +439,25 @@ const MaxReferences = room.MaxReferences
 
 func (s *Server) invokePlannerTool() tool {
 	type invokeArgs = struct {
-		ID          *string  `json:"id"`
-		Instruction *string  `json:"instruction"`
-		As          *string  `json:"as"`
-		References  []string `json:"references"`
+		ID          *string           `json:"id"`
+		Instruction *string           `json:"instruction"`
+		As          *string           `json:"as"`
+		References  []json.RawMessage `json:"references"`
 	}
 	return tool{
 		spec: &mcp.Tool{Name: "invoke_planner", Title: "Ask the Planner",
 			Description: "Post an instruction to a document's Chat and start a Planner turn with it. It is posted under your name, or, with as: \"system\", " +
-				"as a system follow-up (for an automatic follow-up such as a finished run). references names other documents the instruction refers to (as id does); " +
-				"the Planner reads them with its read_reference tool and is told whether each changed since. Returns {id, messageId} once it is posted, not when the Planner has answered: " +
+				"as a system follow-up (for an automatic follow-up such as a finished run). references names other documents the instruction refers to (as id does), " +
+				"or a passage of one as {id, from, to, revision?} (UTF-16 offsets into its plan at revision, its revision now when left out); " +
+				"the Planner reads them with its read_reference tool and is told whether each changed since, and where each passage is now. Returns {id, messageId} once it is posted, not when the Planner has answered: " +
 				"read the document or its Chat later for the result. Without an attached Planner nothing is posted and the call is refused. " +
 				"Refusals: document-unavailable, document-archived, planner-not-attached, planner-busy."},
 		required: []string{"id", "instruction"},
 		props: idProp + `,"instruction":{"type":"string","minLength":1,"maxLength":65536,"description":"What the Planner should do, kept verbatim."},` +
 			`"as":{"type":"string","enum":["system"]},` +
-			`"references":{"type":"array","maxItems":10,"items":{"type":"string","minLength":1},"description":"Other documents the instruction refers to, each as id names a document."}`,
+			`"references":{"type":"array","maxItems":10,"items":{"oneOf":[{"type":"string","minLength":1},` +
+			`{"type":"object","required":["id","from","to"],"properties":{"id":{"type":"string","minLength":1},"from":{"type":"integer","minimum":0},"to":{"type":"integer","minimum":1},"revision":{"type":"integer","minimum":0}},"additionalProperties":false}]},` +
+			`"description":"Other documents the instruction refers to, each as id names a document, or a passage of one: {id, from, to, revision?}."}`,
 		outRequired: []string{"id", "messageId"},
 		outProps:    `"id":{"type":"string"},"messageId":{"type":"string"}`,
 		line:        "post an instruction to a document's Chat and start a Planner turn",
@@ -476,13 +480,11 @@ func (s *Server) invokePlannerTool() tool {
 			if len(args.References) > MaxReferences {
 				return nil, invalidParams("Invalid arguments: references names at most %d documents; it names %d.", MaxReferences, len(args.References))
 			}
-			refs := make([]string, len(args.References))
-			for i, locator := range args.References {
-				ref, err := s.locate(ctx, locator)
-				if err != nil {
+			refs := make([]room.ReferenceRequest, len(args.References))
+			for i, raw := range args.References {
+				if refs[i], err = s.reference(ctx, raw); err != nil {
 					return nil, err
 				}
-				refs[i] = ref.ID
 			}
 			author := c.client
 			if args.As != nil {
@@ -495,6 +497,35 @@ func (s *Server) invokePlannerTool() tool {
 			return map[string]string{"id": d.ID, "messageId": id}, nil
 		}),
 	}
+}
+
+// reference is one of invoke_planner's references: a document's locator,
+// or a passage of one as {id, from, to, revision?}.
+func (s *Server) reference(ctx context.Context, raw json.RawMessage) (room.ReferenceRequest, error) {
+	var locator string
+	if json.Unmarshal(raw, &locator) == nil {
+		d, err := s.locate(ctx, locator)
+		if err != nil {
+			return room.ReferenceRequest{}, err
+		}
+		return room.ReferenceRequest{Kind: room.ReferenceDocument, ChannelID: d.ID}, nil
+	}
+	var p struct {
+		ID       string `json:"id"`
+		From     *int   `json:"from"`
+		To       *int   `json:"to"`
+		Revision *int64 `json:"revision"`
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&p); err != nil || p.ID == "" || p.From == nil || p.To == nil {
+		return room.ReferenceRequest{}, invalidParams(`Invalid arguments: each reference is a document's id, or a passage of one as {"id", "from", "to", "revision"?}.`)
+	}
+	d, err := s.locate(ctx, p.ID)
+	if err != nil {
+		return room.ReferenceRequest{}, err
+	}
+	return room.ReferenceRequest{Kind: room.ReferencePassage, ChannelID: d.ID, From: p.From, To: p.To, Revision: p.Revision}, nil
 }
 
 // MaxImageBytes bounds upload_image's decoded bytes.

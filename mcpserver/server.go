@@ -61,10 +61,10 @@ type Plans interface {
 }
 
 // Chat is what invoke_planner needs: post an instruction, referring to the
-// documents refs (their IDs), and start a Planner turn with it (author ""
+// documents and passages refs, and start a Planner turn with it (author ""
 // posts a system follow-up).
 type Chat interface {
-	Invoke(ctx context.Context, id, author, instruction string, refs []string) (messageID string, err error)
+	Invoke(ctx context.Context, id, author, instruction string, refs []room.ReferenceRequest) (messageID string, err error)
 }
 
 // Images keeps an uploaded image as one of a document's own.

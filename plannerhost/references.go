@@ -19,6 +19,12 @@ type References interface {
 	// HasReferences reports whether the Chat of document from refers to
 	// any document.
 	HasReferences(ctx context.Context, from string) (bool, error)
+	// ReferencesTo is the references to document to of the newest message
+	// in the Chat of document from that refers to it.
+	ReferencesTo(ctx context.Context, from, to string) ([]room.Reference, error)
+	// PassageSteps is the history of document id after version after,
+	// through version through, as room.LocatePassage maps a passage.
+	PassageSteps(ctx context.Context, id string, after, through int64) ([]room.PassageStep, error)
 }
 
 // referenceTools is read_reference, offered to a document whose Chat
@@ -34,7 +40,9 @@ func (h *Host) referenceTools(ctx context.Context, documentID string) ([]wire.To
 
 // readReference reads a page of a document the Chat of document from
 // refers to, as read_plan reads this one, masked as the checkout tools'
-// results are, after a line that says whether it changed since.
+// results are, after a line that says whether it changed since. Read from
+// its start (no offset or column), it shows first the passages of it the
+// newest message referring to it points at, each found where it is now.
 func (h *Host) readReference(ctx context.Context, from string, input json.RawMessage) (any, error) {
 	id, args, err := room.ParseReadReferenceArgs(input)
 	if err != nil {
@@ -68,5 +76,34 @@ func (h *Host) readReference(ctx context.Context, from string, input json.RawMes
 	if err != nil {
 		return nil, err
 	}
-	return redact.Text(room.ReferenceStatus(ref, view) + page.Text()), nil
+	passages := ""
+	if args.Offset == 0 && args.Column == 0 {
+		if passages, err = h.passages(ctx, from, id, view); err != nil {
+			return nil, err
+		}
+	}
+	return redact.Text(room.ReferenceStatus(ref, view) + passages + page.Text()), nil
+}
+
+// passages is what read_reference says first of the passages of document
+// id that the newest message of from's Chat referring to it points at.
+func (h *Host) passages(ctx context.Context, from, id string, view room.PlanView) (string, error) {
+	refs, err := h.store.ReferencesTo(ctx, from, id)
+	if err != nil {
+		return "", err
+	}
+	var ps []room.Reference
+	var located []room.PassageNow
+	for _, ref := range refs {
+		if ref.Passage == nil {
+			continue
+		}
+		steps, err := h.store.PassageSteps(ctx, id, ref.ObservedRevision, view.Revision)
+		if err != nil {
+			return "", err
+		}
+		ps = append(ps, ref)
+		located = append(located, room.LocatePassage(*ref.Passage, ref.ObservedRevision, steps, view.Source, view.Revision))
+	}
+	return room.PassagesReport(ps, located), nil
 }

@@ -97,3 +97,59 @@ func TestNoReferencesNoTool(t *testing.T) {
 		t.Errorf("the prompt names references: %s", turn.Prompt())
 	}
 }
+
+// TestReadReferencePassage: a message that refers to a passage of another
+// document lists it in the turn's prompt with its lines, heading and
+// quote; read_reference shows first the passage's text as it reads now,
+// found where it moved to, then the page; and says when it was deleted.
+func TestReadReferencePassage(t *testing.T) {
+	ta := startApp(t)
+	ta.AddRepository("octo/plans")
+	launch := ta.CreateDocument("octo/plans", "Launch plan")
+	source := "# Launch plan\n\n## Goals\n\nShip the beta to ten teams.\nThen ask them.\n\n## Risks\n\nThe API may change.\n"
+	apptest.Want(t, ta.Do("PUT", "/api/channels/"+launch.ID+"/plan", map[string]any{"revision": 0, "source": source}), 200, "")
+	here := ta.CreateDocument("octo/plans", "Rollout")
+
+	ts := newTurns()
+	ta.attach(here.ID, ts.handler())
+	from := strings.Index(source, "Ship")
+	to := strings.Index(source, "\n\n## Risks")
+	apptest.Want(t, ta.Do("POST", "/api/channels/"+here.ID+"/messages", map[string]any{
+		"text":       "@chopin is this still the goal?",
+		"references": []any{map[string]any{"kind": "passage", "channelId": launch.ID, "from": from, "to": to}},
+	}), 201, "")
+	turn := ts.next(t)
+	defer close(turn.done)
+
+	want := "\n\nThe message refers to other documents; read one with read_reference {\"id\": ...}:\n" +
+		"- a passage: lines 5–6 of “Launch plan” (id " + launch.ID + "), under “Goals”, at revision 1 when referenced: “Ship the beta to ten teams. Then ask them.”"
+	if !strings.HasSuffix(turn.Prompt(), want) {
+		t.Errorf("the prompt does not end with the passage:\n%s", turn.Prompt())
+	}
+
+	// Moved down by an edit above it and changed inside: read_reference
+	// shows it where it is, as it reads now, before the page.
+	edited := strings.Replace(strings.Replace(source, "## Goals\n", "Owner: Ana.\n\n## Goals\n", 1), "ten teams", "twelve teams", 1)
+	apptest.Want(t, ta.Do("PUT", "/api/channels/"+launch.ID+"/plan", map[string]any{"revision": 1, "source": edited}), 200, "")
+	var page string
+	json.Unmarshal(turn.call(t, room.ToolReadReference, map[string]any{"id": launch.ID}), &page)
+	wantStart := "reference: referenced as “Launch plan” at revision 1; changed since: it is now at revision 2.\n" +
+		"passage: lines 7–8, under “Goals” (lines 5–6 at revision 1; its text changed since):\n" +
+		"Ship the beta to twelve teams.\nThen ask them.\n\n"
+	if !strings.HasPrefix(page, wantStart) || !strings.Contains(page, "Owner: Ana.") {
+		t.Errorf("read_reference:\n%s\nwant it to start with:\n%s", page, wantStart)
+	}
+	// A later page is the page alone.
+	json.Unmarshal(turn.call(t, room.ToolReadReference, map[string]any{"id": launch.ID, "offset": 9}), &page)
+	if strings.Contains(page, "passage:") {
+		t.Errorf("a later page repeats the passage:\n%s", page)
+	}
+
+	// Deleted, it says so.
+	deleted := strings.Replace(edited, "Ship the beta to twelve teams.\nThen ask them.\n\n", "", 1)
+	apptest.Want(t, ta.Do("PUT", "/api/channels/"+launch.ID+"/plan", map[string]any{"revision": 2, "source": deleted}), 200, "")
+	json.Unmarshal(turn.call(t, room.ToolReadReference, map[string]any{"id": launch.ID}), &page)
+	if want := "passage: “Ship the beta to ten teams. Then ask them.” (lines 5–6 at revision 1) was deleted or rewritten since; it is not in the document now.\n"; !strings.Contains(page, want) {
+		t.Errorf("read_reference of a deleted passage:\n%s", page)
+	}
+}

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 )
@@ -14,7 +15,8 @@ type Reference struct {
 	Label            string // its title then
 	ObservedRevision int64
 	ObservedHash     string
-	CreatedAt        int64 // when the message was sent, unix ms
+	CreatedAt        int64  // when the message was sent, unix ms
+	MessageID        string // the message that refers to it
 }
 
 // SaveMessageReferences saves a message, as SaveMessage does, and the
@@ -44,10 +46,10 @@ func (s *Store) SaveMessageReferences(ctx context.Context, m Message, refs []Ref
 // LatestReference is the newest reference the Chat of document from makes
 // to document to; found is false when it makes none.
 func (s *Store) LatestReference(ctx context.Context, from, to string) (ref Reference, found bool, err error) {
-	err = s.read.QueryRowContext(ctx, `SELECT target_id, label, observed_revision, observed_hash, created_at
+	err = s.read.QueryRowContext(ctx, `SELECT target_id, label, observed_revision, observed_hash, created_at, message_id
 		FROM message_references WHERE channel_id = ? AND target_id = ?
 		ORDER BY created_at DESC, message_id DESC, position DESC LIMIT 1`, from, to).
-		Scan(&ref.ChannelID, &ref.Label, &ref.ObservedRevision, &ref.ObservedHash, &ref.CreatedAt)
+		Scan(&ref.ChannelID, &ref.Label, &ref.ObservedRevision, &ref.ObservedHash, &ref.CreatedAt, &ref.MessageID)
 	if errors.Is(err, sql.ErrNoRows) {
 		return Reference{}, false, nil
 	}
@@ -109,4 +111,31 @@ func (s *Store) ReferencedBy(ctx context.Context, to string) ([]Channel, error) 
 		out = append(out, ch)
 	}
 	return out, nil
+}
+
+// HistorySince reads the kept changes of a document's history after version
+// after, through version through, oldest first, at most limit: what moves a
+// passage referenced at after to where it is now (a passage reference is
+// kept anchored as a comment thread is). A version pruned to a snapshot
+// comes with no changes.
+func (s *Store) HistorySince(ctx context.Context, channelID string, after, through int64, limit int) ([]HistoryEntry, error) {
+	rows, err := s.read.QueryContext(ctx, `SELECT version, changes FROM plan_history
+		WHERE channel_id = ? AND version > ? AND version <= ? ORDER BY version LIMIT ?`, channelID, after, through, limit)
+	if err != nil {
+		return nil, fmt.Errorf("read history: %w", err)
+	}
+	defer rows.Close()
+	var out []HistoryEntry
+	for rows.Next() {
+		var e HistoryEntry
+		var changes sql.NullString
+		if err := rows.Scan(&e.Version, &changes); err != nil {
+			return nil, fmt.Errorf("read history: %w", err)
+		}
+		if changes.Valid {
+			e.Changes = json.RawMessage(changes.String)
+		}
+		out = append(out, e)
+	}
+	return out, rows.Err()
 }
