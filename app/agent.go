@@ -27,6 +27,7 @@ func (a *App) newPlannerHost() *plannerhost.Host {
 		CheckToken:          a.agentToken.matches,
 		Catalog:             plannerCatalog{a},
 		Storage:             plannerStore{a.store},
+		History:             plannerHistory{a},
 		PlannerAttached:     func(id string) { a.describer.runner.PlannerAttached(id) },
 	})
 }

@@ -8,6 +8,7 @@ package app
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"sort"
@@ -16,6 +17,8 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/chopin-desktop/chopin/fault"
+	"github.com/chopin-desktop/chopin/plannerhost"
 	"github.com/chopin-desktop/chopin/room"
 	"github.com/chopin-desktop/chopin/store"
 )
@@ -403,4 +406,25 @@ func (a *App) handleDiff(c echo.Context) error {
 		return c.JSON(http.StatusOK, map[string]any{"from": from, "to": to,
 			"summary": room.ChangeSummary(old, now), "blocks": room.DiffBlocks(old, now)})
 	})
+}
+
+// plannerHistory is the history as the Planner's list_versions and
+// read_version read it: the versions routes' own, with a version the
+// history does not keep refused in the room's terms, which a tool error
+// carries.
+type plannerHistory struct{ a *App }
+
+var _ plannerhost.History = plannerHistory{}
+
+func (p plannerHistory) Versions(ctx context.Context, id string, before int64, limit int) ([]room.Version, error) {
+	return p.a.versions(ctx, id, before, limit)
+}
+
+func (p plannerHistory) VersionText(ctx context.Context, id string, version int64) (string, error) {
+	text, err := p.a.versionText(ctx, id, version)
+	var fe *fault.Error
+	if errors.As(err, &fe) && fe.Kind == fault.NotFound {
+		return "", &room.Error{Code: fe.Code, Message: strings.Replace(fe.Message, "GET …/versions", "list_versions", 1)}
+	}
+	return text, err
 }

@@ -28,6 +28,7 @@ type Host struct {
 	checkToken          func(bearer string) bool
 	docs                Catalog
 	store               Storage
+	history             History // nil: no history tools
 	attachedHook        func(documentID string)
 
 	// Set once by Plug, before the first link or socket.
@@ -62,6 +63,9 @@ type Options struct {
 	CheckToken func(bearer string) bool
 	Catalog    Catalog
 	Storage    Storage
+	// History, when set, is the documents' kept versions, which
+	// list_versions and read_version read.
+	History History
 	// PlannerAttached, when set, is told each time a Planner attaches to a
 	// document, so background work waiting for one can resume.
 	PlannerAttached func(documentID string)
@@ -78,7 +82,7 @@ func New(o Options) *Host {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
 	return &Host{log: o.Logger, login: o.Login, model: o.Model, maxStoredImageBytes: o.MaxStoredImageBytes,
-		checkToken: o.CheckToken, docs: o.Catalog, store: o.Storage, attachedHook: o.PlannerAttached}
+		checkToken: o.CheckToken, docs: o.Catalog, store: o.Storage, history: o.History, attachedHook: o.PlannerAttached}
 }
 
 // Plug gives h the room hub whose Planner it is and the agent connection

@@ -105,6 +105,7 @@ func (h *Host) turnRequest(ctx context.Context, ch room.Channel, m room.Message)
 		tools[i] = wire.Tool{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema}
 	}
 	tools = append(tools, h.previewTools(ch.ID)...)
+	tools = append(tools, h.historyTools()...)
 	refTools, err := h.referenceTools(ctx, ch.ID)
 	if err != nil {
 		return agentconn.TurnRequest{}, err

@@ -47,6 +47,10 @@ func (h *Host) CallTool(ctx context.Context, call agentconn.ToolCall) (json.RawM
 		out, err = h.uploadPlanImage(ctx, ch, call.Input)
 	case room.ToolReadReference: // offered only when the Chat refers to a document
 		out, err = h.readReference(ctx, call.Document, call.Input)
+	case ToolListVersions: // offered when the Host has the history
+		out, err = h.listVersions(ctx, call.Document, call.Input)
+	case ToolReadVersion:
+		out, err = h.readVersion(ctx, r, call.Document, call.Input)
 	default:
 		// agentconn refuses names outside the turn's tools; the turn offers
 		// only these.

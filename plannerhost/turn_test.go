@@ -53,7 +53,7 @@ func TestAgentTurnEndToEnd(t *testing.T) {
 			t.Errorf("tool %s: schema %s", tool.Name, tool.InputSchema)
 		}
 	}
-	if !slices.Equal(names, []string{"read_plan", "edit_plan", "ask", "open_decisions"}) {
+	if !slices.Equal(names, []string{"read_plan", "edit_plan", "ask", "open_decisions", "list_versions", "read_version"}) {
 		t.Errorf("tools %v", names)
 	}
 	// The reply opens as the turn starts, before the sender's "ok".

@@ -44,6 +44,9 @@ type PlanView struct {
 type Reader struct {
 	Tool string // read_plan when empty
 	ID   string // the document's ID, sent as "id" before the paging arguments
+	// Args are JSON members sent after the ID and before the paging
+	// arguments, each with its comma: `"version":12,` for read_version.
+	Args string
 }
 
 // prefix is the start of the continuing call, up to the paging arguments.
@@ -55,7 +58,7 @@ func (r Reader) prefix() string {
 	if r.ID != "" {
 		s += `"id":` + strconv.Quote(oneLine(r.ID)) + `,`
 	}
-	return s
+	return s + r.Args
 }
 
 // extra is how much longer its next: line is than read_plan's.
