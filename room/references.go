@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"regexp"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -491,21 +492,31 @@ func findByBlocks(p ReferencedPassage, source string, blocks []Block) (from, to 
 	return from, to, from < to
 }
 
-// findByQuote is where p's quote occurs, when it occurs once: all of p when
-// the quote is its whole text, else as long as p was.
+// findByQuote is where p's quote occurs, when it occurs once, its words
+// apart by any spaces or line breaks (the quote keeps them folded): all of
+// p when the quote is its whole text, else as long as p was.
 func findByQuote(p ReferencedPassage, source string) (from, to int, ok bool) {
-	q := strings.TrimSuffix(p.Quote, "…")
-	if q == "" {
+	cut := strings.HasSuffix(p.Quote, "…")
+	words := strings.Fields(strings.TrimSuffix(p.Quote, "…"))
+	if len(words) == 0 {
 		return 0, 0, false
 	}
-	// The quote has its spaces folded: look for its first line of words
-	// as written, which is how a short passage reads.
-	i := strings.Index(source, q)
-	if i < 0 || strings.Count(source, q) != 1 {
+	for i, w := range words {
+		words[i] = regexp.QuoteMeta(w)
+	}
+	re, err := regexp.Compile(strings.Join(words, `\s+`))
+	if err != nil {
 		return 0, 0, false
 	}
-	from = UTF16Len(source[:i])
-	return from, min(from+(p.To-p.From), UTF16Len(source)), true
+	found := re.FindAllStringIndex(source, 2)
+	if len(found) != 1 {
+		return 0, 0, false
+	}
+	from, to = UTF16Len(source[:found[0][0]]), UTF16Len(source[:found[0][1]])
+	if cut {
+		to = min(from+(p.To-p.From), UTF16Len(source))
+	}
+	return from, to, true
 }
 
 // PassageChoice is one block of a document as the passage picker lists it.
