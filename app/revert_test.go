@@ -2,6 +2,8 @@ package app
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -179,4 +181,121 @@ func (ta *testApp) source(t *testing.T, id string) (int64, string) {
 	apptest.Want(t, r, 200, "")
 	r.JSON(t, &plan)
 	return plan.Revision, plan.Source
+}
+
+// TestRevertRebasesATab: a tab whose edit was made before a revert is told
+// it is stale, catches up through the revert's update, rebases its edit
+// over it as CodeMirror's collab does (Map), and pushes on top; the other
+// tab receives both.
+func TestRevertRebasesATab(t *testing.T) {
+	ta := startApp(t)
+	ta.AddRepository("octo/plans")
+	ch := ta.CreateDocument("octo/plans", "Two")
+	ta.serverEdit(t, ch.ID, room.Author{Kind: room.AuthorPerson, Name: "ada"}, "# Two\n\nKeep.\n\nEnd.\n")
+	v := ta.serverEdit(t, ch.ID, room.Author{Kind: room.AuthorPlanner, Turn: "t"}, "# Two\n\nKeep.\n\nThe Planner wrote this.\n\nEnd.\n")
+	_, before := ta.source(t, ch.ID)
+
+	watcher := ta.DialRoom(ch.ID)
+	watcher.Send(map[string]any{"type": "plan:open", "id": "o", "epoch": "", "version": 0})
+	epoch := watcher.Until("plan:snapshot")["epoch"].(string)
+	late := ta.DialRoom(ch.ID)
+	late.Send(map[string]any{"type": "plan:open", "id": "o", "epoch": "", "version": 0})
+	late.Until("plan:snapshot")
+
+	// The late tab types at the end, unsent, while the Planner's paragraph
+	// is reverted.
+	mine := room.UTF16Len(before)
+	local, err := room.ParseChangeSet(insertAt(mine, mine, "Typed.\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	apptest.Want(t, ta.Do("POST", fmt.Sprintf("/api/channels/%s/versions/%d/revert", ch.ID, v), nil), 200, "")
+	if u := watcher.Until("plan:updates"); u["version"] != float64(v) {
+		t.Fatalf("the watcher got %v", u)
+	}
+
+	raw, _ := local.MarshalJSON()
+	late.Send(map[string]any{"type": "plan:push", "id": "p1", "version": v,
+		"updates": []any{map[string]any{"clientID": "tab-2", "changes": json.RawMessage(raw)}}})
+	if e := late.Until("error"); e["code"] != "stale-version" || e["version"] != float64(v+1) {
+		t.Fatalf("a push from before the revert: %v", e)
+	}
+	late.Send(map[string]any{"type": "plan:open", "id": "o2", "epoch": epoch, "version": v})
+	missed := late.Until("plan:updates")["updates"].([]any)
+	if len(missed) != 1 {
+		t.Fatalf("catching up through the revert: %v", missed)
+	}
+	js, _ := json.Marshal(missed[0].(map[string]any)["changes"])
+	theirs, err := room.ParseChangeSet(js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rebased, err := local.Map(theirs, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, _ = rebased.MarshalJSON()
+	if got := tabPush(t, late, v+1, raw); got != v+2 {
+		t.Fatalf("the rebased push is version %d", got)
+	}
+	if _, src := ta.source(t, ch.ID); src != "# Two\n\nKeep.\n\nEnd.\nTyped.\n" {
+		t.Fatalf("after the rebased push %q", src)
+	}
+	if u := watcher.Until("plan:updates"); u["version"] != float64(v+1) {
+		t.Fatalf("the watcher got %v", u)
+	}
+}
+
+// TestRevertKeepsThreadAnchors: a comment thread's passage keeps its place
+// through a revert of a change before it, the revert's revert and a
+// restore, as through any change; one on text a revert removes is
+// orphaned.
+func TestRevertKeepsThreadAnchors(t *testing.T) {
+	ta := startApp(t)
+	ta.AddRepository("octo/plans")
+	ch := ta.CreateDocument("octo/plans", "Anchors")
+	person := room.Author{Kind: room.AuthorPerson, Name: "ada"}
+	ta.serverEdit(t, ch.ID, person, "# Anchors\n\nWe ship the fast path first.\n")                                                                    // 1
+	added := ta.serverEdit(t, ch.ID, room.Author{Kind: room.AuthorPlanner, Turn: "t"}, "# Anchors\n\nA new intro.\n\nWe ship the fast path first.\n") // 2
+	rev, src := ta.source(t, ch.ID)
+	tab := ta.DialRoom(ch.ID)
+	tab.Send(newThreadFor(t, src, rev, "fast path", "Why first?"))
+	tab.Until("comment:started")
+	tab.Send(func() map[string]any {
+		m := newThreadFor(t, src, rev, "new intro", "Needed?")
+		m["id"] = "s2"
+		return m
+	}())
+	tab.Until("comment:started")
+
+	at := func(src, quote string) (int, int) {
+		i := strings.Index(src, quote)
+		return room.UTF16Len(src[:i]), room.UTF16Len(src[:i]) + room.UTF16Len(quote)
+	}
+	check := func(step string) {
+		t.Helper()
+		_, src := ta.source(t, ch.ID)
+		for _, th := range ta.threads(t, ch.ID).Threads {
+			p := th.Passage
+			switch p.Quote {
+			case "fast path":
+				if from, to := at(src, "fast path"); p.From != from || p.To != to || p.State == room.AnchorOrphaned {
+					t.Errorf("%s: the thread on %q is at %d–%d (%s), the text at %d–%d", step, p.Quote, p.From, p.To, p.State, from, to)
+				}
+			case "new intro": // on what the revert removed: orphaned, and it stays so
+				if p.State != room.AnchorOrphaned {
+					t.Errorf("%s: the thread on %q is %s in %q", step, p.Quote, p.State, src)
+				}
+			}
+		}
+	}
+	apptest.Want(t, ta.Do("POST", fmt.Sprintf("/api/channels/%s/versions/%d/revert", ch.ID, added), nil), 200, "")
+	check("after the revert")
+	apptest.Want(t, ta.Do("POST", fmt.Sprintf("/api/channels/%s/versions/%d/revert", ch.ID, added+1), nil), 200, "")
+	check("after reverting the revert")
+	apptest.Want(t, ta.Do("POST", fmt.Sprintf("/api/channels/%s/versions/%d/restore", ch.ID, added-1), nil), 200, "")
+	check("after the restore")
+	if _, src := ta.source(t, ch.ID); src != "# Anchors\n\nWe ship the fast path first.\n" {
+		t.Errorf("restored %q", src)
+	}
 }
