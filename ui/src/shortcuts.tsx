@@ -24,6 +24,7 @@ export const shortcutGroups: { title: string; keys: [string[], string][] }[] = [
       [[alt, "1"], "Show the Plan and put the cursor in the editor"],
       [[alt, "2"], "Show the Decisions"],
       [[alt, "3"], "Go to the Chat message box"],
+      [[alt, "4"], "Open the plan's history (Esc closes it)"],
       [[mod, "Enter"], "Send the message (in the message box)"],
       [[mod, "."], "Stop the Planner while it works"],
     ],

@@ -1489,6 +1489,13 @@ try {
     await p.locator(".plan-view").waitFor();
     await axe(p, "the workspace's Preview");
     await p.getByRole("tab", { name: "Edit" }).click();
+    await p.locator(".top-bar").getByRole("button", { name: "History" }).click();
+    const history = p.getByRole("dialog", { name: "History of the plan" });
+    await history.locator(".history-pick").first().click();
+    await history.locator(".history-plan").waitFor();
+    await axe(p, "the History");
+    await p.keyboard.press("Escape");
+    await history.waitFor({ state: "detached" });
     await p.locator(".planner-button").click();
     await p.getByRole("dialog", { name: "Connect a Planner" }).waitFor();
     await axe(p, "the Connect dialog with a Planner attached");
@@ -2181,6 +2188,9 @@ try {
     await c.close();
   });
 
+  // ---- the plan's history: sessions, old versions, diff, restore, revert (issue 31) ----
+  await walkHistory(a, { channel, docPath });
+
   await step("archiving makes the editor read-only", async () => {
     await b.goto(origin + "/documents/octo/plans");
     const row = b.locator(".doc-row", { hasText: "Launch plan v2" });
@@ -2569,4 +2579,249 @@ async function walkRepositories(a) {
     const left = await a.evaluate(async () => (await (await fetch("/api/repositories")).json()).repositories.length);
     if (left !== 0) throw new Error(left + " repositories left");
   });
+}
+
+// ---- the plan's history (issue 31) ----
+// Two tabs on the document whose Planner is attached: a person's typing, an
+// append over HTTP and a Planner turn become sessions with their authors; an
+// old version shows as it was; the diff marks changed words; Revert this
+// turn undoes the Planner's turn, and again once the person has edited its
+// text is refused, naming the version in the way; Restore asks, naming the
+// time, and the second tab (its History open too) follows. It ends with
+// the plan as the person's first edit left it.
+async function walkHistory(a, { channel, docPath }) {
+  const { axe } = await import("./a11y.mjs");
+  const planSource = async () => (await ask({ ask: "plan", channel })).source;
+  const dialog = (page) => page.getByRole("dialog", { name: "History of the plan" });
+  const sessions = (page) => dialog(page).locator(".history-session");
+  const whoOf = (loc) => loc.locator(".history-who").textContent();
+  // The sessions this walk made: versions after it began.
+  let start = 0;
+  const ours = async (page, kind) => {
+    const out = [];
+    for (const s of await sessions(page).all())
+      if (Number(await s.getAttribute("data-from")) > start && (!kind || (await s.getAttribute("data-kind")) === kind))
+        out.push(s);
+    return out;
+  };
+  const revise = async () => {
+    const box = a.getByRole("textbox", { name: "Message" });
+    await box.fill("@chopin revise the plan");
+    await box.press("Enter");
+    await until("the Planner's revision", async () => !(await planSource()).includes("This line will go."), 20000);
+  };
+  let c;
+
+  await step(
+    "history: a person's typing, an HTTP edit and a Planner turn show as sessions with their authors",
+    async () => {
+      start = (await ask({ ask: "plan", channel })).version;
+      await a.getByRole("tab", { name: "Edit" }).click();
+      await a.locator(".cm-content").click();
+      await a.keyboard.press("Control+End");
+      await a.keyboard.type("\n\nHistory budget: ten thousand.");
+      await until("the typing on the server", async () =>
+        (await planSource()).includes("History budget: ten thousand."),
+      );
+      await ask({ ask: "append", channel, text: "\n\nThis sentence will be revised.\n\nThis line will go.\n" });
+      await until("the append in a", async () => (await editorText(a)).includes("This line will go."));
+      await revise();
+      c = await newPage();
+      await c.goto(origin + docPath);
+      await c.locator(".cm-content").waitFor();
+      // Opened from the header; Escape closes it and the focus goes back.
+      await a.locator(".top-bar").getByRole("button", { name: "History" }).click();
+      await dialog(a).waitFor();
+      await until("the three sessions", async () => (await ours(a)).length >= 3);
+      const [planner, server, person] = await ours(a);
+      const who = [await whoOf(planner), await whoOf(server), await whoOf(person)];
+      if (!/^Planner( · .+)?$/.test(who[0]) || who[1] !== "Chopin" || who[2] !== "You")
+        throw new Error("the newest sessions are by " + JSON.stringify(who));
+      const text = await planner.textContent();
+      if (!/just now|minute/.test(text) || !/1 version/.test(text))
+        throw new Error("the Planner's session says " + text);
+      await shot(a, "90-history-timeline");
+      await a.keyboard.press("Escape");
+      await dialog(a).waitFor({ state: "detached" });
+      if (!(await a.evaluate(() => document.activeElement?.textContent === "History")))
+        throw new Error("the focus did not go back to History");
+      // Alt+4 opens it too, and it is listed under ?.
+      await a.keyboard.press("Alt+4");
+      await dialog(a).waitFor();
+    },
+  );
+
+  await step("history: an old version shows as it was; the diff marks changed words and folds the rest", async () => {
+    const [planner, , person] = await ours(a);
+    // Chosen by keyboard: Tab to it, Enter.
+    await person.locator(".history-pick").focus();
+    await a.keyboard.press("Enter");
+    if ((await person.locator(".history-pick").getAttribute("aria-pressed")) !== "true")
+      throw new Error("Enter did not choose the session");
+    const old = dialog(a).locator(".history-plan");
+    await old.getByText("History budget: ten thousand.").waitFor();
+    if (await old.getByText("This line will go.").count()) throw new Error("the old version shows a later line");
+    // What the Planner's turn changed: its session against the version before it.
+    await planner.locator(".history-pick").click();
+    await dialog(a).getByRole("tab", { name: "Diff" }).click();
+    await dialog(a).getByText("From version").waitFor();
+    const compare = dialog(a).getByRole("combobox", { name: "Compare with…" });
+    await compare.selectOption(
+      await compare.locator("option", { hasText: "Just before this session" }).getAttribute("value"),
+    );
+    const diff = dialog(a).locator(".history-diff");
+    await diff.locator(".diff-changed del", { hasText: "will be" }).waitFor();
+    await diff.locator(".diff-changed ins", { hasText: /was/ }).waitFor();
+    // The line that went and the one that came (the server may pair them as one change).
+    await diff.locator("del", { hasText: "This line will go" }).waitFor();
+    await diff.locator("ins", { hasText: "A step the Planner added" }).waitFor();
+    // Colour and a mark that is not colour.
+    const deco = (sel) =>
+      diff
+        .locator(sel)
+        .first()
+        .evaluate((el) => getComputedStyle(el).textDecorationLine);
+    if ((await deco("del")) !== "line-through" || (await deco("ins")) !== "underline")
+      throw new Error("changed words are not struck through and underlined");
+    const fold = diff.getByRole("button", { name: /^\d+ unchanged blocks$/ });
+    const n = Number((await fold.textContent()).split(" ")[0]);
+    const shown = await diff.locator("pre.diff-same").count();
+    await fold.click();
+    await until(
+      "the unchanged blocks unfolded",
+      async () => (await diff.locator("pre.diff-same").count()) === shown + n,
+    );
+    await axe(a, "the History's diff");
+    for (const [w, h] of [
+      [1280, 800],
+      [420, 860],
+    ]) {
+      await a.setViewportSize({ width: w, height: h });
+      for (const scheme of ["light", "dark"]) {
+        await a.emulateMedia({ colorScheme: scheme });
+        await shot(a, `91-history-diff-${w}-${scheme}`);
+      }
+    }
+    await axe(a, "the History, narrow and dark");
+    await a.emulateMedia({ colorScheme: "light" });
+    await a.setViewportSize({ width: 1320, height: 860 });
+  });
+
+  await step("history: Revert this turn undoes the Planner's turn, and the other tab follows", async () => {
+    const [planner] = await ours(a, "planner");
+    await planner.locator(".history-pick").click();
+    await dialog(a).getByRole("button", { name: "Revert this turn" }).click();
+    await dialog(a).getByRole("group", { name: "Confirm" }).getByRole("button", { name: "Revert this turn" }).click();
+    await dialog(a).getByRole("status").getByText("Reverted the Planner's turn.").waitFor();
+    const src = await planSource();
+    if (
+      !src.includes("This sentence will be revised.\n\nThis line will go.") ||
+      /A step the Planner added\.\s*$/.test(src)
+    )
+      throw new Error("after the revert the plan ends " + JSON.stringify(src.slice(-160)));
+    await until(
+      "the revert first in the timeline",
+      async () => (await whoOf(sessions(a).first())) === "Reverted by you",
+    );
+    await c.locator(".cm-content").click();
+    await c.keyboard.press("Control+End");
+    await until("the revert in c", async () => (await editorText(c)).includes("This line will go."));
+  });
+
+  await step("history: a revert whose text was edited since is refused, naming the version in the way", async () => {
+    await a.keyboard.press("Escape");
+    await dialog(a).waitFor({ state: "detached" });
+    await revise();
+    await until("the revision in a", async () =>
+      (await editorText(a)).includes("This sentence was revised by the Planner."),
+    );
+    // The person rewrites the sentence the Planner wrote.
+    await a.locator(".cm-scroller").evaluate((el) => el.scrollTo(0, el.scrollHeight));
+    await a.locator(".cm-content .cm-line", { hasText: "This sentence was revised by the Planner." }).last().click();
+    await a.keyboard.press("Home");
+    await a.keyboard.press("Shift+End");
+    await a.keyboard.type("Ada rewrote this sentence.");
+    await until("the rewrite on the server", async () => (await planSource()).includes("Ada rewrote this sentence."));
+    await a.keyboard.press("Escape");
+    await a.keyboard.press("Alt+4");
+    await dialog(a).waitFor();
+    await until("the rewrite in the timeline", async () => (await whoOf(sessions(a).first())) === "You");
+    const [planner] = await ours(a, "planner");
+    await planner.locator(".history-pick").click();
+    await dialog(a).getByRole("button", { name: "Revert this turn" }).click();
+    await dialog(a).getByRole("group", { name: "Confirm" }).getByRole("button", { name: "Revert this turn" }).click();
+    const refused = dialog(a).locator(".history-refused[role=alert]");
+    await refused.waitFor();
+    const links = refused.locator(".history-conflicts button");
+    await links.first().waitFor();
+    if (!(await planSource()).includes("Ada rewrote this sentence."))
+      throw new Error("the refused revert changed the plan");
+    await shot(a, "92-history-conflict");
+    // The version in the way is the person's rewrite: its link chooses it.
+    const [rewrite] = await ours(a, "person");
+    const [from, to] = [Number(await rewrite.getAttribute("data-from")), Number(await rewrite.getAttribute("data-to"))];
+    const label = await links.first().textContent();
+    // One link for the burst of typing, however many versions it made.
+    const m = /^Versions? (\d+)(?:–(\d+))? by You, \d\d:\d\d$/.exec(label);
+    if (!m || Number(m[1]) < from || Number(m[2] ?? m[1]) > to || (await links.count()) !== 1)
+      throw new Error(
+        `the conflicts name ${JSON.stringify(await links.allTextContents())}, not versions of ${from}–${to}`,
+      );
+    await links.first().click();
+    await until(
+      "the rewrite chosen",
+      async () => (await rewrite.locator(".history-pick").getAttribute("aria-pressed")) === "true",
+    );
+  });
+
+  await step(
+    "history: Restore asks, naming the time, then restores; the other tab and its History follow",
+    async () => {
+      await c.keyboard.press("Escape");
+      await c.keyboard.press("Alt+4");
+      await dialog(c).waitFor();
+      const people = await ours(a, "person");
+      const first = people[people.length - 1]; // the typing that began the walk
+      await first.locator(".history-pick").click();
+      await dialog(a).getByRole("button", { name: "Restore this version" }).click();
+      const confirm = dialog(a).getByRole("group", { name: "Confirm" });
+      const question = await confirm.locator("p").textContent();
+      if (!/^Restore the plan as it was at \d\d:\d\d\? Everything after stays in the history\.$/.test(question))
+        throw new Error("Restore asks " + JSON.stringify(question));
+      // Escape takes back the question, not the History.
+      await a.keyboard.press("Escape");
+      await confirm.waitFor({ state: "detached" });
+      await dialog(a).waitFor();
+      await dialog(a).getByRole("button", { name: "Restore this version" }).click();
+      await confirm.getByRole("button", { name: "Restore" }).click();
+      await dialog(a)
+        .getByRole("status")
+        .getByText(/^Restored the plan as it was at/)
+        .waitFor();
+      const src = await planSource();
+      if (
+        !src.includes("History budget: ten thousand.") ||
+        src.includes("This line will go.") ||
+        src.includes("Ada rewrote")
+      )
+        throw new Error("the restored plan ends " + JSON.stringify(src.slice(-160)));
+      for (const p of [a, c])
+        await until(
+          "Restored by you in the timeline",
+          async () => (await whoOf(sessions(p).first())) === "Restored by you",
+        );
+      await shot(c, "93-history-restored-other-tab");
+      await c.keyboard.press("Escape");
+      await dialog(c).waitFor({ state: "detached" });
+      await c.locator(".cm-content").click();
+      await c.keyboard.press("Control+End");
+      await until("the restore in c", async () => {
+        const t = await editorText(c);
+        return t.includes("History budget: ten thousand.") && !t.includes("Ada rewrote");
+      });
+      await c.close();
+      await a.keyboard.press("Escape");
+      await dialog(a).waitFor({ state: "detached" });
+    },
+  );
 }

@@ -18,6 +18,7 @@ import { ConnectDialog, PlannerButton, Reads } from "./planner";
 import { PlanFileActions } from "./planfile";
 import { useWorkspaceShortcuts } from "../shortcuts";
 import { ReferencedBy } from "./references";
+import { HistoryButton, HistoryView, useHistoryShortcut } from "./history";
 import { ArchiveButton, ArchivedBar, ChatToggle, DocTitle, StoppedBar, stoppedAfter, useChatShown } from "./header";
 import { headingOf } from "./decisions";
 import { ThemeToggle } from "../theme";
@@ -45,6 +46,7 @@ export function Workspace({ initial, session }: { initial: Channel; session: Ses
   const [docView, setDocView] = useState<"plan" | "decisions">("plan");
   const [compactView, setCompactView] = useState<"chat" | "plan" | "decisions">("plan");
   const [connectOpen, setConnectOpen] = useState(false);
+  const [historyOpen, setHistoryOpen] = useState(false);
   const [focusDecision, setFocusDecision] = useState<{ id: string; n: number } | null>(null);
   const [chatShown, setChatShown] = useChatShown();
   const root = useRef<HTMLDivElement>(null);
@@ -120,6 +122,7 @@ export function Workspace({ initial, session }: { initial: Channel; session: Ses
     }
     requestAnimationFrame(() => focusDestination(where, plan));
   });
+  useHistoryShortcut(() => setHistoryOpen(true));
   const [owner, repoName] = state.channel.repository.split("/");
   const docsHref = `/documents/${encodeURIComponent(owner)}/${encodeURIComponent(repoName)}`;
 
@@ -146,7 +149,12 @@ export function Workspace({ initial, session }: { initial: Channel; session: Ses
 
   return (
     <div class={"workspace " + (wide ? "wide" : "compact") + (wide && !chatShown ? " chat-hidden" : "")} ref={root}>
-      <TopBar ctx={ctx} docsHref={docsHref} onPlanner={() => setConnectOpen(true)} />
+      <TopBar
+        ctx={ctx}
+        docsHref={docsHref}
+        onPlanner={() => setConnectOpen(true)}
+        onHistory={() => setHistoryOpen(true)}
+      />
       <ArchivedBar ctx={ctx} docsHref={docsHref} />
       <StoppedBar ctx={ctx} />
       <div class="panes">
@@ -211,6 +219,16 @@ export function Workspace({ initial, session }: { initial: Channel; session: Ses
         </nav>
       )}
       {connectOpen && <ConnectDialog ctx={ctx} onClose={() => setConnectOpen(false)} />}
+      {historyOpen && (
+        <HistoryView
+          ctx={ctx}
+          onClose={() => setHistoryOpen(false)}
+          questionOf={(id) => {
+            const d = state.decisions.find((d) => d.id === id);
+            return d ? headingOf(d).heading : null;
+          }}
+        />
+      )}
     </div>
   );
 }
@@ -226,7 +244,17 @@ function focusDestination(where: "plan" | "decisions" | "chat", plan: PlanSync) 
   else q(".doc-pane .switch [aria-selected=true], .bottom-bar [aria-current=page]")?.focus();
 }
 
-function TopBar({ ctx, docsHref, onPlanner }: { ctx: WorkspaceCtx; docsHref: string; onPlanner: () => void }) {
+function TopBar({
+  ctx,
+  docsHref,
+  onPlanner,
+  onHistory,
+}: {
+  ctx: WorkspaceCtx;
+  docsHref: string;
+  onPlanner: () => void;
+  onHistory?: () => void;
+}) {
   const { state } = ctx;
   const label =
     state.connection === "offline" && ctx.socket.failures >= stoppedAfter
@@ -263,6 +291,7 @@ function TopBar({ ctx, docsHref, onPlanner }: { ctx: WorkspaceCtx; docsHref: str
       <ReferencedBy channelId={state.channel.id} refresh={state.channel.title} />
       <Reads ctx={ctx} />
       <PlanFileActions ctx={ctx} />
+      {onHistory && <HistoryButton onClick={onHistory} />}
       <ArchiveButton ctx={ctx} />
       <ThemeToggle />
       <PlannerButton ctx={ctx} onClick={onPlanner} />
