@@ -299,3 +299,47 @@ func TestRevertKeepsThreadAnchors(t *testing.T) {
 		t.Errorf("restored %q", src)
 	}
 }
+
+// TestRevertKeepsDecisionLine: a decision card's line in the plan stays
+// where it is, after the paragraph it was asked on, through a revert of a
+// change around it and a restore.
+func TestRevertKeepsDecisionLine(t *testing.T) {
+	ta := startApp(t)
+	ta.AddRepository("octo/plans")
+	ch := ta.CreateDocument("octo/plans", "Decide")
+	ta.putPlan(t, ch.ID, 0, "# Decide\n\nWhich store do we use?\n")
+	browser := ta.DialRoom(ch.ID)
+	askingPlanner(t, ta, ch.ID, "Which store?")
+	ta.waitAttached(browser, ch.ID)
+	browser.Send(map[string]any{"type": "chat:send", "id": "m1", "text": "@chopin ask"})
+	id := ta.openCard(t, ch.ID, "Which store?")
+	apptest.Want(t, ta.Do("POST", "/api/channels/"+ch.ID+"/decisions/"+id+"/answer",
+		map[string]any{"labels": []string{"SQLite"}}), 200, "")
+	_, src := ta.source(t, ch.ID)
+	i := strings.Index(src, "<Decision")
+	if i < 0 {
+		t.Fatalf("no decision line in %q", src)
+	}
+	decision := src[i : i+strings.Index(src[i:], "\n")+1]
+	placed := "Which store do we use?\n\n" + decision
+	if !strings.Contains(src, placed) {
+		t.Fatalf("the decision line is not after its paragraph: %q", src)
+	}
+
+	// A change before the line and one after it, by the Planner; the first
+	// reverted, then the version with both restored.
+	planner := room.Author{Kind: room.AuthorPlanner, Turn: "later"}
+	before := ta.serverEdit(t, ch.ID, planner, strings.Replace(src, "Which store", "First, an intro.\n\nWhich store", 1))
+	_, src = ta.source(t, ch.ID)
+	both := ta.serverEdit(t, ch.ID, planner, src+"\nAfterwards.\n")
+	apptest.Want(t, ta.Do("POST", fmt.Sprintf("/api/channels/%s/versions/%d/revert", ch.ID, before), nil), 200, "")
+	_, src = ta.source(t, ch.ID)
+	if strings.Contains(src, "First, an intro.") || !strings.Contains(src, placed) || strings.Count(src, "<Decision") != 1 {
+		t.Fatalf("after the revert %q", src)
+	}
+	apptest.Want(t, ta.Do("POST", fmt.Sprintf("/api/channels/%s/versions/%d/restore", ch.ID, both), nil), 200, "")
+	_, src = ta.source(t, ch.ID)
+	if !strings.Contains(src, "First, an intro.\n\n"+placed) || strings.Count(src, "<Decision") != 1 {
+		t.Fatalf("after the restore %q", src)
+	}
+}
