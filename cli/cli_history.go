@@ -54,6 +54,8 @@ func (v historyVersion) who() string {
 		return a.Name + " (MCP)"
 	case "restore":
 		return a.Name + " (restore)"
+	case "revert":
+		return a.Name + " (revert)"
 	}
 	return a.Kind
 }

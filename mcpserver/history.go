@@ -37,7 +37,7 @@ func (s *Server) listVersionsTool() tool {
 		spec: &mcp.Tool{Name: "list_versions", Title: "List a document's versions",
 			Description: "List the versions of a document's plan that Chopin keeps, newest first, 50 at a time (limit: 1 to 200): " +
 				"every change for a recent window, then one version per day. Each has its version number, time (unix milliseconds), " +
-				"author {kind: person, planner, mcp, import, restore or server; name: a person's login or an MCP client's name; turn and model for the Planner} " +
+				"author {kind: person, planner, mcp, import, restore, revert or server; name: a person's login or an MCP client's name; turn and model for the Planner} " +
 				"and a one-line summary of what it changed. Pass nextBefore as before for the next page. " +
 				"Read one with read_document's version. Returns {id, versions: [{version, time, author, summary}], nextBefore: integer or null}. " +
 				"Refusals: document-unavailable."},

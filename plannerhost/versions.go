@@ -198,6 +198,8 @@ func authorWords(a room.Author) string {
 		return "an import of the plan file"
 	case room.AuthorRestore:
 		return "a restore by @" + a.Name
+	case room.AuthorRevert:
+		return "a revert by @" + a.Name
 	case room.AuthorServer:
 		return "Chopin (an edit over HTTP, a decision line, or the plan's first text)"
 	}
