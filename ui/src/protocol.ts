@@ -129,15 +129,53 @@ export interface ChatAttachment {
   data: string; // standard base64
 }
 
-// MessageReference is a document a message refers to, as the server kept
-// it: the title it had then, and what the sender saw of its plan.
+// MessageReference is a document, or a passage of one, a message refers
+// to, as the server kept it: the title it had then, and what the sender saw
+// of its plan (docs/http-api.md, POST .../messages).
 export interface MessageReference {
-  kind: "document";
+  kind: "document" | "passage";
   channelId: string;
   label: string;
   observedRevision: number;
   observedSourceHash: string;
+  passage?: ReferencedPassage;
 }
+
+// ReferencedPassage is what a passage reference pointed at when the message
+// was sent: UTF-16 offsets at observedRevision, its quote (at most 200
+// characters), lines and the heading above it.
+export interface ReferencedPassage {
+  from: number;
+  to: number;
+  blocks: { index: number; digest: string }[];
+  inFirst: number;
+  inLast: number;
+  quote: string;
+  digest: string;
+  startLine: number;
+  endLine: number;
+  heading?: string;
+}
+
+// PassageNow is where a referenced passage is now (GET
+// .../messages/:id/references): orphaned when it was deleted or rewritten.
+export interface PassageNow {
+  state: "anchored" | "changed" | "orphaned";
+  found?: "history" | "block" | "quote";
+  revision: number;
+  from: number;
+  to: number;
+  startLine?: number;
+  endLine?: number;
+  quote?: string;
+  heading?: string;
+}
+
+// ReferenceRequest is a reference as chat:send carries it: a whole
+// document, or a passage of it at the revision its offsets were read at.
+export type ReferenceRequest =
+  | { kind: "document"; channelId: string }
+  | { kind: "passage"; channelId: string; from: number; to: number; revision: number };
 
 // AttachmentUpload is a file sent with chat:send.
 export interface AttachmentUpload {
@@ -564,7 +602,7 @@ export interface ChatSendFrame {
   text: string;
   command?: ChatCommand;
   attachments?: AttachmentUpload[];
-  references?: { kind: "document"; channelId: string }[];
+  references?: ReferenceRequest[];
 }
 export interface DecisionAnswerFrame {
   type: "decision:answer";

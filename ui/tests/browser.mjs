@@ -2060,6 +2060,145 @@ try {
     if ((await rename("Travel notes")) !== 200) throw new Error("rename back refused");
   });
 
+  await step(
+    "references: a passage of another plan is picked after its document, shows in both tabs as it reads now, and opens marked",
+    async () => {
+      // A document of its own, so the walk's other documents keep their text.
+      const packing = await a.evaluate(async () => {
+        const r = await fetch("/api/repositories/octo/plans/channels", {
+          method: "POST",
+          headers: { "Content-Type": "application/json" },
+          body: JSON.stringify({ title: "Packing list" }),
+        });
+        if (r.status !== 201) throw new Error(`POST channels: ${r.status} ${await r.text()}`);
+        return r.json();
+      });
+      const putPlan = (source) =>
+        a.evaluate(
+          async ([id, source]) => {
+            const plan = await (await fetch(`/api/channels/${id}/plan`)).json();
+            const r = await fetch(`/api/channels/${id}/plan`, {
+              method: "PUT",
+              headers: { "Content-Type": "application/json" },
+              body: JSON.stringify({ revision: plan.revision, source }),
+            });
+            if (r.status !== 200) throw new Error(`PUT plan: ${r.status} ${await r.text()}`);
+          },
+          [packing.id, source],
+        );
+      await putPlan(
+        "# Packing list\n\n## Papers\n\nPassports and the ferry tickets.\n\n## Clothes\n\nSunscreen, a hat and sandals.\n",
+      );
+      await a.goto(origin + docPath);
+      await b.goto(origin + docPath);
+      const box = a.getByRole("textbox", { name: "Message" });
+      await box.fill("");
+      await box.pressSequentially("Check #pack");
+      await a
+        .locator(".reference-list")
+        .getByRole("option", { name: /Packing list/ })
+        .waitFor();
+      await box.press("Enter");
+      // The second step: Whole document first and chosen, then the blocks.
+      const search = a.getByRole("textbox", { name: "Search the passages of Packing list" });
+      await search.waitFor();
+      if (!(await search.evaluate((el) => el === document.activeElement)))
+        throw new Error("the passage search does not have the focus");
+      const options = a.locator("#passage-options [role=option]");
+      await until("the blocks", async () => (await options.count()) === 6);
+      const first = options.first();
+      if (
+        (await first.getAttribute("aria-selected")) !== "true" ||
+        !(await first.textContent()).startsWith("Whole document")
+      )
+        throw new Error("Whole document is not first and chosen: " + (await first.textContent()));
+      await shot(a, "33b-passage-picker");
+      await a.emulateMedia({ colorScheme: "dark" });
+      await shot(a, "33b-passage-picker-dark");
+      await a.emulateMedia({ colorScheme: "light" });
+      // Searching picks the first block that matches; arrows move; Enter takes it.
+      await search.pressSequentially("sun");
+      await until("one block found", async () => (await options.count()) === 2);
+      await search.press("ArrowUp");
+      await search.press("ArrowDown");
+      await search.press("Enter");
+      await a.locator(".passage-list").waitFor({ state: "detached" });
+      const chip = a.locator(".reference-chips .reference-chip");
+      await until("the passage chip", async () =>
+        (await chip.textContent()).startsWith("Packing list › Clothes: “Sunscreen, a hat and sandals.”"),
+      );
+      if ((await chip.count()) !== 1) throw new Error("the whole document's chip stayed beside the passage's");
+      if (!(await box.evaluate((el) => el === document.activeElement)))
+        throw new Error("the focus did not come back to the message");
+      await shot(a, "33c-passage-chip");
+      await box.pressSequentially("please");
+      await box.press("Enter");
+      // Both tabs show the passage as it reads now, with a link to it.
+      for (const p of [a, b]) {
+        const ref = p.locator(".transcript .msg-person").last().locator(".reference-passage");
+        await until(
+          "the passage in Chat",
+          async () => (await ref.locator("q").textContent()) === "Sunscreen, a hat and sandals.",
+        );
+        await ref.getByRole("link", { name: "Show passage (line 9)" }).waitFor();
+        if ((await ref.locator("a.reference-chip").textContent()) !== "#Packing list › Clothes")
+          throw new Error("the chip reads " + (await ref.locator("a.reference-chip").textContent()));
+      }
+      await shot(b, "33d-passage-in-chat");
+      await b.emulateMedia({ colorScheme: "dark" });
+      await shot(b, "33d-passage-in-chat-dark");
+      await b.emulateMedia({ colorScheme: "light" });
+      const size = b.viewportSize();
+      await b.setViewportSize({ width: 390, height: 700 });
+      await b.getByRole("navigation", { name: "Destinations" }).getByText("Chat").click();
+      await b.locator(".transcript .msg-person").last().locator(".reference-passage").scrollIntoViewIfNeeded();
+      await shot(b, "33d-passage-in-chat-390");
+      await b.setViewportSize(size);
+      // Edited above it and inside it, it is found where it moved and reads anew.
+      await putPlan(
+        "# Packing list\n\nFor the June trip.\n\n## Papers\n\nPassports and the ferry tickets.\n\n## Clothes\n\nSunscreen, a hat, water and sandals.\n",
+      );
+      await b.reload();
+      const moved = b.locator(".transcript .msg-person").last().locator(".reference-passage");
+      await until(
+        "the passage as it reads now",
+        async () => (await moved.locator("q").textContent()) === "Sunscreen, a hat, water and sandals.",
+      );
+      await moved.getByText("(changed since)").waitFor();
+      const show = moved.getByRole("link", { name: "Show passage (line 11)" });
+      await shot(b, "33e-passage-moved");
+      // Show passage opens the document with the passage marked.
+      await show.click();
+      await b.waitForURL(/\/documents\/octo\/plans\/packing-list$/);
+      await until(
+        "the passage marked",
+        async () =>
+          (await b.locator(".cm-line.cm-passage-flash").allTextContents()).join("|") ===
+          "Sunscreen, a hat, water and sandals.",
+      );
+      await shot(b, "33f-passage-shown");
+      // Deleted, Chat says so.
+      await putPlan("# Packing list\n\nFor the June trip.\n\n## Papers\n\nPassports and the ferry tickets.\n");
+      await a.reload();
+      const gone = a.locator(".transcript .msg-person").last().locator(".reference-passage");
+      await gone.getByText("The passage was deleted or rewritten since; it is not in the document now.").waitFor();
+      await shot(a, "33g-passage-deleted");
+      // Escape keeps the whole document.
+      await box.fill("");
+      await box.pressSequentially("See #pack");
+      await a
+        .locator(".reference-list")
+        .getByRole("option", { name: /Packing list/ })
+        .waitFor();
+      await box.press("Enter");
+      await search.waitFor();
+      await search.press("Escape");
+      await until("the document chip", async () => (await chip.textContent()).startsWith("Packing list×"));
+      await a.getByRole("button", { name: "Do not refer to Packing list" }).click();
+      await box.fill("");
+    },
+  );
+
   await step("scrolling up in Chat reads older messages back to the first", async () => {
     longChat = await a.evaluate(async () => {
       const r = await fetch("/api/repositories/octo/plans/channels", {

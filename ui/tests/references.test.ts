@@ -4,7 +4,19 @@
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { activeReference, chooseReference, ownFirst, referenceQuery } from "../src/workspace/references";
+import {
+  activeReference,
+  choosePassage,
+  chooseReference,
+  firstWords,
+  ownFirst,
+  passageLabel,
+  passageMatches,
+  referenceKey,
+  referenceQuery,
+  referenceRequests,
+  type PassageChoice,
+} from "../src/workspace/references";
 
 test("a # at the start, after a space or a bracket, up to the caret, is a reference being typed", () => {
   assert.deepEqual(referenceQuery("#", 1), { start: 0, query: "" });
@@ -54,4 +66,66 @@ test("after a document is chosen, the words that follow it do not ask for anothe
   // Another # asks again; so does one before a title nobody chose.
   assert.deepEqual(activeReference(text + "and #bud", text.length + 8, ["Travel notes"]), { start: 31, query: "bud" });
   assert.deepEqual(activeReference(text, text.length, []), { start: 13, query: "Travel notes " });
+});
+
+const block = (index: number, heading: string, words: string, type = "paragraph"): PassageChoice => ({
+  index,
+  type,
+  from: index * 10,
+  to: index * 10 + 5,
+  startLine: index + 1,
+  endLine: index + 1,
+  heading,
+  words,
+});
+
+test("a passage's chip reads title › heading: “first words…”", () => {
+  assert.equal(
+    passageLabel("Launch plan", "Goals", "Ship the beta to ten teams before the end of June, then ask them."),
+    "Launch plan › Goals: “Ship the beta to ten teams before the…”",
+  );
+  assert.equal(passageLabel("Launch plan", undefined, "Ship."), "Launch plan › “Ship.”");
+  assert.equal(firstWords("  short \n text "), "short text");
+  // One long word is cut where it must be.
+  assert.equal(firstWords("x".repeat(50), 10), "x".repeat(10) + "…");
+});
+
+test("the passage search finds blocks with every word, in the heading or the first words, any case", () => {
+  const blocks = [
+    block(0, "Launch plan", "Launch plan", "heading"),
+    block(1, "Goals", "Ship the beta."),
+    block(2, "Risks", "The API may change."),
+  ];
+  assert.deepEqual(
+    passageMatches(blocks, "").map((b) => b.index),
+    [0, 1, 2],
+  );
+  assert.deepEqual(
+    passageMatches(blocks, "goals").map((b) => b.index),
+    [1],
+  );
+  assert.deepEqual(
+    passageMatches(blocks, "risks API").map((b) => b.index),
+    [2],
+  );
+  assert.deepEqual(
+    passageMatches(blocks, "beta api").map((b) => b.index),
+    [],
+  );
+});
+
+test("a chosen passage takes the place of the whole document its choice added, once", () => {
+  const doc = { channelId: "d1", title: "Launch plan" };
+  const other = { channelId: "d2", title: "Budget" };
+  const p = { from: 10, to: 40, revision: 3, heading: "Goals", words: "Ship the beta." };
+  const refs = choosePassage([other, doc], { ...doc, addedWhole: true }, p);
+  assert.deepEqual(refs, [other, { ...doc, passage: p }]);
+  // Chosen again, nothing changes; a document referred to before keeps its whole reference.
+  assert.deepEqual(choosePassage(refs, { ...doc, addedWhole: false }, p), refs);
+  assert.deepEqual(choosePassage([doc], { ...doc, addedWhole: false }, p), [doc, { ...doc, passage: p }]);
+  assert.notEqual(referenceKey(doc), referenceKey({ ...doc, passage: p }));
+  assert.deepEqual(referenceRequests([other, { ...doc, passage: p }]), [
+    { kind: "document", channelId: "d2" },
+    { kind: "passage", channelId: "d1", from: 10, to: 40, revision: 3 },
+  ]);
 });

@@ -24,9 +24,13 @@ import {
   activeReference,
   chooseReference,
   ChosenReferences,
+  choosePassage,
   maxReferences,
+  PassagePicker,
+  referenceKey,
   referenceOptionID,
   ReferenceList,
+  referenceRequests,
   useReferenceMatches,
   type ChosenReference,
 } from "./references";
@@ -81,6 +85,14 @@ export function ChatPane({ ctx }: { ctx: WorkspaceCtx }) {
   const [refs, setRefs] = useState<ChosenReference[]>([]);
   const [caret, setCaret] = useState(0);
   const [refsClosedAt, setRefsClosedAt] = useState<string | null>(null); // the draft Escape or a blur closed it at
+  // The document just chosen, while its passages are offered.
+  const [passageStep, setPassageStep] = useState<{ channelId: string; title: string; addedWhole: boolean } | null>(
+    null,
+  );
+  const closePassages = () => {
+    setPassageStep(null);
+    requestAnimationFrame(() => box.current?.focus());
+  };
   const hash =
     !listOpen && state.canEdit && refsClosedAt !== draft
       ? activeReference(
@@ -100,10 +112,15 @@ export function ChatPane({ ctx }: { ctx: WorkspaceCtx }) {
     setDraft(next.text);
     setCaret(next.caret);
     setActive(0);
-    if (!refs.some((r) => r.channelId === c.id)) {
-      if (refs.length >= maxReferences) setError(`A message refers to at most ${maxReferences} documents.`);
-      else setRefs([...refs, { channelId: c.id, title: c.title }]);
+    const had = refs.some((r) => r.channelId === c.id && !r.passage);
+    if (!had && refs.length >= maxReferences) {
+      setError(`A message refers to at most ${maxReferences} documents.`);
+      requestAnimationFrame(() => box.current?.setSelectionRange(next.caret, next.caret));
+      return;
     }
+    if (!had) setRefs([...refs, { channelId: c.id, title: c.title }]);
+    // Then a passage of it, or the whole document.
+    setPassageStep({ channelId: c.id, title: c.title, addedWhole: !had });
     requestAnimationFrame(() => box.current?.setSelectionRange(next.caret, next.caret));
   };
   const activeIndex = Math.min(active, Math.max(0, matches.length - 1));
@@ -149,7 +166,7 @@ export function ChatPane({ ctx }: { ctx: WorkspaceCtx }) {
       if (cmd) frame.command = { name: cmd.name, kind: cmd.kind };
       else {
         if (files.length) frame.attachments = files.map((f) => ({ name: f.name, data: f.data }));
-        if (refs.length) frame.references = refs.map((r) => ({ kind: "document", channelId: r.channelId }));
+        if (refs.length) frame.references = referenceRequests(refs);
       }
       await socket.request(frame);
       setDraft("");
@@ -343,11 +360,24 @@ export function ChatPane({ ctx }: { ctx: WorkspaceCtx }) {
             onChoose={pickReference}
           />
         )}
+        {passageStep && (
+          <PassagePicker
+            channelId={passageStep.channelId}
+            title={passageStep.title}
+            onChoose={(p) => {
+              const next = choosePassage(refs, passageStep, p);
+              if (next.length > maxReferences) setError(`A message refers to at most ${maxReferences} documents.`);
+              else setRefs(next);
+              closePassages();
+            }}
+            onClose={closePassages}
+          />
+        )}
         {!command && (
           <ChosenReferences
             refs={refs}
             disabled={sending}
-            onRemove={(id) => setRefs(refs.filter((r) => r.channelId !== id))}
+            onRemove={(key) => setRefs(refs.filter((r) => referenceKey(r) !== key))}
           />
         )}
         {command && <CommandChip command={command} disabled={sending} onRemove={() => setCommand(null)} />}

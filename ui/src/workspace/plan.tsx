@@ -11,6 +11,7 @@ import { CommentsLayer } from "./comments";
 import { ChangesChip } from "./changeschip";
 import type { WorkspaceCtx } from "./context";
 import { SplitToggle, useSplit } from "./split";
+import { passageEvent, takePassage } from "./references";
 
 export function PlanPane({
   ctx,
@@ -67,6 +68,26 @@ export function PlanPane({
       }
     });
   }, [focusDecision]);
+
+  // A referenced passage's "Show passage" in Chat: its lines in the
+  // editor, marked for a moment, once the plan is loaded.
+  useEffect(() => {
+    if (!status.ready) return;
+    const show = () => {
+      const p = takePassage(state.channel.id);
+      if (!p) return;
+      if (mode === "read" && !both) setMode("edit");
+      requestAnimationFrame(() => {
+        const doc = plan.view.state.doc;
+        if (p.startLine < 1 || p.startLine > doc.lines) return;
+        plan.view.dispatch({ selection: { anchor: doc.line(p.startLine).from } });
+        flashPassage(plan.view, { from: p.startLine, to: Math.min(p.endLine, doc.lines) });
+      });
+    };
+    show();
+    window.addEventListener(passageEvent, show);
+    return () => window.removeEventListener(passageEvent, show);
+  }, [status.ready, state.channel.id, mode, both]);
 
   useEffect(() => {
     if (visible && (mode === "edit" || both)) plan.view.requestMeasure();

@@ -136,7 +136,9 @@ export function ChatMessage({
         />
       )}
       {m.role === "person" && m.details?.attachments && <MessageFiles files={m.details.attachments} />}
-      {m.role === "person" && m.details?.references?.length ? <MessageReferences refs={m.details.references} /> : null}
+      {m.role === "person" && m.details?.references?.length ? (
+        <MessageReferences refs={m.details.references} channel={channel} message={m.id} />
+      ) : null}
       <Gallery images={m.details?.images ?? []} refused={m.details?.refusedImages ?? []} />
       {retry && <RetryButton channel={channel} message={retry} disabled={!canEdit} />}
     </article>
