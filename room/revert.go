@@ -68,31 +68,47 @@ var ErrRevertMoved = errors.New("the plan moved on while the revert was worked o
 // undone itself, that touches what is undone; the change set is then of
 // no use.
 func RevertChanges(base string, changes []HistoryChange, undo func(HistoryChange) bool) (ChangeSet, []RevertConflict, error) {
-	text := base
-	var u ChangeSet // on text: what undoes the picked changes so far
-	started := false
+	// The text is followed up to the last change undone, which is
+	// inverted against it. After that, what the undo removes keeps its
+	// content through every change not in its way, so only whether it
+	// starts and ends a line is kept (the rule for text typed at its
+	// edges), and no later change is applied to the whole text.
+	last := -1
+	for i, h := range changes {
+		if undo(h) {
+			last = i
+		}
+	}
+	text, units := base, UTF16Len(base)
+	var u ChangeSet // on the text at the change: what undoes the picked changes so far
+	var edges []lineEdges
 	var conflicts []RevertConflict
-	for _, h := range changes {
+	for i, h := range changes {
 		cs, err := ParseChangeSet(h.Changes)
 		if err != nil {
 			return ChangeSet{}, nil, fmt.Errorf("version %d: %w", h.Version, err)
 		}
-		next, err := cs.Apply(text)
-		if err != nil {
-			return ChangeSet{}, nil, fmt.Errorf("version %d: %w", h.Version, err)
+		if cs.LenBase() != units {
+			return ChangeSet{}, nil, fmt.Errorf("version %d: %w", h.Version, cs.wrongLength(units))
+		}
+		next := ""
+		if i <= last {
+			if next, err = cs.Apply(text); err != nil {
+				return ChangeSet{}, nil, fmt.Errorf("version %d: %w", h.Version, err)
+			}
 		}
 		switch {
-		case undo(h):
+		case i == last || i < last && undo(h):
 			inv, err := invertChangeSet(cs, text)
 			if err != nil {
 				return ChangeSet{}, nil, fmt.Errorf("version %d: %w", h.Version, err)
 			}
-			if !started {
-				u, started = inv, true
+			if u.lenBase == 0 && len(u.sections) == 0 {
+				u = inv
 			} else if u, err = inv.Compose(u); err != nil {
 				return ChangeSet{}, nil, fmt.Errorf("version %d: %w", h.Version, err)
 			}
-		case started:
+		case len(u.sections) > 0:
 			// Where earlier conflicts are, carried through: text inserted
 			// at their edges is not theirs.
 			for i := range conflicts {
@@ -105,19 +121,33 @@ func RevertChanges(base string, changes []HistoryChange, undo func(HistoryChange
 				c.From, c.To = mapPos(cs, c.From, 1), mapPos(cs, c.To, -1)
 				c.To = max(c.To, c.From)
 			}
-			if from, to, hit := overlap(text, u, cs); hit {
+			if i < last {
+				edges = edgesOf(text, u)
+			}
+			if from, to, hit := overlap(u, edges, cs); hit {
 				conflicts = append(conflicts, RevertConflict{Version: h.Version, Time: h.Time, Author: h.Author, From: from, To: to})
 			}
 			if u, err = u.Map(cs, false); err != nil {
 				return ChangeSet{}, nil, fmt.Errorf("version %d: %w", h.Version, err)
 			}
+			if i > last && len(changedRanges(u)) != len(edges) {
+				// A change in the way cut into what is undone: from here on
+				// any text typed at its edges is in the way too.
+				edges = make([]lineEdges, len(changedRanges(u)))
+			}
 		}
-		text = next
+		if i <= last {
+			text = next
+		}
+		if i == last {
+			edges = edgesOf(text, u)
+		}
+		units = cs.LenAfter()
 	}
-	if !started {
+	if last < 0 {
 		u = ChangeSet{}
-		if n := UTF16Len(text); n > 0 {
-			u.add(section{len: n, kept: true})
+		if units > 0 {
+			u.add(section{len: units, kept: true})
 		}
 	}
 	return u, conflicts, nil
@@ -176,9 +206,24 @@ func changedRanges(cs ChangeSet) []changedRange {
 	return out
 }
 
-// overlap says whether later, a change of text, touches what undo, a
-// change of the same text, would change, so that undoing it after later
-// would be a guess:
+// lineEdges is whether a run of text starts and ends a line: it starts
+// with a line break, or ends with one.
+type lineEdges struct{ startsBreak, endsBreak bool }
+
+// edgesOf is, for each run undo changes in text, its lineEdges.
+func edgesOf(text string, undo ChangeSet) []lineEdges {
+	rs := changedRanges(undo)
+	out := make([]lineEdges, len(rs))
+	for i, r := range rs {
+		run := unitsSlice(text, r.a, r.aEnd)
+		out[i] = lineEdges{strings.HasPrefix(run, "\n"), strings.HasSuffix(run, "\n")}
+	}
+	return out
+}
+
+// overlap says whether later, a change of the text undo applies to,
+// touches what undo would change (edges: its runs' lineEdges), so that
+// undoing it after later would be a guess:
 //   - later deletes or replaces any of the text undo removes (text an
 //     undone change inserted), or inserts inside it;
 //   - later inserts right before or after that text, on the same line
@@ -188,11 +233,15 @@ func changedRanges(cs ChangeSet) []changedRange {
 //     across it.
 //
 // from and to span later's touching changes in the text later makes.
-func overlap(text string, undo, later ChangeSet) (from, to int, hit bool) {
+func overlap(undo ChangeSet, edges []lineEdges, later ChangeSet) (from, to int, hit bool) {
 	us := changedRanges(undo)
 	for _, l := range changedRanges(later) {
-		for _, u := range us {
-			if !touching(text, u, l) {
+		for i, u := range us {
+			var e lineEdges
+			if i < len(edges) {
+				e = edges[i]
+			}
+			if !touching(u, e, l) {
 				continue
 			}
 			if !hit {
@@ -206,9 +255,9 @@ func overlap(text string, undo, later ChangeSet) (from, to int, hit bool) {
 	return from, to, hit
 }
 
-// touching is overlap's rule for one run u of the undo and one run l of a
-// later change, both of text.
-func touching(text string, u, l changedRange) bool {
+// touching is overlap's rule for one run u of the undo, with its line
+// edges e, and one run l of a later change.
+func touching(u changedRange, e lineEdges, l changedRange) bool {
 	if u.a == u.aEnd { // a place where deleted text goes back
 		return l.a <= u.a && u.a <= l.aEnd && (l.a == l.aEnd || l.a < u.a && u.a < l.aEnd || l.ins != "")
 	}
@@ -219,10 +268,10 @@ func touching(text string, u, l changedRange) bool {
 		return false
 	}
 	if l.aEnd == u.a { // inserts right before
-		return !strings.HasSuffix(l.ins, "\n") && !strings.HasPrefix(unitsSlice(text, u.a, u.aEnd), "\n")
+		return !strings.HasSuffix(l.ins, "\n") && !e.startsBreak
 	}
 	if l.a == u.aEnd { // inserts right after
-		return !strings.HasPrefix(l.ins, "\n") && !strings.HasSuffix(unitsSlice(text, u.a, u.aEnd), "\n")
+		return !strings.HasPrefix(l.ins, "\n") && !e.endsBreak
 	}
 	return false
 }

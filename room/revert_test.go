@@ -1,0 +1,129 @@
+package room
+
+import (
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
+
+// historyOf is changes, made on base in turn, as a revert reads them.
+func historyOf(t testing.TB, base string, changes ...ChangeSet) []HistoryChange {
+	t.Helper()
+	out := make([]HistoryChange, len(changes))
+	for i, cs := range changes {
+		js, err := cs.MarshalJSON()
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[i] = HistoryChange{Version: int64(i + 1), Changes: json.RawMessage(js)}
+	}
+	return out
+}
+
+// TestRevertLineBreaks: a later insertion right at the edge of the text a
+// change wrote is in the way on the same line, not across a line break.
+func TestRevertLineBreaks(t *testing.T) {
+	base := "# T\n\nOne.\n"
+	wrote := DiffChangeSet(base, "# T\n\nOne.\nTwo.\n") // "Two.\n" after "One.\n"
+	for _, c := range []struct {
+		name, after string
+		inTheWay    bool
+		want        string
+	}{
+		{"a new line after it", "# T\n\nOne.\nTwo.\nThree.\n", false, "# T\n\nOne.\nThree.\n"},
+		{"a new line before it", "# T\n\nOne.\nZero.\nTwo.\n", false, "# T\n\nOne.\nZero.\n"},
+		{"typing on at its end", "# T\n\nOne.\nTwo.!\n", true, ""},
+		{"typing inside it", "# T\n\nOne.\nTw-o.\n", true, ""},
+		{"typing just before it, on its line", "# T\n\nOne.\n>Two.\n", true, ""},
+		{"an edit elsewhere", "# T!\n\nOne.\nTwo.\n", false, "# T!\n\nOne.\n"},
+	} {
+		now := "# T\n\nOne.\nTwo.\n"
+		later := DiffChangeSet(now, c.after)
+		if c.name == "typing just before it, on its line" {
+			later = mustChangeSet(t, fmt.Sprintf(`[10,[0,">"],5]`))
+		}
+		cs, conflicts, err := RevertChanges(base, historyOf(t, base, wrote, later), func(h HistoryChange) bool { return h.Version == 1 })
+		if err != nil {
+			t.Fatal(err)
+		}
+		if (len(conflicts) > 0) != c.inTheWay {
+			t.Errorf("%s: conflicts %+v", c.name, conflicts)
+			continue
+		}
+		if c.inTheWay {
+			if conflicts[0].Version != 2 {
+				t.Errorf("%s: conflict %+v", c.name, conflicts[0])
+			}
+			continue
+		}
+		got, err := cs.Apply(c.after)
+		if err != nil || got != c.want {
+			t.Errorf("%s: %q, %v; want %q", c.name, got, err, c.want)
+		}
+	}
+}
+
+func mustChangeSet(t testing.TB, js string) ChangeSet {
+	t.Helper()
+	cs, err := ParseChangeSet([]byte(js))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cs
+}
+
+// TestRevertConflictMessage: the refusal names each author once, with
+// their revisions, in plain words.
+func TestRevertConflictMessage(t *testing.T) {
+	who := Identity{Login: "ada", Name: "Ada"}
+	cs := []RevertConflict{
+		{Version: 16, Author: Author{Kind: AuthorPerson, Name: "ada"}},
+		{Version: 19, Author: Author{Kind: AuthorPlanner, Turn: "t"}},
+		{Version: 21, Author: Author{Kind: AuthorPerson, Name: "ada"}},
+		{Version: 22, Author: Author{Kind: AuthorMCP, Name: "codex"}},
+	}
+	want := "Revision 14 cannot be undone cleanly: later changes by Ada (revisions 16 and 21), the Planner (revision 19) and the MCP client codex (revision 22) edit the same text. Restore an earlier version instead, or edit by hand."
+	if got := RevertConflictMessage("Revision 14", cs, who); got != want {
+		t.Errorf("got  %q\nwant %q", got, want)
+	}
+	want = "Revision 14 cannot be undone cleanly: a later change by the Planner (revision 19) edits the same text. Restore an earlier version instead, or edit by hand."
+	if got := RevertConflictMessage("Revision 14", cs[1:2], who); got != want {
+		t.Errorf("got  %q\nwant %q", got, want)
+	}
+}
+
+// BenchmarkRevertChanges is the revert of a change with n later changes
+// after it, on a plan of about 250 KB: what POST …/versions/:v/revert
+// works out before it applies one change.
+func BenchmarkRevertChanges(b *testing.B) {
+	for _, n := range []int{100, 1000, 10000} {
+		b.Run(fmt.Sprint(n, "-later"), func(b *testing.B) {
+			rng := rand.New(rand.NewPCG(1, 2))
+			base := strings.Repeat("A paragraph of the plan, with some words in it.\n\n", 5000)
+			text := base
+			changes := make([]ChangeSet, 0, n+1)
+			for i := 0; i <= n; i++ {
+				pos := rng.IntN(len(text))
+				var cs ChangeSet
+				if pos > 0 {
+					cs.add(section{len: pos, kept: true})
+				}
+				cs.add(section{insert: fmt.Sprint("w", i, " ")})
+				if rest := len(text) - pos; rest > 0 {
+					cs.add(section{len: rest, kept: true})
+				}
+				changes = append(changes, cs)
+				text, _ = cs.Apply(text)
+			}
+			hs := historyOf(b, base, changes...)
+			b.ResetTimer()
+			for range b.N {
+				if _, _, err := RevertChanges(base, hs, func(h HistoryChange) bool { return h.Version == 1 }); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
