@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -42,6 +43,11 @@ func (a *App) handleTurnRevert(c echo.Context) error {
 		return err
 	}
 	turn := c.Param("turn")
+	if c.Request().URL.RawPath != "" { // the router matched the escaped path
+		if t, err := url.PathUnescape(turn); err == nil {
+			turn = t
+		}
+	}
 	return a.revert(c, true, func(ctx context.Context, channelID string) ([]int64, error) {
 		vs, err := a.store.HistoryTurn(ctx, channelID, turn)
 		if err != nil {
