@@ -2769,8 +2769,15 @@ async function walkHistory(a, { channel, docPath }) {
       await c.goto(origin + docPath);
       await c.locator(".cm-content").waitFor();
       // Opened from the header; Escape closes it and the focus goes back.
+      // Pages of 5 sessions here (the UI asks for 30), so Show older has more to read.
+      const small = (route) => route.continue({ url: route.request().url().replace("limit=30", "limit=5") });
+      await a.route(/\/timeline\?/, small);
       await a.locator(".top-bar").getByRole("button", { name: "History" }).click();
       await dialog(a).waitFor();
+      await until("the first page", async () => (await sessions(a).count()) === 5);
+      await dialog(a).getByRole("button", { name: "Show older" }).click();
+      await until("the second page", async () => (await sessions(a).count()) === 10);
+      await a.unroute(/\/timeline\?/, small);
       await until("the three sessions", async () => (await ours(a)).length >= 3);
       const [planner, server, person] = await ours(a);
       const who = [await whoOf(planner), await whoOf(server), await whoOf(person)];
@@ -2782,7 +2789,7 @@ async function walkHistory(a, { channel, docPath }) {
       await shot(a, "90-history-timeline");
       await a.keyboard.press("Escape");
       await dialog(a).waitFor({ state: "detached" });
-      if (!(await a.evaluate(() => document.activeElement?.textContent === "History")))
+      if (!(await a.evaluate(() => document.activeElement?.classList.contains("history-button"))))
         throw new Error("the focus did not go back to History");
       // Alt+4 opens it too, and it is listed under ?.
       await a.keyboard.press("Alt+4");

@@ -249,7 +249,10 @@ export function HistoryButton({ onClick }: { onClick: () => void }) {
       title={`The plan's history: who changed what, restore and revert (${isMac ? "⌥" : "Alt"}+4)`}
       onClick={onClick}
     >
-      History
+      <span class="history-icon" aria-hidden="true">
+        ↺
+      </span>
+      <span class="history-word">History</span>
     </button>
   );
 }
