@@ -80,7 +80,7 @@ func (a *App) revert(c echo.Context, turn bool, targets func(ctx context.Context
 		var ce *room.RevertConflictError
 		switch {
 		case errors.As(err, &ce):
-			return c.JSON(http.StatusConflict, map[string]any{"code": room.CodeRevertConflict, "message": ce.Message, "conflicts": ce.Conflicts})
+			return c.JSON(http.StatusConflict, map[string]any{"code": room.RevertConflictCode, "message": ce.Message, "conflicts": ce.Conflicts})
 		case errors.Is(err, room.ErrRevertMoved):
 			return &fault.Error{Kind: fault.Conflict, Code: "stale-revision",
 				Message: "The plan kept changing while the revert was worked out; try again in a moment."}

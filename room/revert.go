@@ -25,9 +25,10 @@ import (
 // a Planner turn.
 const AuthorRevert = "revert"
 
-// CodeRevertConflict is the code of a revert refused because later changes
-// edit the same text.
-const CodeRevertConflict = "revert-conflict"
+// RevertConflictCode is the code of a revert refused because later changes
+// edit the same text. Not a room Error's code: the refusal carries the
+// conflicts too (RevertConflictError), which the app answers itself.
+const RevertConflictCode = "revert-conflict"
 
 // HistoryChange is one kept change, as a revert reads it: the version it
 // produced, when, by whom, and its change set from the version before.
