@@ -222,7 +222,7 @@ func TestPlannerCommandAnswersInChat(t *testing.T) {
 	for _, tool := range first["tools"].([]any) {
 		tools = append(tools, tool.(map[string]any)["function"].(map[string]any)["name"].(string))
 	}
-	if strings.Join(tools, " ") != "read_plan edit_plan ask open_decisions" {
+	if strings.Join(tools, " ") != "read_plan edit_plan ask open_decisions list_versions read_version" {
 		t.Errorf("tools %v", tools)
 	}
 
