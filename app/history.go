@@ -101,16 +101,9 @@ func (a *App) versionText(ctx context.Context, channelID string, version int64) 
 	if !b.Found {
 		return "", a.versionGone(ctx, channelID, version)
 	}
-	text, cur := b.Source, b.Version
-	for _, c := range b.Changes {
-		next, ok, err := stepText(cur, text, c)
-		if err != nil {
-			return "", fmt.Errorf("rebuild version %d: %w", version, err)
-		}
-		if !ok {
-			break
-		}
-		text, cur = next, c.Version
+	text, cur, err := applyEntries(b.Version, b.Source, b.Changes)
+	if err != nil {
+		return "", fmt.Errorf("rebuild version %d: %w", version, err)
 	}
 	if cur != version {
 		return "", a.versionGone(ctx, channelID, version)

@@ -215,13 +215,11 @@ func (a *App) textsAt(ctx context.Context, channelID string, rows []store.Histor
 	text, at := "", -1 // rows[at]'s text, when at >= 0
 	for _, w := range wanted {
 		if at >= 0 && w-at <= timelineWalk {
-			for at < w {
-				next, ok, err := stepText(rows[at].Version, text, rows[at+1])
-				if !ok || err != nil {
-					at = -1
-					break
-				}
-				text, at = next, at+1
+			next, reached, err := applyEntries(rows[at].Version, text, rows[at+1:w+1])
+			if err == nil && reached == rows[w].Version {
+				text, at = next, w
+			} else {
+				at = -1
 			}
 		}
 		if at != w {
@@ -235,6 +233,82 @@ func (a *App) textsAt(ctx context.Context, channelID string, rows []store.Histor
 		out[rows[w].Version] = text
 	}
 	return out
+}
+
+// applyEntries applies kept versions' changes, oldest first, to text, the
+// text of version cur, for as long as each follows the version before it
+// (stepText). A run of changes is composed into one change set, which is
+// applied to the text once: applying a thousand keystrokes one at a time
+// would copy the whole plan a thousand times. It returns the text of the
+// last version it reached, and that version.
+func applyEntries(cur int64, text string, entries []store.HistoryEntry) (string, int64, error) {
+	var run []room.ChangeSet // parsed changes not yet applied
+	flush := func() error {
+		if len(run) == 0 {
+			return nil
+		}
+		cs, err := composeAll(run)
+		if err == nil {
+			text, err = cs.Apply(text)
+		}
+		run = run[:0]
+		return err
+	}
+	for _, e := range entries {
+		if e.Changes == nil {
+			break
+		}
+		if step, isStep := store.ParseHistoryStep(e.Changes); isStep {
+			if step.From != cur {
+				break
+			}
+			if err := flush(); err != nil {
+				return "", cur, err
+			}
+			next, err := room.ApplyChanges(text, step.Changes)
+			if err != nil {
+				return "", cur, err
+			}
+			text, cur = next, e.Version
+			continue
+		}
+		if e.Version-1 != cur {
+			break
+		}
+		cs, err := room.ParseChangeSet(e.Changes)
+		if err != nil {
+			return "", cur, fmt.Errorf("change %d: %w", e.Version, err)
+		}
+		run = append(run, cs)
+		cur = e.Version
+	}
+	if err := flush(); err != nil {
+		return "", cur, err
+	}
+	return text, cur, nil
+}
+
+// composeAll composes change sets, in order, pairwise: each round halves
+// their number, so a run of n small changes costs about n log n, where
+// composing them one after another into a growing set would cost n².
+func composeAll(sets []room.ChangeSet) (room.ChangeSet, error) {
+	sets = append([]room.ChangeSet(nil), sets...)
+	for len(sets) > 1 {
+		next := sets[:0]
+		for i := 0; i < len(sets); i += 2 {
+			if i+1 == len(sets) {
+				next = append(next, sets[i])
+				break
+			}
+			c, err := sets[i].Compose(sets[i+1])
+			if err != nil {
+				return room.ChangeSet{}, err
+			}
+			next = append(next, c)
+		}
+		sets = next
+	}
+	return sets[0], nil
 }
 
 // placeEvents puts on each session the comment threads started and the

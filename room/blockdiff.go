@@ -9,6 +9,8 @@ package room
 // long to compare word by word, or one past the comparison's budget, is
 // shown as a whole-block change.
 
+import "strings"
+
 // Block diff operations.
 const (
 	BlockSame    = "same"
@@ -55,57 +57,69 @@ type WordChange struct {
 func DiffBlocks(before, after string) []BlockChange {
 	bb, ab := Blocks(before), Blocks(after)
 	ids := make(map[string]int32, len(bb)+len(ab))
-	idsOf := func(text string, blocks []Block) []int32 {
+	idsOf := func(blocks []Block) []int32 {
 		out := make([]int32, len(blocks))
 		for i, b := range blocks {
-			key := b.Digest
-			if key == "" {
-				key = "\x00" + BlockSource(text, b)
-			}
-			id, ok := ids[key]
+			id, ok := ids[b.Digest]
 			if !ok {
 				id = int32(len(ids) + 1) // numbered from 1, as tokenIDs does
-				ids[key] = id
+				ids[b.Digest] = id
 			}
 			out[i] = id
 		}
 		return out
 	}
-	ia, ib := idsOf(before, bb), idsOf(after, ab)
+	ia, ib := idsOf(bb), idsOf(ab)
 	d := differ{budget: diffBudget, distinct: len(ids)}
 	hunks := d.seq(ia, ib)
-	headA, headB := headings(before, bb), headings(after, ab)
+	// Each text's lines split once: BlockSource keeps only the last text's,
+	// and the two texts take turns.
+	la, lb := splitLines(before), splitLines(after)
+	srcA := func(i int) string { return la.span(bb[i].StartLine, bb[i].EndLine) }
+	srcB := func(i int) string { return lb.span(ab[i].StartLine, ab[i].EndLine) }
+	headA, headB := headings(bb, srcA), headings(ab, srcB)
 
 	out := make([]BlockChange, 0, max(len(bb), len(ab)))
 	i, j := 0, 0
 	for _, h := range append(hunks, hunk{len(bb), len(bb), len(ab), len(ab)}) {
 		for ; i < h.a0; i, j = i+1, j+1 {
-			out = append(out, BlockChange{Op: BlockSame, Text: BlockSource(after, ab[j])})
+			out = append(out, BlockChange{Op: BlockSame, Text: srcB(j)})
 		}
 		na, nb := h.a1-h.a0, h.b1-h.b0
 		for k := range min(na, nb) {
-			o, n := BlockSource(before, bb[h.a0+k]), BlockSource(after, ab[h.b0+k])
+			o, n := srcA(h.a0+k), srcB(h.b0+k)
 			out = append(out, BlockChange{Op: BlockChanged, Heading: headB[h.b0+k], Old: o, New: n, Words: d.wordChanges(o, n)})
 		}
 		for k := min(na, nb); k < na; k++ {
-			out = append(out, BlockChange{Op: BlockRemoved, Heading: headA[h.a0+k], Text: BlockSource(before, bb[h.a0+k])})
+			out = append(out, BlockChange{Op: BlockRemoved, Heading: headA[h.a0+k], Text: srcA(h.a0 + k)})
 		}
 		for k := min(na, nb); k < nb; k++ {
-			out = append(out, BlockChange{Op: BlockAdded, Heading: headB[h.b0+k], Text: BlockSource(after, ab[h.b0+k])})
+			out = append(out, BlockChange{Op: BlockAdded, Heading: headB[h.b0+k], Text: srcB(h.b0 + k)})
 		}
 		i, j = h.a1, h.b1
 	}
 	return out
 }
 
+// textHeadings is, for each block of text, the text of the heading it is
+// or is under.
+func textHeadings(text string, blocks []Block) []string {
+	ls := splitLines(text)
+	return headings(blocks, func(i int) string { return ls.span(blocks[i].StartLine, blocks[i].EndLine) })
+}
+
 // headings is, for each block, the text of the heading it is or is under
-// (headingAbove for every block, in one pass).
-func headings(text string, blocks []Block) []string {
+// (headingAbove's, for every block in one pass); src is a block's text.
+func headings(blocks []Block, src func(int) string) []string {
 	out := make([]string, len(blocks))
 	cur := ""
 	for i, b := range blocks {
 		if b.Type == BlockHeading {
-			cur = headingAbove(text, blocks, i)
+			line := src(i)
+			if nl := strings.IndexByte(line, '\n'); nl >= 0 {
+				line = line[:nl] // a setext heading's text is its first line
+			}
+			cur = strings.TrimSpace(strings.TrimRight(strings.TrimLeft(line, "# "), "# "))
 		}
 		out[i] = cur
 	}

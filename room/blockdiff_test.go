@@ -101,3 +101,19 @@ func TestDiffBlocksLongBlockIsWhole(t *testing.T) {
 		t.Fatalf("a block past the bound has words %d long, not one removal and one addition", len(w))
 	}
 }
+
+// TestTextHeadings: the headings found in one pass are headingAbove's for
+// every block, setext headings and closing #s included.
+func TestTextHeadings(t *testing.T) {
+	text := "Intro.\n\n# One #\n\nA.\n\nTwo\n===\n\n- b\n- c\n\n## Three ##\n\n```\n# not a heading\n```\n\nD.\n"
+	blocks := Blocks(text)
+	got := textHeadings(text, blocks)
+	for i := range blocks {
+		if want := headingAbove(text, blocks, i); got[i] != want {
+			t.Errorf("block %d: heading %q, want %q", i, got[i], want)
+		}
+	}
+	if strings.Join(got, "|") != "|One|One|Two|Two|Three|Three|Three" {
+		t.Errorf("headings %q", got)
+	}
+}

@@ -37,8 +37,12 @@ func ChangeSummary(before, after string) string {
 	var changed, added, removed int
 	var sections []string
 	seen := map[string]bool{}
-	name := func(text string, blocks []Block, i int) {
-		if s := headingAbove(text, blocks, i); s != "" && !seen[s] {
+	// Each text's headings, found once when first needed: headingAbove
+	// for each block would split a text into lines again every time the
+	// two texts take turns (BlockSource keeps only the last one's).
+	var headA, headB []string
+	name := func(s string) {
+		if s != "" && !seen[s] {
 			seen[s] = true
 			sections = append(sections, s)
 		}
@@ -49,10 +53,16 @@ func ChangeSummary(before, after string) string {
 		added += max(nb-na, 0)
 		removed += max(na-nb, 0)
 		for i := h.b0; i < h.b1; i++ {
-			name(after, ab, i)
+			if headB == nil {
+				headB = textHeadings(after, ab)
+			}
+			name(headB[i])
 		}
 		for i := h.a0; i < h.a1 && nb == 0; i++ {
-			name(before, bb, i) // a removal: the heading it was under
+			if headA == nil {
+				headA = textHeadings(before, bb)
+			}
+			name(headA[i]) // a removal: the heading it was under
 		}
 	}
 
