@@ -38,6 +38,15 @@ export const shortcutGroups: { title: string; keys: [string[], string][] }[] = [
     ],
   },
   {
+    title: "History",
+    keys: [
+      [["↑"], "The newer session"],
+      [["↓"], "The older session"],
+      [["Enter"], "See the plan as it was after the session"],
+      [["Esc"], "Take back a question, then close the History"],
+    ],
+  },
+  {
     title: "Plan editor",
     keys: [
       [["Esc"], "Leave the editor (then Tab or Shift+Tab moves on, Enter comes back)"],

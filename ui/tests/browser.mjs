@@ -2792,15 +2792,31 @@ async function walkHistory(a, { channel, docPath }) {
       if (!(await a.evaluate(() => document.activeElement?.classList.contains("history-button"))))
         throw new Error("the focus did not go back to History");
       // Alt+4 opens it too, and it is listed under ?.
+      await a.keyboard.press("?");
+      const list = a.getByRole("dialog", { name: "Keyboard shortcuts" });
+      await list.waitFor();
+      const keys = await list
+        .locator(".shortcut", { hasText: "Open the plan's history" })
+        .locator("kbd")
+        .allTextContents();
+      if (keys.join("+") !== "Alt+4") throw new Error("the shortcut list gives History as " + keys.join("+"));
+      await list.locator(".shortcut", { hasText: "The older session" }).waitFor();
+      await a.keyboard.press("Escape");
+      await list.waitFor({ state: "hidden" });
       await a.keyboard.press("Alt+4");
       await dialog(a).waitFor();
+      await until("the sessions again", async () => (await ours(a)).length >= 3);
     },
   );
 
   await step("history: an old version shows as it was; the diff marks changed words and folds the rest", async () => {
     const [planner, , person] = await ours(a);
-    // Chosen by keyboard: Tab to it, Enter.
-    await person.locator(".history-pick").focus();
+    // Chosen by keyboard: the arrow keys step from session to session, Enter chooses.
+    await planner.locator(".history-pick").focus();
+    await a.keyboard.press("ArrowDown");
+    await a.keyboard.press("ArrowDown");
+    if (!(await person.locator(".history-pick").evaluate((el) => el === document.activeElement)))
+      throw new Error("ArrowDown twice from the Planner's session did not reach the person's");
     await a.keyboard.press("Enter");
     if ((await person.locator(".history-pick").getAttribute("aria-pressed")) !== "true")
       throw new Error("Enter did not choose the session");

@@ -278,6 +278,18 @@ type Selected = { version: number; time: number; session: HistorySession | null 
 type Pending = { what: "restore" | "revert-change" | "revert-turn"; question: string; button: string };
 type Outcome = { kind: "done"; text: string } | { kind: "error"; text: string; conflicts?: RevertConflict[] } | null;
 
+// stepSessions moves the focus between the sessions with the arrow keys,
+// Home and End; Tab still goes through them one by one.
+function stepSessions(e: KeyboardEvent) {
+  const picks = [...(e.currentTarget as HTMLElement).querySelectorAll<HTMLElement>(".history-pick")];
+  const at = picks.indexOf(document.activeElement as HTMLElement);
+  if (at < 0) return;
+  const to = { ArrowDown: at + 1, ArrowUp: at - 1, Home: 0, End: picks.length - 1 }[e.key];
+  if (to === undefined || !picks[to]) return;
+  e.preventDefault();
+  picks[to].focus();
+}
+
 // HistoryView is the History, a dialog over the workspace: the timeline
 // beside (narrow: above) the chosen version.
 export function HistoryView({
@@ -409,7 +421,7 @@ export function HistoryView({
             </p>
           )}
           {timeline && timeline.sessions.length > 0 && (
-            <ol class="history-sessions">
+            <ol class="history-sessions" onKeyDown={stepSessions}>
               {timeline.sessions.map((s) => (
                 <SessionRow
                   key={s.from}
