@@ -279,6 +279,18 @@ func applyEntries(cur int64, text string, entries []store.HistoryEntry) (string,
 		if err != nil {
 			return "", cur, fmt.Errorf("change %d: %w", e.Version, err)
 		}
+		if len(e.Changes) > composeBytes {
+			// A large change (a whole plan pasted or replaced) costs
+			// more to compose with another than to apply.
+			if err := flush(); err != nil {
+				return "", cur, err
+			}
+			if text, err = cs.Apply(text); err != nil {
+				return "", cur, fmt.Errorf("change %d: %w", e.Version, err)
+			}
+			cur = e.Version
+			continue
+		}
 		run = append(run, cs)
 		cur = e.Version
 	}
@@ -287,6 +299,10 @@ func applyEntries(cur int64, text string, entries []store.HistoryEntry) (string,
 	}
 	return text, cur, nil
 }
+
+// composeBytes is the largest change, as stored, that applyEntries
+// composes with the others of its run rather than applying it alone.
+const composeBytes = 4 << 10
 
 // composeAll composes change sets, in order, pairwise: each round halves
 // their number, so a run of n small changes costs about n log n, where
@@ -466,20 +482,31 @@ func (a *App) handleDiff(c echo.Context) error {
 		}
 	}
 	ctx := c.Request().Context()
-	return a.withRoom(c, func(ch store.Channel, r *room.Room) error {
+	answer := func(ch store.Channel, now string) error {
 		old, err := a.versionText(ctx, ch.ID, from)
 		if err != nil {
 			return err
 		}
-		var now string
-		if to < 0 {
-			to, now = r.Source()
-		} else if now, err = a.versionText(ctx, ch.ID, to); err != nil {
-			return err
-		}
 		return c.JSON(http.StatusOK, map[string]any{"from": from, "to": to,
 			"summary": room.ChangeSummary(old, now), "blocks": room.DiffBlocks(old, now)})
-	})
+	}
+	if to < 0 { // the plan now, as its room has it
+		return a.withRoom(c, func(ch store.Channel, r *room.Room) error {
+			var now string
+			to, now = r.Source()
+			return answer(ch, now)
+		})
+	}
+	// Two kept versions: no room to open (and close again, checkpointing).
+	ch, err := a.channel(c)
+	if err != nil {
+		return err
+	}
+	now, err := a.versionText(ctx, ch.ID, to)
+	if err != nil {
+		return err
+	}
+	return answer(ch, now)
 }
 
 // plannerHistory is the history as the Planner's list_versions and
