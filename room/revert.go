@@ -98,6 +98,9 @@ func RevertChanges(base string, changes []HistoryChange, undo func(HistoryChange
 				return ChangeSet{}, nil, fmt.Errorf("version %d: %w", h.Version, err)
 			}
 		}
+		// Where earlier conflicts are, carried through every later change,
+		// undone or not, into the current text.
+		moveConflicts(conflicts, cs)
 		switch {
 		case i == last || i < last && undo(h):
 			inv, err := invertChangeSet(cs, text)
@@ -110,18 +113,6 @@ func RevertChanges(base string, changes []HistoryChange, undo func(HistoryChange
 				return ChangeSet{}, nil, fmt.Errorf("version %d: %w", h.Version, err)
 			}
 		case len(u.sections) > 0:
-			// Where earlier conflicts are, carried through: text inserted
-			// at their edges is not theirs.
-			for i := range conflicts {
-				c := &conflicts[i]
-				if c.From == c.To {
-					c.From = mapPos(cs, c.From, -1)
-					c.To = c.From
-					continue
-				}
-				c.From, c.To = mapPos(cs, c.From, 1), mapPos(cs, c.To, -1)
-				c.To = max(c.To, c.From)
-			}
 			if i < last {
 				edges = edgesOf(text, u)
 			}
@@ -152,6 +143,21 @@ func RevertChanges(base string, changes []HistoryChange, undo func(HistoryChange
 		}
 	}
 	return u, conflicts, nil
+}
+
+// moveConflicts carries conflicts' places through cs, a change after them:
+// text inserted at their edges is not theirs.
+func moveConflicts(conflicts []RevertConflict, cs ChangeSet) {
+	for i := range conflicts {
+		c := &conflicts[i]
+		if c.From == c.To {
+			c.From = mapPos(cs, c.From, -1)
+			c.To = c.From
+			continue
+		}
+		c.From, c.To = mapPos(cs, c.From, 1), mapPos(cs, c.To, -1)
+		c.To = max(c.To, c.From)
+	}
 }
 
 // invertChangeSet is the change set that undoes cs, made on base: it

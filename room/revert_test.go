@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -123,6 +124,93 @@ func BenchmarkRevertChanges(b *testing.B) {
 				if _, _, err := RevertChanges(base, hs, func(h HistoryChange) bool { return h.Version == 1 }); err != nil {
 					b.Fatal(err)
 				}
+			}
+		})
+	}
+}
+
+// revertEdit is one replacement on a plain string, in UTF-16 units.
+type revertEdit struct {
+	pos, del int
+	ins      string
+}
+
+// revertHistory is the history of edits applied to base, from version 1.
+func revertHistory(t *testing.T, base string, edits []revertEdit) ([]HistoryChange, string) {
+	t.Helper()
+	text := base
+	var hs []HistoryChange
+	for i, e := range edits {
+		n := UTF16Len(text)
+		var c ChangeSet
+		if e.pos > 0 {
+			c.add(section{len: e.pos, kept: true})
+		}
+		c.add(section{len: e.del, insert: e.ins})
+		if rest := n - e.pos - e.del; rest > 0 {
+			c.add(section{len: rest, kept: true})
+		}
+		next, err := c.Apply(text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		text = next
+		js, _ := c.MarshalJSON()
+		hs = append(hs, HistoryChange{Version: int64(i + 1), Author: Author{Kind: AuthorPerson, Name: fmt.Sprint("p", i+1)}, Changes: js})
+	}
+	return hs, text
+}
+
+// TestRevertChanges: the inverse of one change, or of several, mapped
+// through what follows; refused, naming the later change and where it is
+// now, when a later change touches what a reverted one wrote or where it
+// deleted.
+func TestRevertChanges(t *testing.T) {
+	base := "one two three\n"
+	for _, tc := range []struct {
+		name      string
+		edits     []revertEdit
+		reverted  []int64
+		want      string
+		conflicts string
+	}{
+		{"insertion", []revertEdit{{4, 0, "and "}}, []int64{1}, base, ""},
+		{"deletion", []revertEdit{{3, 4, ""}}, []int64{1}, base, ""},
+		{"later edit after", []revertEdit{{0, 3, "ONE"}, {8, 5, "3"}}, []int64{1}, "one two 3\n", ""},
+		{"later edit before", []revertEdit{{8, 5, "3"}, {0, 3, "1"}}, []int64{1}, "1 two three\n", ""},
+		{"later edit inside", []revertEdit{{4, 0, "big "}, {5, 1, "I"}}, []int64{1}, "", "[{2 5 6}]"},
+		{"later edit touching the end", []revertEdit{{4, 0, "big "}, {8, 0, "!"}}, []int64{1}, "", "[{2 8 9}]"},
+		{"later edit at a deletion", []revertEdit{{3, 4, ""}, {3, 0, "x"}, {0, 1, "O"}}, []int64{1}, "", "[{2 3 4}]"},
+		{"emoji", []revertEdit{{0, 0, "😀 "}, {6, 0, "é"}}, []int64{1}, "oneé two three\n", ""},
+		{"turn with an edit between", []revertEdit{{0, 0, "A "}, {9, 0, "b"}, {2, 3, "ONE"}}, []int64{1, 3}, "one twob three\n", ""},
+		{"turn editing its own text", []revertEdit{{0, 0, "AB "}, {1, 1, "c"}, {11, 5, "3"}}, []int64{1, 2}, "one two 3\n", ""},
+		{"turn overlapped between", []revertEdit{{0, 0, "A "}, {0, 0, "z"}, {10, 0, "q"}}, []int64{1, 3}, "", "[{2 0 1}]"},
+		// The conflict is placed in the current text: carried through the
+		// turn's own change after it too ("0123" moves Ada's "Z" on by 4).
+		{"turn overlapped, then moved by the turn", []revertEdit{{3, 0, "XY"}, {5, 0, "Z"}, {0, 0, "0123"}}, []int64{1, 3}, "", "[{2 9 10}]"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			hs, now := revertHistory(t, base, tc.edits)
+			c, conflicts, err := RevertChanges(base, hs[tc.reverted[0]-1:], func(h HistoryChange) bool { return slices.Contains(tc.reverted, h.Version) })
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, k := range conflicts {
+				got = append(got, fmt.Sprintf("{%d %d %d}", k.Version, k.From, k.To))
+			}
+			if tc.conflicts != "" {
+				if "["+strings.Join(got, " ")+"]" != tc.conflicts {
+					t.Fatalf("conflicts %v, want %s", got, tc.conflicts)
+				}
+				return
+			}
+			if len(conflicts) > 0 {
+				t.Fatalf("conflicts %v", got)
+			}
+			text, err := c.Apply(now)
+			if err != nil || text != tc.want {
+				t.Fatalf("reverted %q (%v), want %q", text, err, tc.want)
 			}
 		})
 	}
