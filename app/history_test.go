@@ -458,6 +458,11 @@ func TestHistoryOverMCP(t *testing.T) {
 	if next == nil || next["version"] != 3.0 {
 		t.Fatalf("next of a long version: %v", o.Data["next"])
 	}
+	// The text's next: line, for the clients that show their model only
+	// the text, names the version too.
+	if !strings.Contains(o.Text, `next: read_document {"id":"`+ch.ID+`","version":3,`) {
+		t.Fatalf("the next: line of a long version does not name it:\n%s", o.Text[max(0, len(o.Text)-300):])
+	}
 	wantRefusal(t, callTool(t, cs, "read_document", map[string]any{"id": ch.ID, "version": 9}), "version-not-found")
 	wantInvalidParams(t, cs, "list_versions", map[string]any{"id": ch.ID, "limit": 500})
 }

@@ -203,6 +203,9 @@ func (s *Server) readDocument(ctx context.Context, c call, args readArgs) (any, 
 		}
 	}
 	view.Reader = room.Reader{Tool: "read_document", ID: d.ID}
+	if args.Version != nil {
+		view.Reader.Args = `"version":` + strconv.FormatInt(*args.Version, 10) + `,`
+	}
 	page, err := room.ReadPlan(view, paging)
 	if err != nil {
 		return nil, err
