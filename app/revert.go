@@ -149,7 +149,7 @@ func (a *App) revertOnce(ctx context.Context, channelID string, r *room.Room, vs
 	h := byVersion[first]
 	subject := "Revision " + strconv.FormatInt(first, 10)
 	if turn {
-		subject = "The Planner's turn of " + clock(h.Time) + " (" + revisions(vs) + ")"
+		subject = "The Planner's turn of " + clock(h.Time) + " (" + room.Revisions(vs) + ")"
 	}
 	if len(conflicts) > 0 {
 		return &room.RevertConflictError{Message: room.RevertConflictMessage(subject, conflicts, who), Conflicts: conflicts}
@@ -160,7 +160,7 @@ func (a *App) revertOnce(ctx context.Context, channelID string, r *room.Room, vs
 	}
 	notice := fmt.Sprintf("%s reverted revision %d (%s change at %s).", name, first, possessive(room.AuthorName(h.Author, who)), clock(h.Time))
 	if turn {
-		notice = fmt.Sprintf("%s reverted the Planner's turn of %s (%s).", name, clock(h.Time), revisions(vs))
+		notice = fmt.Sprintf("%s reverted the Planner's turn of %s (%s).", name, clock(h.Time), room.Revisions(vs))
 	}
 	_, err = r.Revert(ctx, who, now, cs, notice)
 	return err
@@ -193,22 +193,6 @@ func clock(ms int64) string {
 		return t.Format("15:04")
 	}
 	return t.Format("2006-01-02 15:04")
-}
-
-// revisions names versions, oldest first: "revision 12", "revisions
-// 12–15" when they follow each other, else "revisions 12, 14 and 15".
-func revisions(vs []int64) string {
-	if len(vs) == 1 {
-		return "revision " + strconv.FormatInt(vs[0], 10)
-	}
-	if vs[len(vs)-1]-vs[0] == int64(len(vs)-1) {
-		return fmt.Sprintf("revisions %d–%d", vs[0], vs[len(vs)-1])
-	}
-	words := make([]string, len(vs))
-	for i, v := range vs {
-		words[i] = strconv.FormatInt(v, 10)
-	}
-	return "revisions " + strings.Join(words[:len(words)-1], ", ") + " and " + words[len(words)-1]
 }
 
 // possessive is a name's possessive: "the Planner's", "Ada's".

@@ -153,7 +153,7 @@ func TestRevertTurn(t *testing.T) {
 	if plan.Source != "# Turn\n\nMine, longer.\n" {
 		t.Fatalf("after the turn's revert %q", plan.Source)
 	}
-	if line := ta.lastChatLine(t, ch.ID); !strings.HasPrefix(line, "Ada reverted the Planner's turn of ") || !strings.HasSuffix(line, " (revisions 2, 3 and 5).") {
+	if line := ta.lastChatLine(t, ch.ID); !strings.HasPrefix(line, "Ada reverted the Planner's turn of ") || !strings.HasSuffix(line, " (revisions 2–3 and 5).") {
 		t.Errorf("chat line %q", line)
 	}
 

@@ -373,7 +373,7 @@ func RevertConflictMessage(subject string, conflicts []RevertConflict, who Ident
 	// One name per author, with their revisions, in the order they came.
 	type byAuthor struct {
 		name string
-		revs []string
+		revs []int64
 	}
 	var list []*byAuthor
 	seen := map[string]*byAuthor{}
@@ -385,15 +385,11 @@ func RevertConflictMessage(subject string, conflicts []RevertConflict, who Ident
 			seen[n] = b
 			list = append(list, b)
 		}
-		b.revs = append(b.revs, strconv.FormatInt(c.Version, 10))
+		b.revs = append(b.revs, c.Version)
 	}
 	parts := make([]string, len(list))
 	for i, b := range list {
-		word := "revision "
-		if len(b.revs) > 1 {
-			word = "revisions "
-		}
-		parts[i] = b.name + " (" + word + joinAnd(b.revs) + ")"
+		parts[i] = b.name + " (" + Revisions(b.revs) + ")"
 	}
 	changes := "a later change by "
 	verb := "edits"
@@ -402,4 +398,26 @@ func RevertConflictMessage(subject string, conflicts []RevertConflict, who Ident
 	}
 	return subject + " cannot be undone cleanly: " + changes + joinAnd(parts) + " " + verb +
 		" the same text. Restore an earlier version instead, or edit by hand."
+}
+
+// Revisions names versions, oldest first, each run of consecutive ones as
+// a range: "revision 12", "revisions 12–15", "revisions 12–15, 18 and 20".
+func Revisions(vs []int64) string {
+	var runs []string
+	for i := 0; i < len(vs); {
+		j := i + 1
+		for j < len(vs) && vs[j] == vs[j-1]+1 {
+			j++
+		}
+		run := strconv.FormatInt(vs[i], 10)
+		if j-i > 1 {
+			run += "–" + strconv.FormatInt(vs[j-1], 10)
+		}
+		runs = append(runs, run)
+		i = j
+	}
+	if len(vs) == 1 {
+		return "revision " + runs[0]
+	}
+	return "revisions " + joinAnd(runs)
 }

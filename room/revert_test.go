@@ -93,6 +93,29 @@ func TestRevertConflictMessage(t *testing.T) {
 	if got := RevertConflictMessage("Revision 14", cs[1:2], who); got != want {
 		t.Errorf("got  %q\nwant %q", got, want)
 	}
+	// A burst of typing in the way is one range, not a list of numbers.
+	var burst []RevertConflict
+	for v := int64(167); v <= 192; v++ {
+		burst = append(burst, RevertConflict{Version: v, Author: Author{Kind: AuthorPerson, Name: "ada"}})
+	}
+	burst = append(burst, RevertConflict{Version: 195, Author: Author{Kind: AuthorPerson, Name: "ada"}})
+	want = "Revision 14 cannot be undone cleanly: later changes by Ada (revisions 167–192 and 195) edit the same text. Restore an earlier version instead, or edit by hand."
+	if got := RevertConflictMessage("Revision 14", burst, who); got != want {
+		t.Errorf("got  %q\nwant %q", got, want)
+	}
+	for _, c := range []struct {
+		vs   []int64
+		want string
+	}{
+		{[]int64{12}, "revision 12"},
+		{[]int64{12, 13, 14, 15}, "revisions 12–15"},
+		{[]int64{12, 14, 15}, "revisions 12 and 14–15"},
+		{[]int64{2, 3, 5, 9, 10, 11}, "revisions 2–3, 5 and 9–11"},
+	} {
+		if got := Revisions(c.vs); got != c.want {
+			t.Errorf("Revisions(%v) = %q, want %q", c.vs, got, c.want)
+		}
+	}
 }
 
 // BenchmarkRevertChanges is the revert of a change with n later changes
