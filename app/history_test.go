@@ -93,8 +93,7 @@ func TestHistoryAttribution(t *testing.T) {
 	ta.AddRepository("octo/plans")
 	ch := ta.CreateDocument("octo/plans", "Kept")
 	tab := ta.DialRoom(ch.ID)
-	tab.Send(map[string]any{"type": "plan:open", "id": "o", "epoch": "", "version": 0})
-	tab.Until("plan:snapshot")
+	tab.OpenPlan()
 
 	v1 := tabPush(t, tab, 0, insertAt(7, 7, "\nTyped."))
 	apptest.Want(t, ta.Do("PUT", "/api/channels/"+ch.ID+"/plan", map[string]any{"revision": v1, "source": "# Kept\n\n## Goals\n\nPut.\n"}), 200, "")
@@ -164,8 +163,7 @@ func TestHistoryTextAtEveryVersion(t *testing.T) {
 	ta.AddRepository("octo/plans")
 	ch := ta.CreateDocument("octo/plans", "Model")
 	tab := ta.DialRoom(ch.ID)
-	tab.Send(map[string]any{"type": "plan:open", "id": "o", "epoch": "", "version": 0})
-	tab.Until("plan:snapshot")
+	tab.OpenPlan()
 	cs := ta.mcpSession("claude-code")
 
 	rng := rand.New(rand.NewPCG(31, 7))
@@ -248,8 +246,7 @@ func TestHistoryPruning(t *testing.T) {
 	ta.AddRepository("octo/plans")
 	ch := ta.CreateDocument("octo/plans", "Pruned")
 	tab := ta.DialRoom(ch.ID)
-	tab.Send(map[string]any{"type": "plan:open", "id": "o", "epoch": "", "version": 0})
-	tab.Until("plan:snapshot")
+	tab.OpenPlan()
 
 	// Ten days, three edits a day, the clock moved by hand.
 	day0 := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
@@ -344,8 +341,7 @@ func TestHistoryRestore(t *testing.T) {
 	ta.AddRepository("octo/plans")
 	ch := ta.CreateDocument("octo/plans", "Back")
 	tab := ta.DialRoom(ch.ID)
-	tab.Send(map[string]any{"type": "plan:open", "id": "o", "epoch": "", "version": 0})
-	tab.Until("plan:snapshot")
+	tab.OpenPlan()
 	v1 := tabPush(t, tab, 0, insertAt(7, 7, "\nFirst draft.\n"))
 	apptest.Want(t, ta.Do("PUT", "/api/channels/"+ch.ID+"/plan", map[string]any{"revision": v1, "source": "# Back\n\nSecond draft, all new.\n"}), 200, "")
 
@@ -354,8 +350,7 @@ func TestHistoryRestore(t *testing.T) {
 	ta.Stop()
 	ta = startAppWith(t, cfg)
 	tab = ta.DialRoom(ch.ID)
-	tab.Send(map[string]any{"type": "plan:open", "id": "o", "epoch": "", "version": 0})
-	snap := tab.Until("plan:snapshot")
+	snap := tab.OpenPlan()
 	epoch := snap["epoch"].(string)
 
 	var plan room.Plan

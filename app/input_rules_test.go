@@ -39,8 +39,7 @@ func TestClientIDCountsCharacters(t *testing.T) {
 	ta.AddRepository("octo/plans")
 	ch := ta.CreateDocument("octo/plans", "Client IDs")
 	rc := ta.DialRoom(ch.ID)
-	rc.Send(map[string]any{"type": "plan:open", "id": "o", "epoch": "", "version": 0})
-	snap := rc.Until("plan:snapshot")
+	snap := rc.OpenPlan()
 	length := len([]rune(snap["source"].(string)))
 	push := func(id, clientID string, version int) map[string]any {
 		rc.Send(map[string]any{"type": "plan:push", "id": id, "version": version,
@@ -66,8 +65,7 @@ func TestPushUpdatesAreBounded(t *testing.T) {
 	ta.AddRepository("octo/plans")
 	ch := ta.CreateDocument("octo/plans", "Pushes")
 	rc := ta.DialRoom(ch.ID)
-	rc.Send(map[string]any{"type": "plan:open", "id": "o", "epoch": "", "version": 0})
-	snap := rc.Until("plan:snapshot")
+	snap := rc.OpenPlan()
 	length := len([]rune(snap["source"].(string)))
 	version := int(snap["version"].(float64))
 	push := func(id string, n int) map[string]any {

@@ -97,8 +97,7 @@ func revertProperty(t *testing.T, seed uint64) {
 	ta.AddRepository("octo/plans")
 	ch := ta.CreateDocument("octo/plans", "Model")
 	tab := ta.DialRoom(ch.ID)
-	tab.Send(map[string]any{"type": "plan:open", "id": "o", "epoch": "", "version": 0})
-	tab.Until("plan:snapshot")
+	tab.OpenPlan()
 	rng := rand.New(rand.NewPCG(seed, 31))
 
 	// Every character typed is new, a CJK character or one outside the

@@ -196,11 +196,9 @@ func TestRevertRebasesATab(t *testing.T) {
 	_, before := ta.source(t, ch.ID)
 
 	watcher := ta.DialRoom(ch.ID)
-	watcher.Send(map[string]any{"type": "plan:open", "id": "o", "epoch": "", "version": 0})
-	epoch := watcher.Until("plan:snapshot")["epoch"].(string)
+	epoch := watcher.OpenPlan()["epoch"].(string)
 	late := ta.DialRoom(ch.ID)
-	late.Send(map[string]any{"type": "plan:open", "id": "o", "epoch": "", "version": 0})
-	late.Until("plan:snapshot")
+	late.OpenPlan()
 
 	// The late tab types at the end, unsent, while the Planner's paragraph
 	// is reverted.

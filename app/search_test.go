@@ -29,8 +29,7 @@ func TestSearchAPI(t *testing.T) {
 	// A person types a line into the plan and leaves: the room's last
 	// checkpoint writes the text and its index row together.
 	rc := ta.DialRoom(doc.ID)
-	rc.Send(map[string]any{"type": "plan:open", "id": "o", "epoch": "", "version": 0})
-	snap := rc.Until("plan:snapshot")
+	snap := rc.OpenPlan()
 	length := len([]rune(snap["source"].(string)))
 	rc.Send(map[string]any{"type": "plan:push", "id": "p1", "version": snap["version"],
 		"updates": []any{map[string]any{"clientID": "c1", "changes": []any{length, []any{0, "", "Move the Zephyr queue to SQLite."}}}}})

@@ -83,8 +83,7 @@ func TestTimelineSessions(t *testing.T) {
 	ta.AddRepository("octo/plans")
 	ch := ta.CreateDocument("octo/plans", "Timeline")
 	tab := ta.DialRoom(ch.ID)
-	tab.Send(map[string]any{"type": "plan:open", "id": "o", "epoch": "", "version": 0})
-	tab.Until("plan:snapshot")
+	tab.OpenPlan()
 
 	// The versions' times are set by hand: the first ones in the past, the
 	// thread started at the real time, the rest after it.

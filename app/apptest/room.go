@@ -46,6 +46,14 @@ func (a *App) OpenRoom(channelID string) *Room {
 	return &Room{T: a.T, Conn: conn}
 }
 
+// OpenPlan opens the plan, as a tab with nothing of it yet does, and
+// returns its plan:snapshot.
+func (rc *Room) OpenPlan() map[string]any {
+	rc.T.Helper()
+	rc.Send(map[string]any{"type": "plan:open", "id": "o", "epoch": "", "version": 0})
+	return rc.Until("plan:snapshot")
+}
+
 // Send sends v as a JSON text frame.
 func (rc *Room) Send(v any) {
 	rc.T.Helper()
