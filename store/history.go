@@ -54,8 +54,20 @@ func (s *Store) History(ctx context.Context, channelID string, before int64, lim
 	if before <= 0 {
 		before = 1<<62 - 1
 	}
-	rows, err := s.read.QueryContext(ctx, `SELECT version, at, kind, author, turn, model, changes FROM plan_history
+	return queryHistory(ctx, s.read, `SELECT `+historyColumns+` FROM plan_history
 		WHERE channel_id = ? AND version < ? ORDER BY version DESC LIMIT ?`, channelID, before, limit)
+}
+
+// historyColumns are the columns a HistoryEntry is read from, in the order
+// queryHistory scans them.
+const historyColumns = `version, at, kind, author, turn, model, changes`
+
+// queryHistory runs q, a SELECT of historyColumns from plan_history, on db
+// (the read pool or a transaction), and reads its rows in order.
+func queryHistory(ctx context.Context, db interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+}, q string, args ...any) ([]HistoryEntry, error) {
+	rows, err := db.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, fmt.Errorf("read history: %w", err)
 	}
@@ -72,7 +84,10 @@ func (s *Store) History(ctx context.Context, channelID string, before int64, lim
 		}
 		out = append(out, e)
 	}
-	return out, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read history: %w", err)
+	}
+	return out, nil
 }
 
 // HistoryBase is what rebuilds a version: the newest snapshot at or before
@@ -103,24 +118,9 @@ func (s *Store) HistoryBaseOf(ctx context.Context, channelID string, version int
 		return b, fmt.Errorf("read history snapshot: %w", err)
 	}
 	b.Found, b.Snapshot = true, b.Version == version
-	rows, err := tx.QueryContext(ctx, `SELECT version, at, kind, author, turn, model, changes FROM plan_history
+	b.Changes, err = queryHistory(ctx, tx, `SELECT `+historyColumns+` FROM plan_history
 		WHERE channel_id = ? AND version > ? AND version <= ? ORDER BY version`, channelID, b.Version, version)
-	if err != nil {
-		return b, fmt.Errorf("read history: %w", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var e HistoryEntry
-		var changes sql.NullString
-		if err := rows.Scan(&e.Version, &e.At, &e.Author.Kind, &e.Author.Name, &e.Author.Turn, &e.Author.Model, &changes); err != nil {
-			return b, fmt.Errorf("read history: %w", err)
-		}
-		if changes.Valid {
-			e.Changes = json.RawMessage(changes.String)
-		}
-		b.Changes = append(b.Changes, e)
-	}
-	return b, rows.Err()
+	return b, err
 }
 
 // HistoryNeighbours are the kept versions nearest to version: the newest

@@ -2,8 +2,6 @@ package store
 
 import (
 	"context"
-	"database/sql"
-	"encoding/json"
 	"fmt"
 )
 
@@ -14,25 +12,8 @@ import (
 // each with its change as stored (nil when only a snapshot keeps it, a
 // HistoryStep's JSON once pruned).
 func (s *Store) HistoryChanges(ctx context.Context, channelID string, from, to int64) ([]HistoryEntry, error) {
-	rows, err := s.read.QueryContext(ctx, `SELECT version, at, kind, author, turn, model, changes FROM plan_history
+	return queryHistory(ctx, s.read, `SELECT `+historyColumns+` FROM plan_history
 		WHERE channel_id = ? AND version >= ? AND version <= ? ORDER BY version`, channelID, from, to)
-	if err != nil {
-		return nil, fmt.Errorf("read history: %w", err)
-	}
-	defer rows.Close()
-	var out []HistoryEntry
-	for rows.Next() {
-		var e HistoryEntry
-		var changes sql.NullString
-		if err := rows.Scan(&e.Version, &e.At, &e.Author.Kind, &e.Author.Name, &e.Author.Turn, &e.Author.Model, &changes); err != nil {
-			return nil, fmt.Errorf("read history: %w", err)
-		}
-		if changes.Valid {
-			e.Changes = json.RawMessage(changes.String)
-		}
-		out = append(out, e)
-	}
-	return out, rows.Err()
 }
 
 // HistoryTurn reads the versions a Planner turn made, oldest first.
