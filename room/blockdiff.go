@@ -56,22 +56,7 @@ type WordChange struct {
 // NormalizeLineEndings).
 func DiffBlocks(before, after string) []BlockChange {
 	bb, ab := Blocks(before), Blocks(after)
-	ids := make(map[string]int32, len(bb)+len(ab))
-	idsOf := func(blocks []Block) []int32 {
-		out := make([]int32, len(blocks))
-		for i, b := range blocks {
-			id, ok := ids[b.Digest]
-			if !ok {
-				id = int32(len(ids) + 1) // numbered from 1, as tokenIDs does
-				ids[b.Digest] = id
-			}
-			out[i] = id
-		}
-		return out
-	}
-	ia, ib := idsOf(bb), idsOf(ab)
-	d := differ{budget: diffBudget, distinct: len(ids)}
-	hunks := d.seq(ia, ib)
+	d, hunks := blockHunks(bb, ab)
 	// Each text's lines split once: BlockSource keeps only the last text's,
 	// and the two texts take turns.
 	la, lb := splitLines(before), splitLines(after)
@@ -99,6 +84,28 @@ func DiffBlocks(before, after string) []BlockChange {
 		i, j = h.a1, h.b1
 	}
 	return out
+}
+
+// blockHunks compares two lists of blocks by their digests, with the
+// bounded comparison the change sets use: the differ it used (for the
+// word diffs that follow, within the same budget) and its hunks.
+func blockHunks(bb, ab []Block) (*differ, []hunk) {
+	ids := make(map[string]int32, len(bb)+len(ab))
+	idsOf := func(blocks []Block) []int32 {
+		out := make([]int32, len(blocks))
+		for i, b := range blocks {
+			id, ok := ids[b.Digest]
+			if !ok {
+				id = int32(len(ids) + 1) // numbered from 1, as tokenIDs does
+				ids[b.Digest] = id
+			}
+			out[i] = id
+		}
+		return out
+	}
+	ia, ib := idsOf(bb), idsOf(ab)
+	d := &differ{budget: diffBudget, distinct: len(ids)}
+	return d, d.seq(ia, ib)
 }
 
 // textHeadings is, for each block of text, the text of the heading it is

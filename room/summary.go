@@ -17,22 +17,7 @@ func ChangeSummary(before, after string) string {
 		return "no change"
 	}
 	bb, ab := Blocks(before), Blocks(after)
-	ids := make(map[string]int32, len(bb)+len(ab))
-	idsOf := func(blocks []Block) []int32 {
-		out := make([]int32, len(blocks))
-		for i, b := range blocks {
-			id, ok := ids[b.Digest]
-			if !ok {
-				id = int32(len(ids) + 1) // numbered from 1, as tokenIDs does
-				ids[b.Digest] = id
-			}
-			out[i] = id
-		}
-		return out
-	}
-	ia, ib := idsOf(bb), idsOf(ab)
-	d := differ{budget: diffBudget, distinct: len(ids)}
-	hunks := d.seq(ia, ib)
+	_, hunks := blockHunks(bb, ab)
 
 	var changed, added, removed int
 	var sections []string
