@@ -357,7 +357,7 @@ func (a *App) placeEvents(ctx context.Context, channelID string, before int64, p
 		return err
 	}
 	for _, t := range threads {
-		events = append(events, timelineEvent{Kind: "thread", ID: t.ID, Time: t.CreatedAt, Text: clip(t.Quote, timelineQuote),
+		events = append(events, timelineEvent{Kind: "thread", ID: t.ID, Time: t.CreatedAt, Text: room.ClipLine(t.Quote, timelineQuote),
 			Action: "started", Status: t.Status})
 	}
 	cards, err := a.store.Decisions(ctx, channelID)
@@ -369,10 +369,10 @@ func (a *App) placeEvents(ctx context.Context, channelID string, before int64, p
 		if call, err := room.ParseQuestionCall(c.Call); err == nil {
 			q = questionOf(call, c.Index)
 		}
-		events = append(events, timelineEvent{Kind: "decision", ID: c.ID, Time: c.CreatedAt, Text: clip(q, timelineQuote),
+		events = append(events, timelineEvent{Kind: "decision", ID: c.ID, Time: c.CreatedAt, Text: room.ClipLine(q, timelineQuote),
 			Action: "asked", Status: c.Status})
 		if c.Status == "decided" {
-			events = append(events, timelineEvent{Kind: "decision", ID: c.ID, Time: c.UpdatedAt, Text: clip(q, timelineQuote),
+			events = append(events, timelineEvent{Kind: "decision", ID: c.ID, Time: c.UpdatedAt, Text: room.ClipLine(q, timelineQuote),
 				Action: "decided", Status: c.Status})
 		}
 	}
@@ -409,21 +409,6 @@ func questionOf(c room.QuestionCall, index int) string {
 		return c.Questions[index].Question
 	}
 	return c.Title
-}
-
-// clip is s's first non-blank line, at most n characters, with "…" where
-// it was cut.
-func clip(s string, n int) string {
-	line := ""
-	for l := range strings.SplitSeq(s, "\n") {
-		if line = strings.TrimSpace(l); line != "" {
-			break
-		}
-	}
-	if r := []rune(line); len(r) > n {
-		return strings.TrimSpace(string(r[:n-1])) + "…"
-	}
-	return line
 }
 
 func (a *App) handleTimeline(c echo.Context) error {

@@ -197,7 +197,7 @@ func AskedLine(call QuestionCall) string {
 	}
 	quoted := make([]string, 0, askedNamed)
 	for _, n := range names[:min(len(names), askedNamed)] {
-		quoted = append(quoted, "“"+clipLine(n, askedHeading)+"”")
+		quoted = append(quoted, "“"+ClipLine(n, askedHeading)+"”")
 	}
 	list := strings.Join(quoted, ", ")
 	if more := len(names) - len(quoted); more > 0 {
@@ -214,9 +214,9 @@ const (
 	askedHeading = 80 // runes of each it shows
 )
 
-// clipLine is s's first non-blank line, trimmed, at most n runes (an
+// ClipLine is s's first non-blank line, trimmed, at most n runes (an
 // ellipsis ends a cut one).
-func clipLine(s string, n int) string {
+func ClipLine(s string, n int) string {
 	line := ""
 	for l := range strings.SplitSeq(s, "\n") {
 		if line = strings.TrimSpace(l); line != "" {
@@ -285,9 +285,9 @@ func (r *Room) answerReopenedLocked(ctx context.Context, who Identity, card Deci
 	if err := r.saveCardsLocked(ctx, changed); err != nil {
 		return Decision{}, err
 	}
-	text := fmt.Sprintf("@%s answered the reopened decision “%s”: %s", who.Login, clipLine(cardQuestion(call, card.Index), askedHeading), clipLine(answerText(a), askedHeading))
+	text := fmt.Sprintf("@%s answered the reopened decision “%s”: %s", who.Login, ClipLine(cardQuestion(call, card.Index), askedHeading), ClipLine(answerText(a), askedHeading))
 	if n := len(card.Previous); n > 0 {
-		text += fmt.Sprintf(" (before: %s)", clipLine(answerText(card.Previous[n-1].Answer), askedHeading))
+		text += fmt.Sprintf(" (before: %s)", ClipLine(answerText(card.Previous[n-1].Answer), askedHeading))
 	}
 	r.noticeLocked(ctx, text+".")
 	return changed[0], nil
@@ -344,11 +344,11 @@ func (r *Room) DiscardDecision(ctx context.Context, who Identity, id string) (De
 	}
 	question := card.ID
 	if call, err := ParseQuestionCall(card.Call); err == nil {
-		question = clipLine(cardQuestion(call, card.Index), askedHeading)
+		question = ClipLine(cardQuestion(call, card.Index), askedHeading)
 	}
 	text := fmt.Sprintf("@%s discarded the decision “%s”", who.Login, question)
 	if was == DecisionDecided && card.Answer != nil {
-		text += fmt.Sprintf(", answered %s before; set its answer aside.", clipLine(answerText(*card.Answer), askedHeading))
+		text += fmt.Sprintf(", answered %s before; set its answer aside.", ClipLine(answerText(*card.Answer), askedHeading))
 	} else {
 		text += " without an answer."
 	}
@@ -389,10 +389,10 @@ func (r *Room) ReopenDecision(ctx context.Context, who Identity, id string) (Dec
 	}
 	question := card.ID
 	if call, err := ParseQuestionCall(card.Call); err == nil {
-		question = clipLine(cardQuestion(call, card.Index), askedHeading)
+		question = ClipLine(cardQuestion(call, card.Index), askedHeading)
 	}
 	r.noticeLocked(ctx, fmt.Sprintf("@%s reopened the decision “%s” (it was: %s); it waits for a new answer in Decisions.",
-		who.Login, question, clipLine(answerText(prev.Answer), askedHeading)))
+		who.Login, question, ClipLine(answerText(prev.Answer), askedHeading)))
 	return changed[0], nil
 }
 

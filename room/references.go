@@ -556,7 +556,7 @@ func PassageChoices(source string) []PassageChoice {
 		start, _, _ := ls.bounds(b.StartLine)
 		from := UTF16Len(source[:start])
 		out = append(out, PassageChoice{Index: b.Index, Type: b.Type, From: from, To: from + UTF16Len(text),
-			StartLine: b.StartLine, EndLine: b.EndLine, Heading: heading, Words: clipLine(text, 80)})
+			StartLine: b.StartLine, EndLine: b.EndLine, Heading: heading, Words: ClipLine(text, 80)})
 	}
 	return out
 }

@@ -68,7 +68,7 @@ func ChangeSummary(before, after string) string {
 	if len(sections) > 0 {
 		quoted := make([]string, 0, summaryNamed)
 		for _, s := range sections[:min(len(sections), summaryNamed)] {
-			quoted = append(quoted, "“"+clipLine(s, askedHeading)+"”")
+			quoted = append(quoted, "“"+ClipLine(s, askedHeading)+"”")
 		}
 		if more := len(sections) - len(quoted); more > 0 {
 			quoted = append(quoted, fmt.Sprintf("%d more", more))
