@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"encoding/json"
-	"path/filepath"
 	"testing"
 )
 
@@ -12,16 +11,7 @@ import (
 // keeps every row; a turn's versions read back in order.
 func TestHistoryRevertKind(t *testing.T) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "chopin.db")
-	s, err := Open(ctx, path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := mustRepo(t, s, "o/r")
-	ch := mustChannel(t, s, r.NodeID, "Reverted")
-	if err := s.CheckpointPlan(ctx, ch.ID, PlanCheckpoint{Epoch: "e", Version: 0, Source: "# R\n"}); err != nil {
-		t.Fatal(err)
-	}
+	s, path, ch := storedPlan(t, "Reverted", 0, "# R\n")
 	if err := s.CommitPlan(ctx, ch.ID, []PlanUpdate{
 		{Version: 1, ClientID: "planner", Changes: json.RawMessage(`[4,[0,"a"]]`), Author: PlanAuthor{Kind: "planner", Turn: "t1"}},
 		{Version: 2, ClientID: "planner", Changes: json.RawMessage(`[5,[0,"b"]]`), Author: PlanAuthor{Kind: "planner", Turn: "t1"}},
@@ -34,7 +24,8 @@ func TestHistoryRevertKind(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.Close()
-	if s, err = Open(ctx, path); err != nil {
+	s, err := Open(ctx, path)
+	if err != nil {
 		t.Fatal(err)
 	}
 	defer s.Close()

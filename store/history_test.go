@@ -13,16 +13,7 @@ import (
 // harmlessly.
 func TestHistoryMigrationKeepsWhatPlansHold(t *testing.T) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "chopin.db")
-	s, err := Open(ctx, path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := mustRepo(t, s, "o/r")
-	ch := mustChannel(t, s, r.NodeID, "Older plan")
-	if err := s.CheckpointPlan(ctx, ch.ID, PlanCheckpoint{Epoch: "e", Version: 3, Source: "# Older\n"}); err != nil {
-		t.Fatal(err)
-	}
+	s, path, ch := storedPlan(t, "Older plan", 3, "# Older\n")
 	if err := s.CommitPlan(ctx, ch.ID, []PlanUpdate{{Version: 4, ClientID: "tab", Changes: json.RawMessage(`[8,[0,"x"]]`)},
 		{Version: 5, ClientID: "planner", Changes: json.RawMessage(`[9,[0,"y"]]`)}}); err != nil {
 		t.Fatal(err)
@@ -35,7 +26,8 @@ func TestHistoryMigrationKeepsWhatPlansHold(t *testing.T) {
 		}
 	}
 	s.Close()
-	if s, err = Open(ctx, path); err != nil {
+	s, err := Open(ctx, path)
+	if err != nil {
 		t.Fatal(err)
 	}
 	defer s.Close()
@@ -77,4 +69,22 @@ func TestHistoryCommitIsFenced(t *testing.T) {
 	if len(es) != 2 || es[0].Author != (PlanAuthor{Kind: "mcp", Name: "codex"}) || string(es[0].Changes) != `[4,[0,"a"]]` {
 		t.Fatalf("history %+v", es)
 	}
+}
+
+// storedPlan opens a store in a new file with one document, its plan
+// checkpointed at version with source: the store, its file and the
+// document. The caller closes the store.
+func storedPlan(t *testing.T, title string, version int64, source string) (*Store, string, Channel) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "chopin.db")
+	s, err := Open(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := mustRepo(t, s, "o/r")
+	ch := mustChannel(t, s, r.NodeID, title)
+	if err := s.CheckpointPlan(context.Background(), ch.ID, PlanCheckpoint{Epoch: "e", Version: version, Source: source}); err != nil {
+		t.Fatal(err)
+	}
+	return s, path, ch
 }
