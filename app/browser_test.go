@@ -126,13 +126,19 @@ func answerBrowser(ta *testApp, bp *browserPlanner, ask, channelID, text string)
 		r.JSON(ta.T, &plan)
 		return plan, nil
 	case "append":
-		var plan room.Plan
-		ta.Do("GET", "/api/channels/"+channelID+"/plan", nil).JSON(ta.T, &plan)
-		r := ta.Do("PUT", "/api/channels/"+channelID+"/plan", map[string]any{"revision": plan.Revision, "source": plan.Source + text})
-		if r.Status != 200 {
-			return nil, fmt.Errorf("PUT plan: %d %s", r.Status, r.Body)
+		// As a script that edits a live document does: read, write, and
+		// read again when a tab's edit came in between.
+		for try := 0; ; try++ {
+			var plan room.Plan
+			ta.Do("GET", "/api/channels/"+channelID+"/plan", nil).JSON(ta.T, &plan)
+			r := ta.Do("PUT", "/api/channels/"+channelID+"/plan", map[string]any{"revision": plan.Revision, "source": plan.Source + text})
+			if r.Status == 200 {
+				return map[string]bool{"ok": true}, nil
+			}
+			if r.Status != 409 || !strings.Contains(string(r.Body), "stale-revision") || try == 4 {
+				return nil, fmt.Errorf("PUT plan: %d %s", r.Status, r.Body)
+			}
 		}
-		return map[string]bool{"ok": true}, nil
 	case "comments":
 		var cs room.CommentSync
 		ta.Do("GET", "/api/channels/"+channelID+"/comments", nil).JSON(ta.T, &cs)

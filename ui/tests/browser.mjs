@@ -81,6 +81,17 @@ async function openHistory(page) {
   if ((await history.getAttribute("open")) === null) await history.locator("summary").click();
 }
 
+// checkoutFits throws when the header's "reads <path> @ <branch>" runs
+// past its place: the path gives way, "reads" and the branch do not, and
+// nothing runs under the buttons beside it.
+async function checkoutFits(page) {
+  const fits = await page.locator(".top-bar .reads").evaluate((el) => {
+    const next = el.nextElementSibling?.getBoundingClientRect();
+    return { over: el.scrollWidth - el.clientWidth, gap: next ? next.left - el.getBoundingClientRect().right : 0 };
+  });
+  if (fits.over > 1 || fits.gap < 0) throw new Error(`the checkout runs past its place: ${JSON.stringify(fits)}`);
+}
+
 async function shot(page, name) {
   if (shots) await page.screenshot({ path: join(shots, name + ".png"), fullPage: false });
 }
@@ -413,6 +424,7 @@ try {
     await shot(a, "04b-reads-nogit");
     await ask({ ask: "nogit", text: "false" });
     await until("Git found again", async () => (await reads.textContent()) === `reads ${checkoutPath} @ main`);
+    await checkoutFits(a);
   });
 
   await step("the composer offers the Planner's models and thinking levels", async () => {
@@ -2144,6 +2156,7 @@ try {
         if ((await ref.locator("a.reference-chip").textContent()) !== "#Packing list › Clothes")
           throw new Error("the chip reads " + (await ref.locator("a.reference-chip").textContent()));
       }
+      await checkoutFits(b);
       await shot(b, "33d-passage-in-chat");
       await b.emulateMedia({ colorScheme: "dark" });
       await shot(b, "33d-passage-in-chat-dark");
@@ -2747,7 +2760,15 @@ async function walkHistory(a, { channel, docPath }) {
     const box = a.getByRole("textbox", { name: "Message" });
     await box.fill("@chopin revise the plan");
     await box.press("Enter");
-    await until("the Planner's revision", async () => !(await planSource()).includes("This line will go."), 20000);
+    try {
+      await until("the Planner's revision", async () => !(await planSource()).includes("This line will go."), 20000);
+    } catch (e) {
+      const said = await a.locator(".transcript .msg").last().textContent();
+      const composer = await a.locator(".composer").textContent();
+      throw new Error(
+        `${e.message}; Chat's last message: ${JSON.stringify(said)}; the box holds ${JSON.stringify(await box.inputValue())}; the composer says ${JSON.stringify(composer)}`,
+      );
+    }
   };
   let c;
 

@@ -1,7 +1,7 @@
 // Decisions: a card per question the Planner asked, answerable here, over
 // HTTP, or inline in the rendered Plan.
 
-import { useEffect, useRef, useState } from "preact/hooks";
+import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
 import type { CardAnswer, ClientRequest, Decision, DecisionDraft, DraftField, Question } from "../protocol";
 import { waitsForAnswer } from "../protocol";
 import { cardText, renderChat, renderInline } from "../markdown";
@@ -107,7 +107,10 @@ export function DecisionCard({ ctx, d, inPlan }: { ctx: WorkspaceCtx; d: Decisio
   // their people are on it (decision:draft, relayed, never stored).
   const [others, setOthers] = useState<RemoteDraft[]>([]);
   const [incoming, setIncoming] = useState<{ draft: DecisionDraft; n: number } | null>(null);
-  useEffect(
+  // Listening from the moment the card is shown, not a frame later (an
+  // effect can wait up to a frame, and longer in a tab in the background):
+  // a draft sent meanwhile would be lost.
+  useLayoutEffect(
     () =>
       ctx.socket.on((f) => {
         if (f.type !== "decision:draft" || f.decision !== d.id) return;

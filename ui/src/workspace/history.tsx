@@ -315,8 +315,14 @@ export function HistoryView({
   useEffect(() => {
     ref.current?.showModal();
     return () => {
+      // Focus goes back to what opened the view, unless the person has
+      // moved on by the time the frame comes (a frame can come late in a
+      // tab in the background).
       const el = opener.current as HTMLElement | null;
-      if (el && el.isConnected) requestAnimationFrame(() => el.focus());
+      requestAnimationFrame(() => {
+        const now = document.activeElement;
+        if (el && el.isConnected && (!now || now === document.body)) el.focus();
+      });
     };
   }, []);
   useEffect(
