@@ -197,9 +197,7 @@ func (a *App) open() error {
 		return err
 	}
 	a.start.step("restore")
-	if err := a.describer.runner.Start(ctx); err != nil {
-		return err
-	}
+	a.describer.start()
 	a.start.step("jobs")
 	// Its tools' schemas take a while to build, and most runs never see
 	// an MCP client: built when the first one comes, not at start.

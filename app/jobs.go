@@ -27,9 +27,26 @@ type describer struct {
 	summaries *jobs.Summaries
 	runner    *jobs.Runner
 
+	started chan struct{} // closed once the runner's Start has returned
+
 	mu     sync.Mutex
 	timers map[string]*time.Timer // by document, guarded by mu
 	closed bool
+}
+
+// start starts the runner beside the rest of the start-up, once the
+// store's first read connection is open (a millisecond): nothing a first
+// page needs waits for either. A job asked for meanwhile is kept and runs
+// once the runner is up; what shows jobs waits for it (waitStarted).
+func (d *describer) start() {
+	d.started = make(chan struct{})
+	go func() {
+		defer close(d.started)
+		<-d.a.store.ReaderOpen()
+		if err := d.runner.Start(context.Background()); err != nil {
+			d.a.log.Error("background jobs did not start; descriptions wait for the next launch", "err", err)
+		}
+	}()
 }
 
 func (a *App) newJobs() {
@@ -92,7 +109,16 @@ func (d *describer) close() {
 		delete(d.timers, id)
 	}
 	d.mu.Unlock()
+	d.waitStarted()
 	d.runner.Close()
+}
+
+// waitStarted returns once the runner's Start has returned: until then the
+// store may still show a job a quit left running as running.
+func (d *describer) waitStarted() {
+	if d.started != nil {
+		<-d.started
+	}
 }
 
 // jobView is a job as HTTP and the room's sockets show it: never its
@@ -109,6 +135,7 @@ type jobView struct {
 }
 
 func (a *App) jobViews(ctx context.Context, id string) ([]jobView, error) {
+	a.describer.waitStarted()
 	js, err := a.describer.runner.Jobs(ctx, id)
 	if err != nil {
 		return nil, err

@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"fmt"
 )
@@ -119,23 +118,6 @@ func (s *Store) ReferencedBy(ctx context.Context, to string) ([]Channel, error) 
 // kept anchored as a comment thread is). A version pruned to a snapshot
 // comes with no changes.
 func (s *Store) HistorySince(ctx context.Context, channelID string, after, through int64, limit int) ([]HistoryEntry, error) {
-	rows, err := s.read.QueryContext(ctx, `SELECT version, changes FROM plan_history
+	return queryHistory(ctx, s.read, `SELECT `+historyColumns+` FROM plan_history
 		WHERE channel_id = ? AND version > ? AND version <= ? ORDER BY version LIMIT ?`, channelID, after, through, limit)
-	if err != nil {
-		return nil, fmt.Errorf("read history: %w", err)
-	}
-	defer rows.Close()
-	var out []HistoryEntry
-	for rows.Next() {
-		var e HistoryEntry
-		var changes sql.NullString
-		if err := rows.Scan(&e.Version, &changes); err != nil {
-			return nil, fmt.Errorf("read history: %w", err)
-		}
-		if changes.Valid {
-			e.Changes = json.RawMessage(changes.String)
-		}
-		out = append(out, e)
-	}
-	return out, rows.Err()
 }

@@ -63,6 +63,8 @@ type Store struct {
 	onDamage atomic.Pointer[func(Damage)]
 	unsound  atomic.Bool
 	closeErr error // Close's answer, made once
+
+	readerOpen chan struct{} // closed by connectReader
 }
 
 // Open opens (creating if needed) the database at path and brings its schema
@@ -93,8 +95,9 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		return nil, err
 	}
 	trace.step("migrate")
-	// The read pool connects when the first read comes: a start that
-	// answers /healthz first need not wait for it.
+	// The read pool's first connection opens beside the rest of the start
+	// (connectReader): a start that answers /healthz first need not wait
+	// for it.
 	read, err := openDB(path, readPragmas, 4, false)
 	if err != nil {
 		write.Close()
@@ -103,7 +106,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	trace.step("read-pool")
 	s := &Store{write: write, read: read, now: time.Now, path: path,
 		catalogWritten: make(chan struct{}, 1), closing: make(chan struct{}), tidied: make(chan struct{}),
-		walGrew: make(chan struct{}, 1), walDone: make(chan struct{})}
+		walGrew: make(chan struct{}, 1), walDone: make(chan struct{}), readerOpen: make(chan struct{})}
 	if clean {
 		s.checked.Store(rec.Checked)
 	} else {
@@ -114,6 +117,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	s.catalogWritten <- struct{}{}
 	go s.tidyCatalog()
 	go s.checkpointWAL()
+	go s.connectReader()
 	if err := s.prepare(ctx); err != nil {
 		s.unsound.Store(true) // not opened: no record of a clean stop
 		s.Close()
@@ -123,6 +127,22 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	s.opening = *trace
 	return s, nil
 }
+
+// connectReader opens the read pool's first connection and leaves it idle,
+// so the first read (a signed-in page's session, the job runner's open
+// jobs) does not wait a millisecond for SQLite to open the file and read
+// its schema.
+func (s *Store) connectReader() {
+	defer close(s.readerOpen)
+	if c, err := s.read.Conn(context.Background()); err == nil {
+		c.Close()
+	}
+}
+
+// ReaderOpen is closed once the read pool's first connection is open (or
+// failed to open): a reader that can wait for it shares it rather than
+// opening a second one beside it.
+func (s *Store) ReaderOpen() <-chan struct{} { return s.readerOpen }
 
 func (s *Store) prepare(ctx context.Context) error {
 	var err error
@@ -182,6 +202,7 @@ func (s *Store) Close() error {
 		close(s.closing)
 		<-s.tidied
 		<-s.walDone
+		<-s.readerOpen
 		for _, st := range []*sql.Stmt{s.advancePlan, s.journalPlan, s.historyPlan} {
 			if st != nil {
 				st.Close()

@@ -22,9 +22,6 @@ import (
 // an acknowledged edit costs Chopin beside a bare SQLite commit of the rows
 // an edit writes.
 
-// fanReaders is how many sockets watch the writer's edits.
-const fanReaders = 20
-
 // fanRounds is how many times the run alternates between Chopin and the
 // relay, each round sending -fan-edits/fanRounds edits to each.
 const fanRounds = 5
@@ -34,7 +31,8 @@ const fanRounds = 5
 type fanSide struct {
 	// edit sends edit number i (counted over the whole run) and returns
 	// once the writer's acknowledgement is back.
-	edit func(i int) error
+	edit    func(i int) error
+	readers int // how many sockets watch the writer's edits (-fan-readers)
 	// reached has a value each time a reader has the edit the round waits
 	// for (until).
 	reached chan struct{}
@@ -60,8 +58,8 @@ func (f *fanSide) record(r, first, last int) {
 	}
 }
 
-func newFanSide(edits int) *fanSide {
-	f := &fanSide{reached: make(chan struct{}, fanReaders), errs: make(chan error, fanReaders+1), got: make([][]time.Time, fanReaders)}
+func newFanSide(edits, readers int) *fanSide {
+	f := &fanSide{readers: readers, reached: make(chan struct{}, readers), errs: make(chan error, readers+1), got: make([][]time.Time, readers)}
 	for r := range f.got {
 		f.got[r] = make([]time.Time, edits)
 	}
@@ -82,7 +80,7 @@ func (f *fanSide) round(first, last int, sent []time.Time) (time.Duration, error
 		}
 	}
 	timeout := time.After(time.Minute)
-	for range fanReaders {
+	for range f.readers {
 		select {
 		case <-f.reached:
 		case err := <-f.errs:
@@ -115,7 +113,7 @@ func (b *bench) fanoutRows(ctx context.Context) ([]row, error) {
 	if err != nil {
 		return nil, err
 	}
-	edits := b.o.fanEdits - b.o.fanEdits%fanRounds
+	edits, fanReaders := b.o.fanEdits-b.o.fanEdits%fanRounds, b.o.fanReaders
 	var closers []func() error
 	defer func() {
 		for _, c := range closers {
@@ -126,7 +124,7 @@ func (b *bench) fanoutRows(ctx context.Context) ([]row, error) {
 	// Chopin: the writer pushes one character at a time into the middle of
 	// the plan and waits for each plan:ack, as the collab client does;
 	// each reader counts the plan:updates.
-	chopin := newFanSide(edits)
+	chopin := newFanSide(edits, fanReaders)
 	writer, err := s.openRoom(id)
 	if err != nil {
 		return nil, err
@@ -195,7 +193,7 @@ func (b *bench) fanoutRows(ctx context.Context) ([]row, error) {
 
 	// The relay: the writer's frame goes to /edits, which inserts it
 	// (fsync'd), answers the writer and forwards it to the other sockets.
-	rel := newFanSide(edits)
+	rel := newFanSide(edits, fanReaders)
 	rwriter, err := relay.dial("/edits")
 	if err != nil {
 		return nil, err

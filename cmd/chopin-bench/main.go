@@ -21,28 +21,29 @@ import (
 
 // options are the harness's flags.
 type options struct {
-	only      string // comma-separated row names; empty: every row
-	bin       string // a chopin binary to use instead of building one
-	docs      int    // documents of the small catalog
-	largeDocs int    // documents of the large catalog
-	searches  int    // searches measured per catalog
-	edits     int    // plan pushes per ack row
-	starts    int    // starts of each server
-	startDocs int    // documents of the large database the start rows start on
-	startMB   int    // megabytes of plans, Chat and pictures in it
-	rooms     int    // open rooms for the memory row
-	fanEdits  int    // edits of the fan-out rows, on each side
-	parts     int    // paced agent parts
-	burst     int    // parts of the throughput burst
-	quick     bool   // small sizes, for the test
-	verbose   bool
-	hold      time.Duration // how long the rooms row keeps its rooms open after measuring, for a profiler
-	writeDoc  string        // a Markdown file whose marked table the run replaces
-	args      []string      // the command line's flags, as the doc names the run
+	only       string // comma-separated row names; empty: every row
+	bin        string // a chopin binary to use instead of building one
+	docs       int    // documents of the small catalog
+	largeDocs  int    // documents of the large catalog
+	searches   int    // searches measured per catalog
+	edits      int    // plan pushes per ack row
+	starts     int    // starts of each server
+	startDocs  int    // documents of the large database the start rows start on
+	startMB    int    // megabytes of plans, Chat and pictures in it
+	rooms      int    // open rooms for the memory row
+	fanEdits   int    // edits of the fan-out rows, on each side
+	fanReaders int    // sockets reading them
+	parts      int    // paced agent parts
+	burst      int    // parts of the throughput burst
+	quick      bool   // small sizes, for the test
+	verbose    bool
+	hold       time.Duration // how long the rooms row keeps its rooms open after measuring, for a profiler
+	writeDoc   string        // a Markdown file whose marked table the run replaces
+	args       []string      // the command line's flags, as the doc names the run
 }
 
 // rowNames are the rows in the order of the table, as -only names them.
-var rowNames = []string{"search", "search100k", "ack", "cpu", "bigplan", "start", "rooms", "fanout", "parts", "throughput", "image"}
+var rowNames = []string{"search", "search100k", "ack", "cpu", "bigplan", "start", "rooms", "fanout", "parts", "throughput", "image", "binary"}
 
 func main() {
 	if len(os.Args) > 1 {
@@ -83,7 +84,8 @@ func (o *options) register(fs *flag.FlagSet) {
 	fs.IntVar(&o.startDocs, "start-docs", 100_000, "documents in the large database the start rows start on")
 	fs.IntVar(&o.startMB, "start-mb", 1024, "megabytes of plans, Chat and pictures in the large database the start rows start on")
 	fs.IntVar(&o.rooms, "rooms", 1000, "open rooms (and relay sockets) for the memory row")
-	fs.IntVar(&o.fanEdits, "fan-edits", 2000, "edits sent to 20 readers by Chopin and by the relay, each, for the fan-out rows")
+	fs.IntVar(&o.fanEdits, "fan-edits", 2000, "edits sent to the readers by Chopin and by the relay, each, for the fan-out rows")
+	fs.IntVar(&o.fanReaders, "fan-readers", 20, "sockets reading the fan-out rows' edits, on each side (the goals are for 20)")
 	fs.IntVar(&o.parts, "parts", 5000, "agent parts sent at 1,000 a second for the latency row")
 	fs.IntVar(&o.burst, "burst", 20_000, "agent parts sent at once for the throughput row")
 	fs.BoolVar(&o.quick, "quick", false, "small sizes and few repeats: checks the harness works, measures nothing worth keeping")
@@ -117,7 +119,9 @@ type bench struct {
 	tmp     string // removed at the end
 	chopin  string // the binary measured
 	source  string // the module directory it was built from; "" with -bin
+	module  string // the chopin module's directory
 	hello   string // the hello-world server
+	floor   string // the hello-world server with chopin's packages and database (startfloor)
 	harness string // this program, for the relay
 }
 
@@ -134,10 +138,13 @@ func run(ctx context.Context, o options, out, log io.Writer) error {
 			}
 		}
 	}
+	if o.fanReaders == 0 {
+		o.fanReaders = 20
+	}
 	if o.writeDoc != "" {
 		// Checked before minutes of measuring, not after.
-		if o.only != "" || o.quick {
-			return errors.New("-write-doc writes the whole table at its full sizes: leave out -only and -quick")
+		if o.only != "" || o.quick || o.fanReaders != 20 {
+			return errors.New("-write-doc writes the whole table at its full sizes: leave out -only, -quick and -fan-readers")
 		}
 		doc, err := os.ReadFile(o.writeDoc)
 		if err != nil {
@@ -194,6 +201,7 @@ func run(ctx context.Context, o options, out, log io.Writer) error {
 			return b.partRows(ctx, has("parts"), has("throughput"))
 		}},
 		{[]string{"image"}, b.imageRows},
+		{[]string{"binary"}, b.binaryRows},
 	}
 	for _, s := range steps {
 		if !has(s.names...) {

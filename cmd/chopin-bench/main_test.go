@@ -47,13 +47,14 @@ func TestQuickRun(t *testing.T) {
 		"start to first `/healthz`, empty database", "start to first page (`/`, signed in), 500 documents",
 		"after a crash (kill -9): the whole check", "the start's own steps", "(`chopin --version`)", "idle process RSS before any room", "open rooms of 10 KB",
 		"fan-out, 1 writer → 20 readers", "fan-out, delivery latency p99", "vs a bare SQLite commit of its rows", "agent parts at 1,000/s", "most per second", "shrinking a",
+		"the floor under those", "release binary",
 	} {
 		if !strings.Contains(table, want) {
 			t.Errorf("the table has no %q", want)
 		}
 	}
-	if n := strings.Count(table, "\n| ") - 2; n != 21 {
-		t.Errorf("%d rows, want 21", n)
+	if n := strings.Count(table, "\n| ") - 2; n != 24 {
+		t.Errorf("%d rows, want 24", n)
 	}
 }
 
@@ -131,8 +132,9 @@ func TestWriteDocRefusedBeforeMeasuring(t *testing.T) {
 		want string
 	}{
 		{options{writeDoc: path}, "no chopin-bench table markers"},
-		{options{writeDoc: path, only: "ack"}, "leave out -only and -quick"},
-		{options{writeDoc: path, quick: true}, "leave out -only and -quick"},
+		{options{writeDoc: path, only: "ack"}, "leave out -only, -quick and -fan-readers"},
+		{options{writeDoc: path, quick: true}, "leave out -only, -quick and -fan-readers"},
+		{options{writeDoc: path, fanReaders: 1}, "leave out -only, -quick and -fan-readers"},
 		{options{writeDoc: dir + "/absent.md"}, "no such file"},
 	} {
 		err := run(context.Background(), c.o, io.Discard, io.Discard)

@@ -49,22 +49,29 @@ func main() {
 }
 `
 
-// build makes the chopin binary (unless -bin names one) and the hello-world
-// server, both with CGO_ENABLED=0, into the run's temporary directory.
+// build makes the chopin binary (unless -bin names one), the start-up floor
+// (cmd/chopin-bench/startfloor) and the hello-world server, all with
+// CGO_ENABLED=0, into the run's temporary directory.
 func (b *bench) build(ctx context.Context) error {
+	out, err := exec.CommandContext(ctx, "go", "env", "GOMOD").Output()
+	gomod := strings.TrimSpace(string(out))
+	if err != nil || gomod == "" || gomod == os.DevNull {
+		return fmt.Errorf("run it inside the chopin module (go env GOMOD: %q, %v)", gomod, err)
+	}
+	module := filepath.Dir(gomod)
+	b.module = module
 	b.chopin = b.o.bin
 	if b.chopin == "" {
-		out, err := exec.CommandContext(ctx, "go", "env", "GOMOD").Output()
-		gomod := strings.TrimSpace(string(out))
-		if err != nil || gomod == "" || gomod == os.DevNull {
-			return fmt.Errorf("run it inside the chopin module (go env GOMOD: %q, %v), or name a binary with -bin", gomod, err)
-		}
-		b.source = filepath.Dir(gomod)
+		b.source = module
 		b.chopin = filepath.Join(b.tmp, "chopin")
 		fmt.Fprintf(b.log, "building %s\n", b.chopin)
 		if err := goBuild(ctx, b.source, b.chopin, "."); err != nil {
 			return err
 		}
+	}
+	b.floor = filepath.Join(b.tmp, "startfloor")
+	if err := goBuild(ctx, module, b.floor, "./cmd/chopin-bench/startfloor"); err != nil {
+		return err
 	}
 	helloDir := filepath.Join(b.tmp, "hello-src")
 	if err := os.MkdirAll(helloDir, 0o700); err != nil {
@@ -80,8 +87,10 @@ func (b *bench) build(ctx context.Context) error {
 	return goBuild(ctx, helloDir, b.hello, ".")
 }
 
-func goBuild(ctx context.Context, dir, out, pkg string) error {
-	cmd := exec.CommandContext(ctx, "go", "build", "-o", out, pkg)
+// goBuild builds pkg in dir into out with CGO_ENABLED=0, with flags before
+// the package.
+func goBuild(ctx context.Context, dir, out, pkg string, flags ...string) error {
+	cmd := exec.CommandContext(ctx, "go", append(append([]string{"build", "-o", out}, flags...), pkg)...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if msg, err := cmd.CombinedOutput(); err != nil {

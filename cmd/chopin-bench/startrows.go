@@ -29,10 +29,13 @@ import (
 // in turn with the hello-world server's starts (one after each of
 // chopin's); then chopin's start on the large database after a crash
 // (kill -9), which checks the whole file; and the steps of a start as
-// chopin's own start-up line logs them. Beside them, the floor under the
-// first: the chopin binary started and run to its exit doing nothing
-// (`chopin --version`), which is loading the executable, the Go runtime's
-// start and every package's initialisation.
+// chopin's own start-up line logs them. Beside them, two floors under
+// the first: startfloor (the hello-world server with every package chopin
+// links, initialised, and the same database opened before it answers),
+// which no start of a program made of these packages can beat; and the
+// chopin binary started and run to its exit doing nothing (`chopin
+// --version`), which is loading the executable, the Go runtime's start and
+// every package's initialisation.
 func (b *bench) startRows(ctx context.Context) ([]row, error) {
 	emptyHome, largeHome := b.newHome("start"), b.newHome("start-large")
 	dbPath := filepath.Join(largeHome.dataDir, "chopin.db")
@@ -83,6 +86,16 @@ func (b *bench) startRows(ctx context.Context) ([]row, error) {
 			}
 			p.stop()
 			hello = append(hello, took)
+			if port, err = freePort(); err != nil {
+				return nil, err
+			}
+			p, took, err = startProc(ctx, b.floor, nil, append(os.Environ(), "PORT="+strconv.Itoa(port),
+				"DB="+filepath.Join(s.home.dataDir, "chopin.db")), port)
+			if err != nil {
+				return nil, err
+			}
+			p.stop()
+			s.floor = append(s.floor, took)
 		}
 	}
 	crashed, err := b.crashStarts(ctx, largeHome)
@@ -104,6 +117,15 @@ func (b *bench) startRows(ctx context.Context) ([]row, error) {
 				ratioText(float64(c), float64(h)), "under 2×", met(float64(c) < 2*float64(h))},
 			row{"start", "start to first page (`/`, signed in), " + on + ", median", msText(p), msText(h) + " (hello world's `/healthz`)",
 				ratioText(float64(p), float64(h)), "under 2×", met(float64(p) < 2*float64(h))})
+	}
+	for _, s := range []*startSeries{empty, large} {
+		on := "the empty database"
+		if s.what != "" {
+			on = s.what
+		}
+		f := percentile(s.floor, 50)
+		rows = append(rows, row{"start", "the floor under those: hello world with every package chopin links and its database opened (`startfloor`), " +
+			on + ", median", msText(f), helloText, ratioText(float64(f), float64(h)), "-", ""})
 	}
 	steps := large.steps()
 	c := percentile(crashed, 50)
@@ -130,6 +152,7 @@ type startSeries struct {
 	page    *http.Client // a signed-in browser
 	healthz []time.Duration
 	pages   []time.Duration // to the first page
+	floor   []time.Duration // startfloor's starts on the same database
 	logs    []string        // chopin's start-up lines
 }
 
