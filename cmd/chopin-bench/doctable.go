@@ -54,7 +54,11 @@ func (t runTable) markdown() string {
 	fmt.Fprintf(&s, "Chopin measured: %s.\n\n", t.binary)
 	s.WriteString(tableHeader)
 	for _, r := range t.rows {
-		fmt.Fprintf(&s, "| %s | %s | %s | %s | %s | %s | `%s -only %s` |\n", r.measure, r.goal, r.chopin, r.baseline, r.ratio, r.met, harnessCommand, r.name)
+		met := r.met
+		if met == "" {
+			met = "-" // a row with no goal
+		}
+		fmt.Fprintf(&s, "| %s | %s | %s | %s | %s | %s | `%s -only %s` |\n", r.measure, r.goal, r.chopin, r.baseline, r.ratio, met, harnessCommand, r.name)
 	}
 	return s.String()
 }
