@@ -200,10 +200,11 @@ func TestRevertRebasesATab(t *testing.T) {
 	late := ta.DialRoom(ch.ID)
 	late.OpenPlan()
 
-	// The late tab types at the end, unsent, while the Planner's paragraph
-	// is reverted.
-	mine := room.UTF16Len(before)
-	local, err := room.ParseChangeSet(insertAt(mine, mine, "Typed.\n"))
+	// The late tab types in the paragraph before the Planner's and at the
+	// end, unsent, while the Planner's paragraph is reverted. (A revert
+	// that replaced the whole text would move the first to an edge.)
+	mine, keep := room.UTF16Len(before), len("# Two\n\n")
+	local, err := room.ParseChangeSet(fmt.Appendf(nil, `[%d,[0,"Really "],%d,[0,"Typed.",""]]`, keep, mine-keep))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -236,7 +237,7 @@ func TestRevertRebasesATab(t *testing.T) {
 	if got := tabPush(t, late, v+1, raw); got != v+2 {
 		t.Fatalf("the rebased push is version %d", got)
 	}
-	if _, src := ta.source(t, ch.ID); src != "# Two\n\nKeep.\n\nEnd.\nTyped.\n" {
+	if _, src := ta.source(t, ch.ID); src != "# Two\n\nReally Keep.\n\nEnd.\nTyped.\n" {
 		t.Fatalf("after the rebased push %q", src)
 	}
 	if u := watcher.Until("plan:updates"); u["version"] != float64(v+1) {
