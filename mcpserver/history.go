@@ -21,12 +21,6 @@ type History interface {
 	VersionText(ctx context.Context, id string, version int64) (string, error)
 }
 
-// Paging of list_versions.
-const (
-	defaultVersionsLimit = 50
-	maxVersionsLimit     = 200
-)
-
 func (s *Server) listVersionsTool() tool {
 	type listArgs = struct {
 		ID     *string `json:"id"`
@@ -35,10 +29,8 @@ func (s *Server) listVersionsTool() tool {
 	}
 	return tool{
 		spec: &mcp.Tool{Name: "list_versions", Title: "List a document's versions",
-			Description: "List the versions of a document's plan that Chopin keeps, newest first, 50 at a time (limit: 1 to 200): " +
-				"every change for a recent window, then one version per day. Each has its version number, time (unix milliseconds), " +
-				"author {kind: person, planner, mcp, import, restore, revert or server; name: a person's login or an MCP client's name; turn and model for the Planner} " +
-				"and a one-line summary of what it changed. Pass nextBefore as before for the next page. " +
+			Description: "List the versions of a document's plan that Chopin keeps, " + room.VersionsListed +
+				" Pass nextBefore as before for the next page. " +
 				"Read one with read_document's version. Returns {id, versions: [{version, time, author, summary}], nextBefore: integer or null}. " +
 				"Refusals: document-unavailable."},
 		required: []string{"id"},
@@ -49,10 +41,10 @@ func (s *Server) listVersionsTool() tool {
 			`"version":{"type":"integer"},"time":{"type":"integer"},"author":{"type":"object"},"summary":{"type":"string"}},` +
 			`"required":["version","time","author","summary"]}},"nextBefore":{"type":["integer","null"]}`,
 		run: typed(func(ctx context.Context, c call, args listArgs) (any, error) {
-			limit := defaultVersionsLimit
+			limit := room.VersionsPage
 			if args.Limit != nil {
-				if *args.Limit < 1 || *args.Limit > maxVersionsLimit {
-					return nil, invalidParams("Invalid arguments: limit must be a whole number from 1 to %d.", maxVersionsLimit)
+				if *args.Limit < 1 || *args.Limit > room.MaxVersionsPage {
+					return nil, invalidParams("Invalid arguments: limit must be a whole number from 1 to %d.", room.MaxVersionsPage)
 				}
 				limit = *args.Limit
 			}

@@ -34,20 +34,13 @@ const (
 	ToolReadVersion  = "read_version"
 )
 
-// Paging of list_versions.
-const (
-	defaultVersionsLimit = 50
-	maxVersionsLimit     = 200
-)
-
 // versionTools are list_versions and read_version, offered on every turn
 // when the Host has the history.
 var versionTools = []room.ToolSpec{
 	{
 		Name: ToolListVersions,
-		Description: "List the versions of this plan that Chopin keeps, newest first, 50 at a time (limit: 1 to 200): every change for a recent window, then one version per day. " +
-			"Each has its version number, time (unix milliseconds), author {kind: person, planner, mcp, import, restore, revert or server; name: a person's login or an MCP client's name; turn and model for the Planner} " +
-			"and a one-line summary of what it changed. Pass next as before for the next page; read one with read_version. Returns {versions: [...], next?: version}.",
+		Description: "List the versions of this plan that Chopin keeps, " + room.VersionsListed +
+			" Pass next as before for the next page; read one with read_version. Returns {versions: [...], next?: version}.",
 		InputSchema: json.RawMessage(`{"type":"object","properties":{` +
 			`"before":{"type":"integer","minimum":1,"description":"List the versions before this one (a page's next)."},` +
 			`"limit":{"type":"integer","minimum":1,"maximum":200,"description":"The most versions to list; default 50."}` +
@@ -113,10 +106,10 @@ func (h *Host) listVersions(ctx context.Context, documentID string, input json.R
 	if err := decodeArgs(input, &args, "list_versions takes {before?, limit?}"); err != nil {
 		return nil, err
 	}
-	limit := defaultVersionsLimit
+	limit := room.VersionsPage
 	if args.Limit != nil {
-		if *args.Limit < 1 || *args.Limit > maxVersionsLimit {
-			return nil, &room.Error{Code: room.CodeInvalidArgument, Message: fmt.Sprintf("list_versions: limit must be a whole number from 1 to %d.", maxVersionsLimit)}
+		if *args.Limit < 1 || *args.Limit > room.MaxVersionsPage {
+			return nil, &room.Error{Code: room.CodeInvalidArgument, Message: fmt.Sprintf("list_versions: limit must be a whole number from 1 to %d.", room.MaxVersionsPage)}
 		}
 		limit = *args.Limit
 	}

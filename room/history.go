@@ -54,6 +54,20 @@ type Version struct {
 	Summary string `json:"summary"`
 }
 
+// A list of versions (list_versions, the Planner's and MCP's) comes
+// VersionsPage at a time, or as many as its limit asks, up to
+// MaxVersionsPage.
+const (
+	VersionsPage    = 50
+	MaxVersionsPage = 200
+)
+
+// VersionsListed is what a list of versions holds, as both list_versions
+// tools describe it.
+const VersionsListed = "newest first, 50 at a time (limit: 1 to 200): every change for a recent window, then one version per day. " +
+	"Each has its version number, time (unix milliseconds), author {kind: person, planner, mcp, import, restore, revert or server; " +
+	"name: a person's login or an MCP client's name; turn and model for the Planner} and a one-line summary of what it changed."
+
 // ApplyChanges applies change sets, in their JSON form, to text in turn.
 func ApplyChanges(text string, changes ...json.RawMessage) (string, error) {
 	for i, js := range changes {

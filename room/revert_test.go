@@ -238,3 +238,11 @@ func TestRevertChanges(t *testing.T) {
 		})
 	}
 }
+
+// The versions list's description states its paging; it must say what the
+// constants do.
+func TestVersionsListedStatesThePaging(t *testing.T) {
+	if want := fmt.Sprintf("%d at a time (limit: 1 to %d)", VersionsPage, MaxVersionsPage); !strings.Contains(VersionsListed, want) {
+		t.Errorf("VersionsListed does not say %q: %s", want, VersionsListed)
+	}
+}
