@@ -12,13 +12,13 @@ import (
 // browser pushes is one commit, and a sql.Tx costs it more than SQLite
 // does: BeginTx starts a goroutine to watch the context, which Commit
 // wakes, and each statement taken into the transaction is wrapped again.
-// Measured beside the relay's one-row insert (docs/performance.md, the
-// fan-out), a push's rows in a sql.Tx took 1.6–1.7 times its CPU, and the
-// same statements on a held connection between a prepared BEGIN IMMEDIATE
-// and COMMIT about the same as it. So CommitPlan holds the write
-// connection and runs its statements there, prepared once per connection;
-// what it writes is what commitPlan writes in a sql.Tx, which the other
-// callers (a transaction with more in it) still use.
+// Measured beside the relay's one-row insert (docs/performance.md's
+// history, `git log -p`), a push's rows in a sql.Tx took 1.6–1.7 times
+// its CPU, and the same statements on a held connection between a
+// prepared BEGIN IMMEDIATE and COMMIT about the same as it. So CommitPlan
+// holds the write connection and runs its statements there, prepared once
+// per connection; what it writes is what commitPlan writes in a sql.Tx,
+// which the other callers (a transaction with more in it) still use.
 
 // pushStmts are CommitPlan's statements, prepared on one driver connection.
 type pushStmts struct {

@@ -91,7 +91,7 @@ func (o *options) register(fs *flag.FlagSet) {
 	fs.BoolVar(&o.quick, "quick", false, "small sizes and few repeats: checks the harness works, measures nothing worth keeping")
 	fs.BoolVar(&o.verbose, "v", false, "say what it is doing on stderr")
 	fs.DurationVar(&o.hold, "hold", 0, "keep the rooms row's rooms (and the fan-out row's sockets) open this long after measuring, saying chopin's pid on stderr: time to take a profile")
-	fs.StringVar(&o.writeDoc, "write-doc", "", "also write the table into this Markdown file (docs/performance.md), between its lines\n"+docBegin+"\nand "+docEnd+"; every row, full size: not with -only or -quick")
+	fs.StringVar(&o.writeDoc, "write-doc", "", "also write the table into this Markdown file (docs/performance.md), between its lines\n"+docBegin+"\nand "+docEnd+"; every row, full size: not with -only, -quick or -fan-readers")
 }
 
 // quickSizes are -quick's sizes.
